@@ -1,0 +1,21 @@
+import { markdownChunker } from './markdown.ts';
+import type { Chunker, ChunkerFactory } from './types.ts';
+import type { ChunkingConfig } from '../config/schema.ts';
+import { RagsyncError, EXIT } from '../util/errors.ts';
+
+/** Chunkers by the name a source's `chunker` field uses. */
+const CHUNKERS: Record<string, ChunkerFactory> = {
+  markdown: markdownChunker,
+};
+
+export function chunkerNames(): string[] {
+  return Object.keys(CHUNKERS);
+}
+
+export function createChunker(name: string, settings: ChunkingConfig): Chunker {
+  const factory = CHUNKERS[name];
+  if (!factory) {
+    throw new RagsyncError(`unknown chunker "${name}" (known: ${chunkerNames().join(', ')})`, EXIT.usage);
+  }
+  return factory(settings);
+}

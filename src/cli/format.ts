@@ -1,0 +1,113 @@
+import type { IndexResult, SourceResult } from '../sync/run.ts';
+import type { SearchResult } from '../search/search.ts';
+import type { StatusReport } from '../storage/types.ts';
+
+const short = (sha: string | null) => (sha ? sha.slice(0, 7) : '-');
+
+/** `--json` shape of an index run: the CLI contract, without the plan's internals. */
+export function indexJson(r: IndexResult) {
+  return {
+    status: r.status,
+    dryRun: r.dryRun,
+    embedded: r.embedded,
+    durationMs: r.durationMs,
+    fingerprint: r.fingerprint,
+    runId: r.runId,
+    requests: r.requests,
+    tokens: r.tokens,
+    sources: r.sources.map((s) => ({
+      name: s.name,
+      status: s.status,
+      commit: s.commit,
+      commitBefore: s.commitBefore,
+      documents: s.documents,
+      chunks: s.chunks,
+      estimatedTokens: s.estimatedTokens,
+      deferred: s.deferred,
+      skippedFiles: s.skippedFiles,
+      error: s.error,
+    })),
+  };
+}
+
+function sourceLine(s: SourceResult): string {
+  const d = s.documents;
+  const moved = s.commitBefore && s.commitBefore !== s.commit ? `${short(s.commitBefore)}→${short(s.commit)}` : short(s.commit);
+  const parts = [
+    `${s.name.padEnd(12)} ${s.status.padEnd(7)} @${moved}`,
+    `docs +${d.added} ~${d.changed} -${d.deleted} >${d.renamed} =${d.unchanged}${d.skipped ? ` !${d.skipped}` : ''}`,
+    `chunks ${s.chunks.total} (embed ${s.chunks.toEmbed}, reused ${s.chunks.reused})`,
+  ];
+  if (s.estimatedTokens) parts.push(`~${s.estimatedTokens} tokens`);
+  if (s.deferred) parts.push(`${s.deferred} deferred by --max-docs`);
+  return parts.join('  ') + (s.error ? `\n  error: ${s.error}` : '');
+}
+
+/** Per-file plan lines for -v. */
+function planLines(s: SourceResult): string[] {
+  if (!s.plan) return [];
+  const lines: string[] = [];
+  for (const w of s.plan.write) {
+    if (w.restamp) continue;
+    const mark = w.kind === 'added' ? '+' : w.kind === 'changed' ? '~' : '>';
+    const newTexts = w.doc.chunks.filter((c) => s.plan!.toEmbed.has(c.textHash)).length;
+    const from = w.from ? `${w.from} → ` : '';
+    lines.push(`  ${mark} ${from}${w.doc.path}  (${w.doc.chunks.length} chunks, ${newTexts} to embed)`);
+  }
+  for (const p of s.plan.delete) lines.push(`  - ${p}`);
+  for (const k of s.plan.skipped) lines.push(`  ! ${k.reason}`);
+  return lines;
+}
+
+export function indexText(r: IndexResult, verbose: boolean): string {
+  const lines: string[] = [];
+  for (const s of r.sources) {
+    lines.push(sourceLine(s));
+    if (verbose) lines.push(...planLines(s));
+  }
+  const what = r.dryRun ? 'dry run: nothing written, nothing embedded' : `embedded ${r.embedded} texts`;
+  lines.push(`${r.status}: ${what} in ${(r.durationMs / 1000).toFixed(2)}s (${r.fingerprint})`);
+  return lines.join('\n');
+}
+
+export function searchJson(results: SearchResult[]) {
+  return results.map((r) => ({
+    id: r.id,
+    source: r.source,
+    path: r.path,
+    title: r.title,
+    heading: r.heading,
+    content: r.content,
+    score: Number(r.score.toFixed(6)),
+    metadata: r.metadata,
+  }));
+}
+
+export function searchText(results: SearchResult[]): string {
+  if (!results.length) return 'no results';
+  return results
+    .map((r, i) => {
+      const body = r.content.replace(/\s+/g, ' ').slice(0, 160);
+      return `${i + 1}. [${r.score.toFixed(3)}] ${r.source}:${r.path}\n   ${r.heading}\n   ${body}`;
+    })
+    .join('\n');
+}
+
+export function statusText(s: StatusReport, activeFingerprint: string): string {
+  const lines = ['sources:'];
+  for (const src of s.sources) {
+    lines.push(
+      `  ${src.name.padEnd(12)} ${src.kind.padEnd(4)} @${short(src.commit)}  ${src.documents} docs  ${src.chunks} chunks  indexed ${src.indexedAt ?? 'never'}`,
+    );
+  }
+  lines.push(`distinct chunk texts: ${s.distinctTexts}`, 'vectors:');
+  for (const c of s.coverage) {
+    const mark = c.fingerprint === activeFingerprint ? '*' : ' ';
+    lines.push(`  ${mark} ${c.fingerprint}  ${c.covered}/${s.distinctTexts} texts covered, ${c.stored} stored`);
+  }
+  lines.push('runs:');
+  for (const r of s.runs) {
+    lines.push(`  #${r.id} ${r.status.padEnd(7)} ${r.trigger.padEnd(6)} ${r.startedAt}  embedded ${r.embedded}${r.error ? `  ${r.error}` : ''}`);
+  }
+  return lines.join('\n');
+}

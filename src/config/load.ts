@@ -1,0 +1,79 @@
+import { readFileSync, existsSync } from 'node:fs';
+import { dirname, resolve, isAbsolute } from 'node:path';
+import type { z } from 'zod';
+import { configSchema, type ChunkingConfig, type EmbedderConfig, type SourceConfigRaw } from './schema.ts';
+import { RagsyncError, EXIT } from '../util/errors.ts';
+
+export const DEFAULT_CONFIG_PATH = 'config/ragsync.json';
+
+/** A source with every path absolute and chunking settings merged over the global ones. */
+export interface SourceConfig extends Omit<SourceConfigRaw, 'chunking' | 'path'> {
+  /** git: the checkout folder; dir: the folder indexed. Absolute. */
+  root: string;
+  chunking: ChunkingConfig;
+}
+
+export interface Config {
+  /** The config file this came from (absolute), or null when built in code. */
+  file: string | null;
+  db: string;
+  checkouts: string;
+  embedder: EmbedderConfig;
+  sources: SourceConfig[];
+}
+
+/** --config, else $RAGSYNC_CONFIG, else config/ragsync.json (relative to the working directory). */
+export function resolveConfigPath(flag?: string): string {
+  return resolve(flag ?? process.env.RAGSYNC_CONFIG ?? DEFAULT_CONFIG_PATH);
+}
+
+export function loadConfig(flag?: string): Config {
+  const file = resolveConfigPath(flag);
+  if (!existsSync(file)) throw new RagsyncError(`config file not found: ${file}`, EXIT.usage);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new RagsyncError(`${file}: not valid JSON: ${(err as Error).message}`, EXIT.usage);
+  }
+  return parseConfig(raw, file);
+}
+
+/** Validates a config object; relative paths resolve against the config file's folder (or cwd). */
+export function parseConfig(raw: unknown, file: string | null = null): Config {
+  const parsed = configSchema.safeParse(raw, { reportInput: true });
+  if (!parsed.success) {
+    throw new RagsyncError(`${file ?? 'config'}: ${describeIssue(parsed.error.issues[0]!)}`, EXIT.usage);
+  }
+  const c = parsed.data;
+  const base = file ? dirname(file) : process.cwd();
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
+  const db = abs(c.db);
+  const checkouts = c.checkouts ? abs(c.checkouts) : resolve(dirname(db), 'checkouts');
+  return {
+    file,
+    db,
+    checkouts,
+    embedder: c.embedder,
+    sources: c.sources.map(({ chunking, path, ...s }) => ({
+      ...s,
+      // A git url that is a local path is resolved too, so configs can point at ../upstream.git.
+      url: s.url && s.kind === 'git' && isLocalPath(s.url) ? abs(s.url) : s.url,
+      root: path ? abs(path) : resolve(checkouts, s.name),
+      chunking: { ...c.chunking, ...chunking },
+    })),
+  };
+}
+
+function isLocalPath(url: string): boolean {
+  return !/^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !/^[^/]+@[^/]+:/.test(url);
+}
+
+/** "sources[1].kind: expected one of git|dir, got "svn"" */
+export function describeIssue(issue: z.core.$ZodIssue): string {
+  const path = issue.path
+    .map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
+    .join('');
+  const got = 'input' in issue && issue.input !== undefined ? ` (got ${JSON.stringify(issue.input)})` : '';
+  return `${path || '(root)'}: ${issue.message}${got}`;
+}

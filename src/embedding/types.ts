@@ -1,0 +1,22 @@
+import type { EmbedderInfo } from '../storage/types.ts';
+
+export interface EmbedStats {
+  /** Calls made to the provider (retries included). */
+  requests: number;
+  /** Estimated tokens sent. */
+  tokens: number;
+  retries: number;
+}
+
+export interface Embedder {
+  /** provider, model, dims and anything else that changes vectors: the key vectors are stored under. */
+  readonly info: EmbedderInfo;
+  /** How many texts one embed() call should carry. */
+  readonly batchSize: number;
+  /** Whether vectors come back L2-normalised (search then needs no norms). */
+  readonly normalized: boolean;
+  /** One vector per text, in order. Throws rather than return a partial or malformed batch. */
+  embed(texts: string[], opts?: { signal?: AbortSignal; purpose?: 'document' | 'query' }): Promise<Float32Array[]>;
+  readonly stats: EmbedStats;
+  close?(): Promise<void>;
+}

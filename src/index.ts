@@ -1,0 +1,11 @@
+// The library: what the CLI, the HTTP server and the agent tool are built from.
+export { loadConfig, parseConfig, type Config, type SourceConfig } from './config/load.ts';
+export { indexRun, runIndex, type IndexOptions, type IndexResult, type SourceResult } from './sync/run.ts';
+export type { Progress } from './sync/apply.ts';
+export { search, Searcher, type SearchOptions, type SearchResult } from './search/search.ts';
+export { SqliteStore } from './storage/sqlite.ts';
+export type { Store } from './storage/types.ts';
+export { HashEmbedder } from './embedding/hash.ts';
+export type { Embedder } from './embedding/types.ts';
+export { createChunker } from './chunking/registry.ts';
+export { RagsyncError, EXIT } from './util/errors.ts';

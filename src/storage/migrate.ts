@@ -1,0 +1,49 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import type { Database } from 'better-sqlite3';
+
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** migrations/NNN_name.sql, in numeric order. */
+export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
+  return readdirSync(dir)
+    .map((f) => /^(\d+)_([\w-]+)\.sql$/.exec(f))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ version: Number(m[1]), name: m[2]!, sql: readFileSync(join(dir, m[0]), 'utf8') }))
+    .sort((a, b) => a.version - b.version);
+}
+
+/** Versions applied so far (empty on a new database). */
+export function appliedVersions(db: Database): Set<number> {
+  const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
+  if (!exists) return new Set();
+  return new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
+}
+
+/** Applies each pending migration in its own transaction, recording it in schema_migrations. */
+export function migrate(db: Database, dir = MIGRATIONS_DIR): number[] {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+  const done = appliedVersions(db);
+  const applied: number[] = [];
+  for (const m of listMigrations(dir)) {
+    if (done.has(m.version)) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        m.version,
+        m.name,
+        new Date().toISOString(),
+      );
+    })();
+    applied.push(m.version);
+  }
+  return applied;
+}

@@ -1,0 +1,312 @@
+import BetterSqlite3, { type Database } from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+import { mkdirSync, existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { migrate } from './migrate.ts';
+import { encodeVector } from './blob.ts';
+import type {
+  ChunkHit,
+  DocumentRecord,
+  EmbedderInfo,
+  ExportRow,
+  RunFinish,
+  RunRecord,
+  RunSourceRecord,
+  RunStart,
+  SourceInfo,
+  SourceState,
+  StatusReport,
+  Store,
+  StoredDocument,
+  VectorQuery,
+  VectorRecord,
+} from './types.ts';
+
+export interface OpenOptions {
+  /** Open without writing anything (dry runs). A missing file gives an empty in-memory index. */
+  readonly?: boolean;
+}
+
+/** Opens a connection with the project's pragmas and sqlite-vec loaded. */
+export function openDatabase(file: string, opts: OpenOptions = {}): Database {
+  if (opts.readonly && !existsSync(file)) {
+    const mem = new BetterSqlite3(':memory:');
+    sqliteVec.load(mem);
+    migrate(mem);
+    return mem;
+  }
+  if (!opts.readonly) mkdirSync(dirname(file), { recursive: true });
+  const db = new BetterSqlite3(file, { readonly: !!opts.readonly, fileMustExist: !!opts.readonly });
+  db.pragma('busy_timeout = 10000');
+  if (!opts.readonly) {
+    db.pragma('journal_mode = WAL');
+    // NORMAL is safe in WAL mode: a power cut can lose the last commit, never corrupt the file.
+    db.pragma('synchronous = NORMAL');
+  }
+  db.pragma('foreign_keys = ON');
+  sqliteVec.load(db);
+  if (!opts.readonly) migrate(db);
+  return db;
+}
+
+const now = () => new Date().toISOString();
+const parseJson = (s: string): Record<string, unknown> => JSON.parse(s) as Record<string, unknown>;
+
+/** A chunk of at most SQLite's default variable limit for IN (…) lists. */
+function* slices<T>(items: T[], size = 500): Generator<T[]> {
+  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
+}
+
+export class SqliteStore implements Store {
+  readonly db: Database;
+  private readonly readonly: boolean;
+
+  constructor(file: string, opts: OpenOptions = {}) {
+    this.db = openDatabase(file, opts);
+    this.readonly = !!opts.readonly;
+  }
+
+  private sourceId(name: string): number | undefined {
+    return this.db.prepare('SELECT id FROM sources WHERE name = ?').pluck().get(name) as number | undefined;
+  }
+
+  async ensureSource(info: SourceInfo): Promise<SourceState> {
+    if (!this.readonly) {
+      this.db
+        .prepare(
+          `INSERT INTO sources (name, kind, url, branch) VALUES (@name, @kind, @url, @branch)
+           ON CONFLICT(name) DO UPDATE SET kind = excluded.kind, url = excluded.url, branch = excluded.branch`,
+        )
+        .run(info);
+    }
+    return (await this.getSource(info.name)) ?? { ...info, commit: null, indexedAt: null, documents: 0, chunks: 0 };
+  }
+
+  async getSource(name: string): Promise<SourceState | null> {
+    return this.listSources().find((s) => s.name === name) ?? null;
+  }
+
+  private listSources(): SourceState[] {
+    const rows = this.db
+      .prepare(
+        `SELECT s.name, s.kind, s.url, s.branch, s.commit_sha AS 'commit', s.indexed_at AS indexedAt,
+                (SELECT count(*) FROM documents d WHERE d.source_id = s.id) AS documents,
+                (SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.source_id = s.id) AS chunks
+         FROM sources s ORDER BY s.name`,
+      )
+      .all() as SourceState[];
+    return rows;
+  }
+
+  async setSourceCommit(name: string, commit: string | null, indexedAt: string): Promise<void> {
+    this.db.prepare('UPDATE sources SET commit_sha = ?, indexed_at = ? WHERE name = ?').run(commit, indexedAt, name);
+  }
+
+  async listDocuments(source: string): Promise<StoredDocument[]> {
+    return this.db
+      .prepare(
+        `SELECT d.path, d.content_hash AS contentHash, d.stamp, d.size, d.chunker
+         FROM documents d JOIN sources s ON s.id = d.source_id WHERE s.name = ?`,
+      )
+      .all(source) as StoredDocument[];
+  }
+
+  async registerEmbedder(info: EmbedderInfo): Promise<void> {
+    this.db
+      .prepare(
+        `INSERT OR IGNORE INTO embedders (fingerprint, provider, model, dims, created_at)
+         VALUES (@fingerprint, @provider, @model, @dims, @createdAt)`,
+      )
+      .run({ ...info, createdAt: now() });
+  }
+
+  async missingVectors(fingerprint: string, textHashes: Iterable<string>): Promise<Set<string>> {
+    const missing = new Set(textHashes);
+    const all = [...missing];
+    for (const part of slices(all)) {
+      const found = this.db
+        .prepare(
+          `SELECT text_hash FROM vectors WHERE fingerprint = ? AND text_hash IN (${part.map(() => '?').join(',')})`,
+        )
+        .pluck()
+        .all(fingerprint, ...part) as string[];
+      for (const h of found) missing.delete(h);
+    }
+    return missing;
+  }
+
+  async putVectors(fingerprint: string, vectors: VectorRecord[]): Promise<void> {
+    const insert = this.db.prepare(
+      `INSERT OR REPLACE INTO vectors (fingerprint, text_hash, dims, embedding, created_at) VALUES (?, ?, ?, ?, ?)`,
+    );
+    const at = now();
+    this.db.transaction(() => {
+      for (const v of vectors) insert.run(fingerprint, v.textHash, v.vector.length, encodeVector(v.vector), at);
+    })();
+  }
+
+  async writeDocuments(source: string, docs: DocumentRecord[], removePaths: string[] = []): Promise<void> {
+    const sourceId = this.sourceId(source);
+    if (sourceId === undefined) throw new Error(`unknown source ${source}`);
+    const remove = this.db.prepare('DELETE FROM documents WHERE source_id = ? AND path = ?');
+    const upsert = this.db.prepare(
+      `INSERT INTO documents (source_id, path, content_hash, stamp, size, title, metadata, chunker, indexed_at)
+       VALUES (@sourceId, @path, @contentHash, @stamp, @size, @title, @metadata, @chunker, @at)
+       ON CONFLICT(source_id, path) DO UPDATE SET content_hash = excluded.content_hash, stamp = excluded.stamp,
+         size = excluded.size, title = excluded.title, metadata = excluded.metadata, chunker = excluded.chunker,
+         indexed_at = excluded.indexed_at
+       RETURNING id`,
+    );
+    const clear = this.db.prepare('DELETE FROM chunks WHERE document_id = ?');
+    const insertChunk = this.db.prepare(
+      `INSERT INTO chunks (document_id, ordinal, key, heading, content, text, text_hash, tokens, metadata)
+       VALUES (@documentId, @ordinal, @key, @heading, @content, @text, @textHash, @tokens, @metadata)`,
+    );
+    const at = now();
+    this.db.transaction(() => {
+      for (const p of removePaths) remove.run(sourceId, p);
+      for (const d of docs) {
+        const { id } = upsert.get({
+          sourceId,
+          path: d.path,
+          contentHash: d.contentHash,
+          stamp: d.stamp,
+          size: d.size,
+          title: d.title,
+          metadata: JSON.stringify(d.metadata),
+          chunker: d.chunker,
+          at,
+        }) as { id: number };
+        clear.run(id);
+        for (const c of d.chunks) insertChunk.run({ ...c, documentId: id, metadata: JSON.stringify(c.metadata) });
+      }
+    })();
+  }
+
+  async searchVectors(q: VectorQuery): Promise<ChunkHit[]> {
+    const filter = q.sources?.length ? `AND s.name IN (${q.sources.map(() => '?').join(',')})` : '';
+    const rows = this.db
+      .prepare(
+        `SELECT c.key AS id, s.name AS source, d.path, d.title, c.heading, c.content, c.metadata,
+                1 - vec_distance_cosine(v.embedding, ?) AS score
+         FROM vectors v
+         JOIN chunks c ON c.text_hash = v.text_hash
+         JOIN documents d ON d.id = c.document_id
+         JOIN sources s ON s.id = d.source_id
+         WHERE v.fingerprint = ? ${filter}
+         ORDER BY score DESC, c.id
+         LIMIT ?`,
+      )
+      .all(encodeVector(q.vector), q.fingerprint, ...(q.sources ?? []), q.k) as (Omit<ChunkHit, 'metadata'> & {
+      metadata: string;
+    })[];
+    return rows.map((r) => ({ ...r, metadata: parseJson(r.metadata) }));
+  }
+
+  async startRun(run: RunStart): Promise<number> {
+    const r = this.db
+      .prepare(
+        `INSERT INTO runs (trigger, started_at, status, fingerprint, forced) VALUES (?, ?, 'running', ?, ?) RETURNING id`,
+      )
+      .get(run.trigger, now(), run.fingerprint, run.forced ? 1 : 0) as { id: number };
+    return r.id;
+  }
+
+  async finishRun(id: number, f: RunFinish): Promise<void> {
+    const insertSource = this.db.prepare(
+      `INSERT OR REPLACE INTO run_sources (run_id, source, status, commit_before, commit_after, added, changed, deleted,
+         renamed, unchanged, skipped, chunks_total, chunks_embedded, chunks_reused, error)
+       VALUES (@runId, @source, @status, @commitBefore, @commitAfter, @added, @changed, @deleted, @renamed, @unchanged,
+         @skipped, @total, @toEmbed, @reused, @error)`,
+    );
+    this.db.transaction(() => {
+      this.db
+        .prepare(
+          `UPDATE runs SET finished_at = ?, status = ?, embedded = ?, requests = ?, tokens = ?, error = ? WHERE id = ?`,
+        )
+        .run(now(), f.status, f.embedded, f.requests, f.tokens, f.error, id);
+      for (const s of f.sources) {
+        insertSource.run({ runId: id, ...s, ...s.documents, ...s.chunks });
+      }
+    })();
+  }
+
+  async abortStaleRuns(): Promise<number> {
+    return this.db
+      .prepare(`UPDATE runs SET status = 'aborted', finished_at = ?, error = 'interrupted' WHERE status = 'running'`)
+      .run(now()).changes;
+  }
+
+  async status(opts: { runs?: number } = {}): Promise<StatusReport> {
+    const distinctTexts = this.db.prepare('SELECT count(DISTINCT text_hash) FROM chunks').pluck().get() as number;
+    const coverage = this.db
+      .prepare(
+        `SELECT e.fingerprint, e.dims,
+           (SELECT count(*) FROM vectors v WHERE v.fingerprint = e.fingerprint
+              AND v.text_hash IN (SELECT text_hash FROM chunks)) AS covered,
+           (SELECT count(*) FROM vectors v WHERE v.fingerprint = e.fingerprint) AS stored
+         FROM embedders e ORDER BY e.created_at`,
+      )
+      .all() as StatusReport['coverage'];
+    return { sources: this.listSources(), distinctTexts, coverage, runs: this.listRuns(opts.runs ?? 10) };
+  }
+
+  private listRuns(limit: number): RunRecord[] {
+    const runs = this.db
+      .prepare(
+        `SELECT id, trigger, status, started_at AS startedAt, finished_at AS finishedAt, fingerprint, forced,
+                embedded, requests, tokens, error
+         FROM runs ORDER BY id DESC LIMIT ?`,
+      )
+      .all(limit) as (Omit<RunRecord, 'sources' | 'forced'> & { forced: number })[];
+    const perSource = this.db.prepare('SELECT * FROM run_sources WHERE run_id = ? ORDER BY source');
+    return runs.map((r) => ({
+      ...r,
+      forced: r.forced === 1,
+      sources: (perSource.all(r.id) as Record<string, unknown>[]).map(
+        (s): RunSourceRecord => ({
+          source: s.source as string,
+          status: s.status as RunSourceRecord['status'],
+          commitBefore: s.commit_before as string | null,
+          commitAfter: s.commit_after as string | null,
+          documents: {
+            added: s.added as number,
+            changed: s.changed as number,
+            deleted: s.deleted as number,
+            renamed: s.renamed as number,
+            unchanged: s.unchanged as number,
+            skipped: s.skipped as number,
+          },
+          chunks: {
+            total: s.chunks_total as number,
+            toEmbed: s.chunks_embedded as number,
+            reused: s.chunks_reused as number,
+          },
+          error: s.error as string | null,
+        }),
+      ),
+    }));
+  }
+
+  async gc(): Promise<{ vectors: number }> {
+    const vectors = this.db
+      .prepare('DELETE FROM vectors WHERE text_hash NOT IN (SELECT text_hash FROM chunks)')
+      .run().changes;
+    return { vectors };
+  }
+
+  async *exportChunks(source?: string): AsyncIterable<ExportRow> {
+    const rows = this.db
+      .prepare(
+        `SELECT c.key AS id, s.name AS source, d.path, c.heading, c.content, c.metadata, c.text_hash AS textHash
+         FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id
+         ${source ? 'WHERE s.name = ?' : ''} ORDER BY s.name, d.path, c.ordinal`,
+      )
+      .iterate(...(source ? [source] : [])) as IterableIterator<Omit<ExportRow, 'metadata'> & { metadata: string }>;
+    for (const r of rows) yield { ...r, metadata: parseJson(r.metadata) };
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * The storage interface sync and search are written against. It is deliberately narrow and async so
+ * that a second backend (Postgres + pgvector) can implement it without touching either.
+ */
+
+export interface SourceInfo {
+  name: string;
+  kind: 'git' | 'dir';
+  url: string | null;
+  branch: string | null;
+}
+
+export interface SourceState extends SourceInfo {
+  commit: string | null;
+  indexedAt: string | null;
+  documents: number;
+  chunks: number;
+}
+
+/** What the manifest knows of one indexed file. */
+export interface StoredDocument {
+  path: string;
+  contentHash: string;
+  stamp: string;
+  size: number;
+  chunker: string;
+}
+
+export interface ChunkRecord {
+  ordinal: number;
+  key: string;
+  heading: string;
+  content: string;
+  /** Exact text sent to the embedder. */
+  text: string;
+  textHash: string;
+  tokens: number;
+  metadata: Record<string, unknown>;
+}
+
+export interface DocumentRecord extends StoredDocument {
+  title: string | null;
+  metadata: Record<string, unknown>;
+  chunks: ChunkRecord[];
+}
+
+export interface EmbedderInfo {
+  fingerprint: string;
+  provider: string;
+  model: string;
+  dims: number;
+}
+
+export interface VectorRecord {
+  textHash: string;
+  vector: Float32Array;
+}
+
+export interface VectorQuery {
+  fingerprint: string;
+  vector: Float32Array;
+  k: number;
+  sources?: string[];
+}
+
+/** One search hit; never carries a vector. */
+export interface ChunkHit {
+  id: string;
+  source: string;
+  path: string;
+  title: string | null;
+  heading: string;
+  content: string;
+  metadata: Record<string, unknown>;
+  score: number;
+}
+
+export type RunStatus = 'running' | 'ok' | 'partial' | 'failed' | 'aborted';
+
+export interface RunSourceRecord {
+  source: string;
+  status: 'ok' | 'partial' | 'failed' | 'skipped';
+  commitBefore: string | null;
+  commitAfter: string | null;
+  documents: { added: number; changed: number; deleted: number; renamed: number; unchanged: number; skipped: number };
+  chunks: { total: number; toEmbed: number; reused: number };
+  error: string | null;
+}
+
+export interface RunRecord {
+  id: number;
+  trigger: string;
+  status: RunStatus;
+  startedAt: string;
+  finishedAt: string | null;
+  fingerprint: string;
+  forced: boolean;
+  embedded: number;
+  requests: number;
+  tokens: number;
+  error: string | null;
+  sources: RunSourceRecord[];
+}
+
+export interface RunStart {
+  trigger: string;
+  fingerprint: string;
+  forced: boolean;
+}
+
+export interface RunFinish {
+  status: Exclude<RunStatus, 'running'>;
+  embedded: number;
+  requests: number;
+  tokens: number;
+  error: string | null;
+  sources: RunSourceRecord[];
+}
+
+export interface CoverageRow {
+  fingerprint: string;
+  dims: number;
+  /** Distinct chunk texts in the index that have a vector for this fingerprint. */
+  covered: number;
+  /** Vectors stored, referenced or not. */
+  stored: number;
+}
+
+export interface StatusReport {
+  sources: SourceState[];
+  distinctTexts: number;
+  coverage: CoverageRow[];
+  runs: RunRecord[];
+}
+
+export interface ExportRow {
+  id: string;
+  source: string;
+  path: string;
+  heading: string;
+  content: string;
+  metadata: Record<string, unknown>;
+  textHash: string;
+}
+
+export interface Store {
+  /** Creates or updates a source's row (kind, url, branch) and returns its state. */
+  ensureSource(info: SourceInfo): Promise<SourceState>;
+  getSource(name: string): Promise<SourceState | null>;
+  setSourceCommit(name: string, commit: string | null, indexedAt: string): Promise<void>;
+  listDocuments(source: string): Promise<StoredDocument[]>;
+
+  registerEmbedder(info: EmbedderInfo): Promise<void>;
+  /** The subset of `textHashes` that has no vector for `fingerprint`. */
+  missingVectors(fingerprint: string, textHashes: Iterable<string>): Promise<Set<string>>;
+  /** Stores (or, with force, replaces) vectors in one transaction. */
+  putVectors(fingerprint: string, vectors: VectorRecord[]): Promise<void>;
+
+  /**
+   * Writes documents with their chunks and removes `removePaths`, all in one transaction: a
+   * document is never visible half-written.
+   */
+  writeDocuments(source: string, docs: DocumentRecord[], removePaths?: string[]): Promise<void>;
+
+  searchVectors(q: VectorQuery): Promise<ChunkHit[]>;
+
+  startRun(run: RunStart): Promise<number>;
+  finishRun(id: number, result: RunFinish): Promise<void>;
+  /** Marks runs left 'running' by a killed process as 'aborted'. */
+  abortStaleRuns(): Promise<number>;
+
+  status(opts?: { runs?: number }): Promise<StatusReport>;
+  /** Deletes vectors no chunk references (any fingerprint). */
+  gc(): Promise<{ vectors: number }>;
+  exportChunks(source?: string): AsyncIterable<ExportRow>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,128 @@
+import type { Embedder } from '../embedding/types.ts';
+import type { DocumentRecord, Store } from '../storage/types.ts';
+import { failpoint } from '../util/failpoint.ts';
+import type { PlannedDocument, SourcePlan } from './plan.ts';
+
+export type Progress =
+  | { type: 'planned'; source: string; plan: SourcePlan }
+  | { type: 'embedded'; source: string; done: number; total: number }
+  | { type: 'written'; source: string; done: number; total: number };
+
+export interface ApplyContext {
+  store: Store;
+  embedder: Embedder;
+  /** Texts embedded earlier in this run (another source may share them): never sent twice. */
+  embeddedThisRun: Set<string>;
+  /** Texts sent to the embedder in this run, across sources. */
+  counters: { embedded: number };
+  signal?: AbortSignal;
+}
+
+/** Most documents written in one transaction: bounds how long a writer holds the lock. */
+const MAX_DOCS_PER_TRANSACTION = 200;
+
+export class AbortedError extends Error {
+  constructor() {
+    super('run stopped before it finished');
+    this.name = 'AbortedError';
+  }
+}
+
+/**
+ * Executes a plan: embeds the missing texts in full batches, stores each batch of vectors in its own
+ * transaction, and writes every document (its row and all its chunks) in a transaction once all its
+ * texts have vectors. Progress is recorded only by commits, so a killed run loses at most the
+ * batch in flight, and the next run's plan finds the stored vectors and skips them.
+ */
+export async function* applyPlan(plan: SourcePlan, ctx: ApplyContext): AsyncGenerator<Progress, void> {
+  const { store, embedder } = ctx;
+  const fingerprint = embedder.info.fingerprint;
+  const queue: string[] = []; // text hashes awaiting a vector, in document order
+  const queued = new Set<string>();
+  const waiting: { planned: PlannedDocument; pending: Set<string> }[] = [];
+  const totalTexts = plan.toEmbed.size;
+  let embeddedHere = 0;
+  let written = 0;
+
+  const check = () => {
+    if (ctx.signal?.aborted) throw new AbortedError();
+  };
+
+  async function embedBatch(hashes: string[]): Promise<void> {
+    check();
+    const vectors = await embedder.embed(
+      hashes.map((h) => plan.toEmbed.get(h)!),
+      { signal: ctx.signal, purpose: 'document' },
+    );
+    await store.putVectors(
+      fingerprint,
+      hashes.map((textHash, i) => ({ textHash, vector: vectors[i]! })),
+    );
+    for (const h of hashes) ctx.embeddedThisRun.add(h);
+    ctx.counters.embedded += hashes.length;
+    embeddedHere += hashes.length;
+    failpoint('after-vectors');
+  }
+
+  /** Writes the leading documents whose texts all have vectors now. */
+  async function flush(all: boolean): Promise<number> {
+    let n = 0;
+    while (n < waiting.length && (all || waiting[n]!.pending.size === 0)) {
+      for (const h of waiting[n]!.pending) if (!ctx.embeddedThisRun.has(h)) throw new Error(`no vector for ${h}`);
+      n++;
+    }
+    let done = 0;
+    while (done < n) {
+      check();
+      const part = waiting.slice(done, Math.min(n, done + MAX_DOCS_PER_TRANSACTION));
+      const docs: DocumentRecord[] = part.map((w) => w.planned.doc);
+      const removed = part.flatMap((w) => (w.planned.from ? [w.planned.from] : []));
+      await store.writeDocuments(plan.source, docs, removed);
+      failpoint('after-documents');
+      done += part.length;
+      written += part.length;
+    }
+    waiting.splice(0, n);
+    return n;
+  }
+
+  const settle = (hashes: string[]) => {
+    const set = new Set(hashes);
+    for (const w of waiting) for (const h of w.pending) if (set.has(h)) w.pending.delete(h);
+  };
+
+  for (const planned of plan.write) {
+    const pending = new Set<string>();
+    for (const c of planned.doc.chunks) {
+      if (!plan.toEmbed.has(c.textHash) || ctx.embeddedThisRun.has(c.textHash)) continue;
+      pending.add(c.textHash);
+      if (!queued.has(c.textHash)) {
+        queued.add(c.textHash);
+        queue.push(c.textHash);
+      }
+    }
+    waiting.push({ planned, pending });
+    while (queue.length >= embedder.batchSize) {
+      const batch = queue.splice(0, embedder.batchSize);
+      await embedBatch(batch);
+      settle(batch);
+      yield { type: 'embedded', source: plan.source, done: embeddedHere, total: totalTexts };
+      if (await flush(false)) yield { type: 'written', source: plan.source, done: written, total: plan.write.length };
+    }
+    if (waiting.length >= MAX_DOCS_PER_TRANSACTION && waiting.every((w) => w.pending.size === 0)) {
+      await flush(false);
+      yield { type: 'written', source: plan.source, done: written, total: plan.write.length };
+    }
+  }
+  while (queue.length) {
+    const batch = queue.splice(0, embedder.batchSize);
+    await embedBatch(batch);
+    settle(batch);
+    yield { type: 'embedded', source: plan.source, done: embeddedHere, total: totalTexts };
+  }
+  if (await flush(true)) yield { type: 'written', source: plan.source, done: written, total: plan.write.length };
+  if (plan.delete.length) {
+    check();
+    await store.writeDocuments(plan.source, [], plan.delete);
+  }
+}

@@ -1,0 +1,248 @@
+import type { Logger } from 'pino';
+import type { Config, SourceConfig } from '../config/load.ts';
+import { createChunker } from '../chunking/registry.ts';
+import { createEmbedder } from '../embedding/create.ts';
+import type { Embedder } from '../embedding/types.ts';
+import { gitSnapshot } from '../sources/git.ts';
+import { dirSnapshot } from '../sources/dir.ts';
+import { pathMatcher } from '../sources/match.ts';
+import type { Snapshot } from '../sources/types.ts';
+import { SqliteStore } from '../storage/sqlite.ts';
+import type { RunSourceRecord, Store } from '../storage/types.ts';
+import { RagsyncError, EXIT, errorMessage } from '../util/errors.ts';
+import { redactUrl } from '../util/redact.ts';
+import { silentLogger } from '../util/log.ts';
+import { planSource, countKinds, type SourcePlan, type SkippedFile } from './plan.ts';
+import { applyPlan, AbortedError, type Progress } from './apply.ts';
+
+export interface IndexOptions {
+  /** Only these sources (default: all). */
+  sources?: string[];
+  dryRun?: boolean;
+  force?: boolean;
+  maxDocs?: number;
+  trigger?: string;
+  log?: Logger;
+  signal?: AbortSignal;
+  /** Use this embedder instead of the configured one (tests, benchmarks). */
+  embedder?: Embedder;
+}
+
+export type IndexStatus = 'ok' | 'partial' | 'failed' | 'aborted';
+
+export interface SourceResult {
+  name: string;
+  status: 'ok' | 'partial' | 'failed' | 'skipped';
+  commit: string | null;
+  commitBefore: string | null;
+  documents: { added: number; changed: number; deleted: number; renamed: number; unchanged: number; skipped: number };
+  chunks: { total: number; toEmbed: number; reused: number };
+  estimatedTokens: number;
+  deferred: number;
+  skippedFiles: SkippedFile[];
+  error: string | null;
+  /** The plan itself (per-file detail for -v). */
+  plan?: SourcePlan;
+}
+
+export interface IndexResult {
+  status: IndexStatus;
+  dryRun: boolean;
+  /** Texts sent to the embedder in this run. */
+  embedded: number;
+  durationMs: number;
+  fingerprint: string;
+  runId: number | null;
+  requests: number;
+  tokens: number;
+  sources: SourceResult[];
+}
+
+export const STATUS_EXIT: Record<IndexStatus, number> = {
+  ok: EXIT.ok,
+  partial: EXIT.partial,
+  failed: EXIT.failed,
+  aborted: EXIT.failed,
+};
+
+/** The configured sources named by --source, or all; an unknown name is a usage error. */
+export function selectSources(config: Config, names?: string[]): SourceConfig[] {
+  if (!names?.length) return config.sources;
+  const known = config.sources.map((s) => s.name);
+  for (const n of names) {
+    if (!known.includes(n)) throw new RagsyncError(`unknown source "${n}" (configured: ${known.join(', ')})`, EXIT.usage);
+  }
+  return config.sources.filter((s) => names.includes(s.name));
+}
+
+async function snapshotOf(source: SourceConfig, dryRun: boolean, log: Logger): Promise<Snapshot> {
+  const match = pathMatcher(source.include, source.exclude);
+  if (source.kind === 'dir') return dirSnapshot(source.root, match);
+  return gitSnapshot(
+    { name: source.name, url: source.url!, branch: source.branch, root: source.root, updateWorkTree: !dryRun, log },
+    match,
+  );
+}
+
+function emptyResult(name: string, commitBefore: string | null): SourceResult {
+  return {
+    name,
+    status: 'skipped',
+    commit: commitBefore,
+    commitBefore,
+    documents: { added: 0, changed: 0, deleted: 0, renamed: 0, unchanged: 0, skipped: 0 },
+    chunks: { total: 0, toEmbed: 0, reused: 0 },
+    estimatedTokens: 0,
+    deferred: 0,
+    skippedFiles: [],
+    error: null,
+  };
+}
+
+function overallStatus(results: SourceResult[], aborted: boolean): IndexStatus {
+  if (aborted) return 'aborted';
+  if (results.length && results.every((r) => r.status === 'failed')) return 'failed';
+  if (results.some((r) => r.status !== 'ok')) return 'partial';
+  return 'ok';
+}
+
+/**
+ * One indexing run over the selected sources, as an async generator of progress events that
+ * returns the run's result. Per source: snapshot (git fetch), plan, then (unless a dry run) apply.
+ * A source that fails is recorded and the others still run; the index keeps its previous state
+ * for the failed one.
+ */
+export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncGenerator<Progress, IndexResult> {
+  const started = Date.now();
+  const log = opts.log ?? silentLogger;
+  const dryRun = !!opts.dryRun;
+  const selected = selectSources(config, opts.sources);
+  const chunkers = new Map(selected.map((s) => [s.name, createChunker(s.chunker, s.chunking)]));
+  const embedder = opts.embedder ?? createEmbedder(config.embedder);
+  const fingerprint = embedder.info.fingerprint;
+  const store: Store = new SqliteStore(config.db, { readonly: dryRun });
+  const results: SourceResult[] = [];
+  const counters = { embedded: 0 };
+  const embeddedThisRun = new Set<string>();
+  let runId: number | null = null;
+  let aborted = false;
+  let stopRest: string | null = null;
+  try {
+    if (!dryRun) {
+      const stale = await store.abortStaleRuns();
+      if (stale) log.warn({ runs: stale }, 'marked interrupted runs as aborted');
+      await store.registerEmbedder(embedder.info);
+      runId = await store.startRun({ trigger: opts.trigger ?? 'manual', fingerprint, forced: !!opts.force });
+    }
+    for (const source of selected) {
+      const state = await store.ensureSource({
+        name: source.name,
+        kind: source.kind,
+        url: source.url ? redactUrl(source.url) : source.kind === 'dir' ? source.root : null,
+        branch: source.kind === 'git' ? source.branch : null,
+      });
+      const result = emptyResult(source.name, state.commit);
+      results.push(result);
+      if (stopRest) {
+        result.error = stopRest;
+        continue;
+      }
+      let plan: SourcePlan;
+      try {
+        const snapshot = await snapshotOf(source, dryRun, log);
+        result.commit = snapshot.commit;
+        plan = await planSource(store, source, snapshot, chunkers.get(source.name)!, {
+          force: !!opts.force,
+          maxDocs: opts.maxDocs,
+          fingerprint,
+          commitBefore: state.commit,
+        });
+      } catch (err) {
+        result.status = 'failed';
+        result.error = errorMessage(err);
+        log.error({ source: source.name }, result.error);
+        continue;
+      }
+      const kinds = countKinds(plan);
+      result.documents = kinds;
+      result.chunks = { total: plan.chunksTotal, toEmbed: plan.toEmbed.size, reused: plan.chunksReused };
+      result.estimatedTokens = plan.tokensToEmbed;
+      result.deferred = plan.deferred;
+      result.skippedFiles = plan.skipped;
+      result.plan = plan;
+      for (const s of plan.skipped) log.warn({ source: source.name, path: s.path }, s.reason);
+      log.info({ source: source.name, commit: plan.commitAfter, ...kinds, toEmbed: plan.toEmbed.size, dryRun }, 'planned');
+      yield { type: 'planned', source: source.name, plan };
+      const partial = plan.skipped.length > 0 || plan.deferred > 0;
+      if (dryRun) {
+        result.status = partial ? 'partial' : 'ok';
+        continue;
+      }
+      try {
+        yield* applyPlan(plan, { store, embedder, embeddedThisRun, counters, signal: opts.signal });
+        // The commit is recorded only once everything up to it is indexed; a deferred rest keeps the old one.
+        if (plan.deferred === 0) await store.setSourceCommit(source.name, plan.commitAfter, new Date().toISOString());
+        result.status = partial ? 'partial' : 'ok';
+      } catch (err) {
+        result.status = 'failed';
+        result.error = errorMessage(err);
+        if (err instanceof AbortedError) aborted = true;
+        // An embedder or database failure will fail the next source too: stop here, keep what is stored.
+        stopRest = `not run: ${source.name} failed first`;
+        log.error({ source: source.name }, result.error);
+      }
+    }
+    const status = overallStatus(results, aborted);
+    const result: IndexResult = {
+      status,
+      dryRun,
+      embedded: counters.embedded,
+      durationMs: Date.now() - started,
+      fingerprint,
+      runId,
+      requests: embedder.stats.requests,
+      tokens: embedder.stats.tokens,
+      sources: results,
+    };
+    if (runId !== null) {
+      await store.finishRun(runId, {
+        status,
+        embedded: counters.embedded,
+        requests: embedder.stats.requests,
+        tokens: embedder.stats.tokens,
+        error: results.find((r) => r.error)?.error ?? null,
+        sources: results.map(toRunSource),
+      });
+    }
+    return result;
+  } finally {
+    await store.close();
+    await embedder.close?.();
+  }
+}
+
+function toRunSource(r: SourceResult): RunSourceRecord {
+  return {
+    source: r.name,
+    status: r.status,
+    commitBefore: r.commitBefore,
+    commitAfter: r.commit,
+    documents: r.documents,
+    chunks: r.chunks,
+    error: r.error,
+  };
+}
+
+/** Runs indexRun to the end, handing each progress event to `onProgress`. */
+export async function runIndex(
+  config: Config,
+  opts: IndexOptions = {},
+  onProgress?: (p: Progress) => void,
+): Promise<IndexResult> {
+  const it = indexRun(config, opts);
+  for (;;) {
+    const step = await it.next();
+    if (step.done) return step.value;
+    onProgress?.(step.value);
+  }
+}
