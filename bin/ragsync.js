@@ -1,6 +1,4 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources through tsx, so there is no build step between a checkout and a run.
-import { register } from 'tsx/esm/api';
-
-register();
-await import('../src/cli/run.ts');
+// The `ragsync` command runs the compiled build (npm ci / npm install run `npm run build`).
+// During development, `npm run ragsync -- …` runs the TypeScript sources directly.
+await import('../dist/cli/run.js');
