@@ -1,0 +1,32 @@
+import type { Command } from 'commander';
+import { runIndex, STATUS_EXIT } from '../../sync/run.ts';
+import { createLogger } from '../../util/log.ts';
+import { indexJson, indexText } from '../format.ts';
+import { progressBar } from '../progress.ts';
+import { collect, config, configOption, out, positiveInt } from '../options.ts';
+
+export function register(program: Command): void {
+  program
+    .command('index')
+    .description('pull each source, then chunk and embed what changed')
+    .addOption(configOption())
+    .option('-s, --source <name>', 'only this source (repeatable)', collect)
+    .option('--dry-run', 'print the plan; write nothing, embed nothing')
+    .option('--force', 're-chunk every file and re-embed every chunk text')
+    .option('--max-docs <n>', 'write at most n changed documents this run', positiveInt('--max-docs'))
+    .option('--json', 'print the result as one JSON object on stdout')
+    .option('-v, --verbose', 'list every file in the plan')
+    .action(async (o) => {
+      const cfg = config(o);
+      const log = createLogger();
+      const bar = progressBar();
+      const result = await runIndex(
+        cfg,
+        { sources: o.source, dryRun: !!o.dryRun, force: !!o.force, maxDocs: o.maxDocs, log },
+        bar,
+      );
+      bar.end();
+      out(o.json ? JSON.stringify(indexJson(result)) : indexText(result, !!o.verbose));
+      process.exitCode = STATUS_EXIT[result.status];
+    });
+}

@@ -1,0 +1,24 @@
+import type { Command } from 'commander';
+import { createEmbedder } from '../../embedding/create.ts';
+import { statusText } from '../format.ts';
+import { config, configOption, openExisting, out, positiveInt } from '../options.ts';
+
+export function register(program: Command): void {
+  program
+    .command('status')
+    .description('sources, vector coverage per embedder, recent runs')
+    .addOption(configOption())
+    .option('--json', 'print JSON on stdout')
+    .option('-n, --runs <n>', 'how many runs to show', positiveInt('--runs', 1000), 10)
+    .action(async (o) => {
+      const cfg = config(o);
+      const store = openExisting(cfg);
+      try {
+        const report = await store.status({ runs: o.runs });
+        const active = createEmbedder(cfg.embedder).info.fingerprint;
+        out(o.json ? JSON.stringify({ activeFingerprint: active, ...report }) : statusText(report, active));
+      } finally {
+        await store.close();
+      }
+    });
+}

@@ -1,0 +1,32 @@
+import { InvalidArgumentError, Option } from 'commander';
+import { existsSync } from 'node:fs';
+import { loadConfig, type Config } from '../config/load.ts';
+import { SqliteStore } from '../storage/sqlite.ts';
+import { RagsyncError } from '../util/errors.ts';
+
+/** Shared option parsers and helpers for the commands. */
+
+export const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : s + '\n');
+
+export function positiveInt(name: string, max = Number.MAX_SAFE_INTEGER) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!/^\d+$/.test(v) || n < 1 || n > max) throw new InvalidArgumentError(`${name} must be an integer from 1 to ${max} (got "${v}")`);
+    return n;
+  };
+}
+
+export const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+export const configOption = () =>
+  new Option('-c, --config <file>', 'config file (default: $RAGSYNC_CONFIG or config/ragsync.json)');
+
+export function config(opts: { config?: string }): Config {
+  return loadConfig(opts.config);
+}
+
+/** Opens an index that must already exist (status, gc, export). */
+export function openExisting(cfg: Config): SqliteStore {
+  if (!existsSync(cfg.db)) throw new RagsyncError(`no index at ${cfg.db}: run "ragsync index" first`);
+  return new SqliteStore(cfg.db);
+}
