@@ -79,7 +79,13 @@ export function searchJson(results: SearchResult[]) {
     heading: r.heading,
     content: r.content,
     score: Number(r.score.toFixed(6)),
+    book: r.book,
+    chapter: r.chapter,
+    url: r.url,
+    tags: r.tags,
+    date: r.date,
     metadata: r.metadata,
+    ...(r.explain ? { explain: r.explain } : {}),
   }));
 }
 
@@ -88,7 +94,13 @@ export function searchText(results: SearchResult[]): string {
   return results
     .map((r, i) => {
       const body = r.content.replace(/\s+/g, ' ').slice(0, 160);
-      return `${i + 1}. [${r.score.toFixed(3)}] ${r.source}:${r.path}\n   ${r.heading}\n   ${body}`;
+      const why = r.explain
+        ? `\n   vector ${r.explain.vector ? `#${r.explain.vector.rank} ${r.explain.vector.score.toFixed(3)}` : '-'}` +
+          `  keyword ${r.explain.keyword ? `#${r.explain.keyword.rank} ${r.explain.keyword.score.toFixed(3)}` : '-'}` +
+          (r.explain.decay !== null ? `  decay ${r.explain.decay.toFixed(3)}` : '') +
+          (r.explain.duplicates ? `  +${r.explain.duplicates} near-duplicates` : '')
+        : '';
+      return `${i + 1}. [${r.score.toFixed(4)}] ${r.source}:${r.path}\n   ${r.heading}\n   ${body}${why}`;
     })
     .join('\n');
 }
