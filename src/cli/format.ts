@@ -1,5 +1,6 @@
 import type { IndexResult, SourceResult } from '../sync/run.ts';
 import type { SearchResult } from '../search/search.ts';
+import { resultJson } from '../search/present.ts';
 import type { StatusReport } from '../storage/types.ts';
 
 const short = (sha: string | null) => (sha ? sha.slice(0, 7) : '-');
@@ -71,22 +72,7 @@ export function indexText(r: IndexResult, verbose: boolean): string {
 }
 
 export function searchJson(results: SearchResult[]) {
-  return results.map((r) => ({
-    id: r.id,
-    source: r.source,
-    path: r.path,
-    title: r.title,
-    heading: r.heading,
-    content: r.content,
-    score: Number(r.score.toFixed(6)),
-    book: r.book,
-    chapter: r.chapter,
-    url: r.url,
-    tags: r.tags,
-    date: r.date,
-    metadata: r.metadata,
-    ...(r.explain ? { explain: r.explain } : {}),
-  }));
+  return results.map(resultJson);
 }
 
 export function searchText(results: SearchResult[]): string {
