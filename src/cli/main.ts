@@ -6,9 +6,10 @@ import * as statusCmd from './commands/status.ts';
 import * as gcCmd from './commands/gc.ts';
 import * as exportCmd from './commands/export.ts';
 import * as serveCmd from './commands/serve.ts';
+import * as evalCmd from './commands/eval.ts';
 
 /** Each command lives in commands/<name>.ts and registers itself here. */
-const COMMANDS = [indexCmd, searchCmd, statusCmd, gcCmd, exportCmd, serveCmd];
+const COMMANDS = [indexCmd, searchCmd, statusCmd, gcCmd, exportCmd, serveCmd, evalCmd];
 
 export function buildProgram(): Command {
   const program = new Command('ragsync')
