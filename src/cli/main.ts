@@ -7,9 +7,10 @@ import * as gcCmd from './commands/gc.ts';
 import * as exportCmd from './commands/export.ts';
 import * as serveCmd from './commands/serve.ts';
 import * as evalCmd from './commands/eval.ts';
+import * as mcpCmd from './commands/mcp.ts';
 
 /** Each command lives in commands/<name>.ts and registers itself here. */
-const COMMANDS = [indexCmd, searchCmd, statusCmd, gcCmd, exportCmd, serveCmd, evalCmd];
+const COMMANDS = [indexCmd, searchCmd, statusCmd, gcCmd, exportCmd, serveCmd, evalCmd, mcpCmd];
 
 export function buildProgram(): Command {
   const program = new Command('ragsync')
