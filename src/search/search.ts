@@ -10,6 +10,7 @@ import { toChunkFilter, type FilterOptions } from './filters.ts';
 import { queryTokens } from './tokenize.ts';
 import { VectorIndex } from './vector-index.ts';
 import { collapseDuplicates, mmr, rrf, temporalDecay, type Candidate, type RrfWeights } from './fuse.ts';
+import type { Reranker } from './rerank.ts';
 
 export const MODES = ['vector', 'keyword', 'hybrid'] as const;
 export type SearchMode = (typeof MODES)[number];
@@ -30,6 +31,15 @@ export interface SearchOptions extends FilterOptions {
   halfLifeDays?: number;
   /** Attach each result's component ranks and scores. */
   explain?: boolean;
+  /** Apply the searcher's reranker to the fused top N (default: yes when one is configured). */
+  rerank?: boolean;
+}
+
+export interface SearchResponse {
+  results: SearchResult[];
+  /** true: reordered by the reranker; false: it failed or timed out (fused order kept); null: none used. */
+  reranked: boolean | null;
+  rerankError?: string;
 }
 
 export interface Explain {
@@ -38,6 +48,8 @@ export interface Explain {
   keyword: { rank: number; score: number } | null;
   decay: number | null;
   duplicates: number;
+  /** Relevance score from the reranker, when it ran. */
+  rerank?: number;
 }
 
 export interface SearchResult extends ChunkHit {
@@ -83,11 +95,13 @@ export class Searcher {
     readonly embedder: Embedder,
     /** For validating --source names; null accepts any. */
     readonly config: Config | null = null,
+    /** Optional second stage over the fused top N. */
+    readonly reranker: Reranker | null = null,
   ) {
     this.index = new VectorIndex(store, embedder.info.fingerprint);
   }
 
-  static open(config: Config, embedder?: Embedder): Searcher {
+  static open(config: Config, embedder?: Embedder, reranker?: Reranker | null): Searcher {
     if (!existsSync(config.db)) {
       throw new RagsyncError(`no index at ${config.db}: run "ragsync index" first`, EXIT.failed);
     }
@@ -95,6 +109,7 @@ export class Searcher {
       new SqliteStore(config.db, { readonly: true }),
       embedder ?? createEmbedder(config.embedder),
       config,
+      reranker ?? null,
     );
   }
 
@@ -140,6 +155,34 @@ export class Searcher {
   }
 
   async search(query: string, opts: SearchOptions = {}): Promise<SearchResult[]> {
+    return (await this.searchDetailed(query, opts)).results;
+  }
+
+  /** The fused top N reordered by the reranker; on any failure the fused order stands. */
+  private async rerankTop(q: string, list: Candidate[], k: number): Promise<{ list: Candidate[]; error?: string; scores?: Map<number, number> }> {
+    const n = Math.max(k, this.reranker!.topN);
+    const head = list.slice(0, n);
+    try {
+      const ranked = await this.reranker!.rerank(q, head.map((c) => c.content));
+      const scores = new Map<number, number>();
+      const seen = new Set<number>();
+      const order: Candidate[] = [];
+      for (const r of [...ranked].sort((a, b) => b.score - a.score)) {
+        if (seen.has(r.index)) continue;
+        seen.add(r.index);
+        const c = head[r.index]!;
+        scores.set(c.ref, r.score);
+        order.push({ ...c, score: r.score });
+      }
+      // Candidates the reranker did not score keep their fused order after the scored ones.
+      for (let i = 0; i < head.length; i++) if (!seen.has(i)) order.push(head[i]!);
+      return { list: [...order, ...list.slice(n)], scores };
+    } catch (err) {
+      return { list, error: err instanceof Error ? err.message : String(err) };
+    }
+  }
+
+  async searchDetailed(query: string, opts: SearchOptions = {}): Promise<SearchResponse> {
     const q = query.trim();
     if (!q) throw usage('empty query');
     if (q.length > MAX_QUERY_CHARS) throw usage(`query longer than ${MAX_QUERY_CHARS} characters`);
@@ -171,8 +214,18 @@ export class Searcher {
     if (opts.dedupe !== false) list = collapseDuplicates(list);
     if (opts.halfLifeDays) list = temporalDecay(list, opts.halfLifeDays);
     list = mmr(list, lambda < 1 ? k : list.length, lambda);
+    let reranked: boolean | null = null;
+    let rerankError: string | undefined;
+    let rerankScores: Map<number, number> | undefined;
+    if (this.reranker && opts.rerank !== false && list.length) {
+      const r = await this.rerankTop(q, list, k);
+      list = r.list;
+      reranked = !r.error;
+      rerankError = r.error;
+      rerankScores = r.scores;
+    }
     if (opts.minScore !== undefined) list = list.filter((c) => c.score >= opts.minScore!);
-    return list.slice(0, k).map((c) => {
+    const results = list.slice(0, k).map((c) => {
       const r = toResult(hits.get(c.ref)!, c.score);
       if (opts.explain) {
         r.explain = {
@@ -181,10 +234,12 @@ export class Searcher {
           keyword: c.keyword ?? null,
           decay: c.decay ?? null,
           duplicates: c.duplicates?.length ?? 0,
+          ...(rerankScores?.has(c.ref) ? { rerank: rerankScores.get(c.ref)! } : {}),
         };
       }
       return r;
     });
+    return { results, reranked, ...(rerankError ? { rerankError } : {}) };
   }
 
   /**

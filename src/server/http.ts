@@ -76,7 +76,9 @@ export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Se
     switch (url.pathname) {
       case '/search': {
         const { query, opts: o, format } = searchParams(url.searchParams);
-        return send(res, 200, { results: shape(await searcher.search(query, o), format) });
+        const r = await searcher.searchDetailed(query, o);
+        if (r.rerankError) log(`rerank failed, fused order kept: ${r.rerankError}`);
+        return send(res, 200, { results: shape(r.results, format), ...(r.reranked === null ? {} : { reranked: r.reranked }) });
       }
       case '/related': {
         const { k, format, ...ref } = relatedParams(url.searchParams);

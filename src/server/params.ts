@@ -9,7 +9,7 @@ export class BadRequest extends RagsyncError {
 }
 
 const KNOWN_SEARCH = new Set(['q', 'source', 'k', 'mode', 'book', 'tag', 'month', 'since', 'until', 'path', 'minScore',
-  'explain', 'format', 'mmr', 'halfLife']);
+  'explain', 'format', 'mmr', 'halfLife', 'rerank']);
 const KNOWN_RELATED = new Set(['source', 'path', 'id', 'k', 'format']);
 
 function intParam(p: URLSearchParams, name: string, def: number, max: number): number {
@@ -70,6 +70,7 @@ export function searchParams(p: URLSearchParams): { query: string; opts: SearchO
       mmr: numParam(p, 'mmr'),
       halfLifeDays: numParam(p, 'halfLife'),
       explain: explain === '1' || explain === 'true',
+      rerank: !['0', 'false'].includes(p.get('rerank') ?? ''),
     },
   };
 }

@@ -1,6 +1,7 @@
 import { Option, InvalidArgumentError, type Command } from 'commander';
 import { Searcher, MAX_K, MODES, type SearchOptions } from '../../search/search.ts';
 import { BOOKS } from '../../search/filters.ts';
+import { rerankerFromEnv } from '../../search/rerank.ts';
 import { searchJson, searchText } from '../format.ts';
 import { collect, config, configOption, out, positiveInt } from '../options.ts';
 
@@ -30,11 +31,12 @@ export function register(program: Command): void {
     .option('--half-life <days>', 'temporal decay on added date', number('--half-life'))
     .option('--no-dedupe', 'keep near-identical passages')
     .option('--include-broken', 'include chunks marked broken')
+    .option('--no-rerank', 'skip the reranker even if DASHSCOPE_API_KEY is set')
     .option('--explain', 'show each result\'s component ranks and scores')
     .option('--json', 'print a JSON array on stdout')
     .action(async (query: string, o) => {
       const cfg = config(o);
-      const searcher = Searcher.open(cfg);
+      const searcher = Searcher.open(cfg, undefined, o.rerank ? rerankerFromEnv() : null);
       try {
         const opts: SearchOptions = {
           k: o.k,
@@ -53,7 +55,8 @@ export function register(program: Command): void {
           includeBroken: o.includeBroken,
           explain: o.explain,
         };
-        const results = await searcher.search(query, opts);
+        const { results, rerankError } = await searcher.searchDetailed(query, opts);
+        if (rerankError) process.stderr.write(`ragsync: rerank failed, fused order kept: ${rerankError}\n`);
         out(o.json ? JSON.stringify(searchJson(results)) : searchText(results));
       } finally {
         await searcher.close();

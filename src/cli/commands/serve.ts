@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { Searcher } from '../../search/search.ts';
+import { rerankerFromEnv } from '../../search/rerank.ts';
 import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
 import { config, configOption } from '../options.ts';
 
@@ -15,7 +16,7 @@ export function register(program: Command): void {
     }, 8787)
     .option('--host <addr>', 'address to bind', '127.0.0.1')
     .action(async (o) => {
-      const searcher = Searcher.open(config(o));
+      const searcher = Searcher.open(config(o), undefined, rerankerFromEnv());
       const token = process.env[TOKEN_ENV] || null;
       const server = createHttpServer(searcher, { token, log: (l) => process.stderr.write(`ragsync serve: ${l}\n`) });
       const url = await listen(server, o.port, o.host);
