@@ -12,13 +12,22 @@ export function register(program: Command): void {
     .option('-s, --source <name>', 'source for lines that name none')
     .option('-k, --k <n>', 'results fetched per query (at least 10)', positiveInt('-k', MAX_K), 10)
     .addOption(new Option('--mode <mode>', 'ranking').choices(MODES).default('hybrid'))
+    .option('--mmr <lambda>', 'MMR lambda (1 = off)', Number)
+    .option('--no-dedupe', 'keep near-identical passages')
     .option('--results <file>', 'write each query\'s ranked results as JSONL')
     .option('--json', 'print the report as JSON')
     .action(async (file: string, o) => {
       const cases = readEvalFile(file);
       const searcher = Searcher.open(config(o));
       try {
-        const report = await runEval(searcher, cases, { source: o.source, k: o.k, mode: o.mode, resultsFile: o.results });
+        const report = await runEval(searcher, cases, {
+          source: o.source,
+          k: o.k,
+          mode: o.mode,
+          mmr: o.mmr,
+          dedupe: o.dedupe,
+          resultsFile: o.results,
+        });
         out(o.json ? JSON.stringify(report) : evalText(report));
       } finally {
         await searcher.close();
