@@ -66,11 +66,15 @@ export function jaccard(a: Set<string>, b: Set<string>): number {
  * Keeps the best of each group of identical or near-identical texts (Jaccard of character bigrams ≥
  * threshold): the classics reprint each other's passages across files. Input must be best-first.
  */
-export function collapseDuplicates<T extends Candidate>(list: T[], threshold = 0.9): T[] {
+export function collapseDuplicates<T extends Candidate>(list: T[], threshold = 0.9, limit = Infinity): T[] {
   const kept: { c: T; sh: Set<string> }[] = [];
   for (const c of list) {
+    if (kept.length >= limit) break; // callers that need only the top `limit` stop here
     const sh = shingles(c.content);
-    const same = kept.find((k) => jaccard(k.sh, sh) >= threshold);
+    // Jaccard ≥ t needs the smaller set to be ≥ t × the larger: skip the set walk otherwise.
+    const same = kept.find(
+      (k) => Math.min(k.sh.size, sh.size) >= threshold * Math.max(k.sh.size, sh.size) && jaccard(k.sh, sh) >= threshold,
+    );
     if (same) (same.c.duplicates ??= []).push(c.ref);
     else kept.push({ c, sh });
   }

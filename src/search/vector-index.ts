@@ -1,4 +1,5 @@
 import type { Store, VectorSet } from '../storage/types.ts';
+import { createDotKernel, type DotKernel } from './simd-dots.ts';
 
 export interface VectorMatch {
   /** Row in the index (for vectorAt), and the chunk reference. */
@@ -55,6 +56,31 @@ export function topK(
   return best;
 }
 
+/** Top k rows of precomputed scores (best first), `accept` filtering rows. */
+export function topKOfScores(
+  scores: Float32Array,
+  refs: Int32Array,
+  k: number,
+  accept?: (row: number) => boolean,
+): VectorMatch[] {
+  const best: VectorMatch[] = [];
+  let floor = -Infinity;
+  for (let row = 0; row < scores.length; row++) {
+    const dot = scores[row]!;
+    if (best.length === k && dot <= floor) continue;
+    if (accept && !accept(row)) continue;
+    let i = best.length < k ? best.length : k - 1;
+    if (best.length < k) best.push({ row, ref: refs[row]!, score: dot });
+    while (i > 0 && best[i - 1]!.score < dot) {
+      best[i] = best[i - 1]!;
+      i--;
+    }
+    best[i] = { row, ref: refs[row]!, score: dot };
+    if (best.length === k) floor = best[k - 1]!.score;
+  }
+  return best;
+}
+
 /** Scales each row to unit length in place (cosine = dot product afterwards). */
 export function normalizeRows(vectors: Float32Array, dims: number): void {
   for (let base = 0; base < vectors.length; base += dims) {
@@ -73,8 +99,13 @@ export function normalizeRows(vectors: Float32Array, dims: number): void {
  */
 export class VectorIndex {
   private set: VectorSet | null = null;
+  private kernel: DotKernel | null = null;
   private rowOf: Map<number, number> | null = null;
   loads = 0;
+  /** Whether the WASM SIMD kernel serves queries (else the JS loop). */
+  get simd(): boolean {
+    return this.kernel !== null;
+  }
 
   constructor(
     private readonly store: Store,
@@ -87,6 +118,15 @@ export class VectorIndex {
     if (!this.set || this.set.generation !== gen) {
       const set = await this.store.loadVectors(this.fingerprint);
       normalizeRows(set.vectors, set.dims);
+      // Move the rows into wasm memory when SIMD is available; the JS copy is then dropped.
+      this.kernel = null;
+      this.set = null;
+      const kernel = createDotKernel(set.refs.length, set.dims);
+      if (kernel) {
+        kernel.vectors.set(set.vectors);
+        set.vectors = kernel.vectors;
+        this.kernel = kernel;
+      }
       this.set = set;
       this.rowOf = null;
       this.loads++;
@@ -100,7 +140,9 @@ export class VectorIndex {
     if (query.length !== set.dims) throw new Error(`query has ${query.length} dims, index has ${set.dims}`);
     const q = Float32Array.from(query);
     normalizeRows(q, q.length);
-    return topK(set, q, k, accept ? (row) => accept(set.refs[row]!) : undefined);
+    const rowAccept = accept ? (row: number) => accept(set.refs[row]!) : undefined;
+    if (this.kernel) return topKOfScores(this.kernel.dots(q), set.refs, k, rowAccept);
+    return topK(set, q, k, rowAccept);
   }
 
   /** The stored (unit) vector of a chunk, or null. */

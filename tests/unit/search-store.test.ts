@@ -60,6 +60,7 @@ describe('generation counter and the in-memory vector index', () => {
     await searcher.search('甲木', { mode: 'vector' });
     await searcher.search('伤官', { mode: 'vector' });
     expect(searcher.index.loads).toBe(1);
+    expect(searcher.index.simd).toBe(true); // 256 dims: the WASM kernel serves it
     const writer = new SqliteStore(fx.db);
     const g0 = await writer.generation();
     await writeFixture(writer, 'classics', [{ path: 'new.md', chunks: [['新', '魁罡日主，性刚果断']] }]);

@@ -1,0 +1,128 @@
+/**
+ * All-rows dot products with WebAssembly SIMD (f32x4): the hot loop of exact vector search, about
+ * 4× the scalar JS loop. The module is tiny and assembled here byte by byte (no toolchain, no
+ * dependency); callers fall back to JS when WASM SIMD is missing, dims is not a multiple of 16, or
+ * the vectors do not fit in a 4 GB wasm32 memory.
+ *
+ * Layout of the memory: [vectors: n × dims f32][query: dims f32][out: n f32].
+ * Export dots(vecs, q, n, dims, out): out[row] = Σ vecs[row·dims + j] · q[j].
+ */
+
+const uleb = (n: number): number[] => {
+  const out: number[] = [];
+  do {
+    let b = n & 0x7f;
+    n >>>= 7;
+    if (n) b |= 0x80;
+    out.push(b);
+  } while (n);
+  return out;
+};
+const section = (id: number, body: number[]) => [id, ...uleb(body.length), ...body];
+const name = (s: string) => [...uleb(s.length), ...Buffer.from(s, 'utf8')];
+
+const I32 = 0x7f;
+const V128 = 0x7b;
+const get = (i: number) => [0x20, i];
+const set = (i: number) => [0x21, i];
+const i32 = (n: number) => [0x41, ...(n < 64 ? [n] : [(n & 0x7f) | 0x80, n >> 7])]; // SLEB for 0 ≤ n < 8192
+const simd = (op: number) => [0xfd, ...uleb(op)];
+const v128load = (offset: number) => [...simd(0x00), 0, ...uleb(offset)];
+const v128zero = [...simd(0x0c), ...new Array(16).fill(0)];
+const F32X4_ADD = simd(0xe4);
+const F32X4_MUL = simd(0xe6);
+const lane = (l: number) => [...simd(0x1f), l];
+
+// params: 0 vecs, 1 q, 2 n, 3 dims, 4 out; locals: 5 row, 6 p, 7 qq, 8 qend (i32), 9..12 accumulators (v128)
+const [V, Q, N, D, OUT, ROW, P, QQ, QE, A] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+const accumulate = (acc: number, offset: number) => [
+  ...get(acc), ...get(P), ...v128load(offset), ...get(QQ), ...v128load(offset), ...F32X4_MUL, ...F32X4_ADD, ...set(acc),
+];
+const code = [
+  ...get(V), ...set(P),
+  0x02, 0x40, // block $done
+  0x03, 0x40, // loop $rows
+  ...get(ROW), ...get(N), 0x4f /* i32.ge_u */, 0x0d, 1, // br_if $done
+  ...v128zero, ...set(A), ...v128zero, ...set(A + 1), ...v128zero, ...set(A + 2), ...v128zero, ...set(A + 3),
+  ...get(Q), ...set(QQ),
+  ...get(Q), ...get(D), ...i32(4), 0x6c /* i32.mul */, 0x6a /* i32.add */, ...set(QE),
+  0x02, 0x40, // block $inner_done
+  0x03, 0x40, // loop $inner: 16 floats per turn
+  ...get(QQ), ...get(QE), 0x4f, 0x0d, 1,
+  ...accumulate(A, 0), ...accumulate(A + 1, 16), ...accumulate(A + 2, 32), ...accumulate(A + 3, 48),
+  ...get(P), ...i32(64), 0x6a, ...set(P),
+  ...get(QQ), ...i32(64), 0x6a, ...set(QQ),
+  0x0c, 0, // br $inner
+  0x0b, 0x0b, // end loop, end block
+  ...get(A), ...get(A + 1), ...F32X4_ADD, ...get(A + 2), ...get(A + 3), ...F32X4_ADD, ...F32X4_ADD, ...set(A),
+  ...get(OUT),
+  ...get(A), ...lane(0), ...get(A), ...lane(1), 0x92 /* f32.add */, ...get(A), ...lane(2), 0x92, ...get(A), ...lane(3), 0x92,
+  0x38, 2, 0, // f32.store align=4 offset=0
+  ...get(OUT), ...i32(4), 0x6a, ...set(OUT),
+  ...get(ROW), ...i32(1), 0x6a, ...set(ROW),
+  0x0c, 0, // br $rows
+  0x0b, 0x0b, // end loop, end block
+  0x0b, // end function
+];
+const body = [...uleb(2), ...uleb(4), I32, ...uleb(4), V128, ...code];
+
+const MODULE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+  ...section(1, [1, 0x60, 5, I32, I32, I32, I32, I32, 0]),
+  ...section(2, [1, ...name('env'), ...name('memory'), 0x02, 0x00, 1]),
+  ...section(3, [1, 0]),
+  ...section(7, [1, ...name('dots'), 0x00, 0]),
+  ...section(10, [1, ...uleb(body.length), ...body]),
+]);
+
+let compiled: WebAssembly.Module | null | undefined;
+function module(): WebAssembly.Module | null {
+  if (compiled === undefined) {
+    try {
+      compiled = WebAssembly.validate(MODULE) ? new WebAssembly.Module(MODULE) : null;
+    } catch {
+      compiled = null;
+    }
+  }
+  return compiled;
+}
+
+const PAGE = 65536;
+const MAX_BYTES = 4 * 1024 ** 3 - PAGE;
+
+export interface DotKernel {
+  /** n × dims, inside wasm memory: fill it (or pass `source`), then call dots(). */
+  readonly vectors: Float32Array;
+  /** Dot product of every row with `query`; the returned view is reused by the next call. */
+  dots(query: Float32Array): Float32Array;
+}
+
+/** A SIMD kernel for n × dims vectors, or null when the JS loop must be used. */
+export function createDotKernel(n: number, dims: number): DotKernel | null {
+  if (dims % 16 !== 0 || n < 1) return null;
+  const bytes = (n * dims + dims + n) * 4;
+  if (bytes > MAX_BYTES) return null;
+  const mod = module();
+  if (!mod) return null;
+  let memory: WebAssembly.Memory;
+  try {
+    memory = new WebAssembly.Memory({ initial: Math.ceil(bytes / PAGE) });
+  } catch {
+    return null;
+  }
+  const instance = new WebAssembly.Instance(mod, { env: { memory } });
+  const dotsFn = instance.exports.dots as (v: number, q: number, n: number, d: number, out: number) => void;
+  const vectors = new Float32Array(memory.buffer, 0, n * dims);
+  const qOffset = n * dims * 4;
+  const outOffset = qOffset + dims * 4;
+  const q = new Float32Array(memory.buffer, qOffset, dims);
+  const out = new Float32Array(memory.buffer, outOffset, n);
+  return {
+    vectors,
+    dots(query: Float32Array): Float32Array {
+      q.set(query);
+      dotsFn(0, qOffset, n, dims, outOffset);
+      return out;
+    },
+  };
+}
