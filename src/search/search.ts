@@ -248,18 +248,26 @@ export class Searcher {
    * The documents most similar to a given one (by source + path, or a chunk id): the mean of its
    * chunk vectors against every other document's chunks, best chunk per document, itself excluded.
    */
-  async related(ref: { source?: string; path?: string; id?: string }, opts: FilterOptions & { k?: number } = {}): Promise<SearchResult[]> {
+  async related(
+    ref: string | { source?: string; path?: string; id?: string },
+    opts: FilterOptions & { k?: number } = {},
+  ): Promise<SearchResult[]> {
     const k = opts.k ?? DEFAULT_K;
     if (!Number.isInteger(k) || k < 1 || k > MAX_K) throw usage(`k must be 1..${MAX_K} (got ${k})`);
+    // A bare string is a document path if one exists, else a chunk id.
+    if (typeof ref === 'string') ref = (await this.store.findChunks({ path: ref })).length ? { path: ref } : { id: ref };
     if (!ref.path && !ref.id) throw usage('related needs a path or an id');
-    let own = await this.store.findChunks(ref);
-    if (!own.length) throw new RagsyncError(`not in the index: ${ref.source ? ref.source + ':' : ''}${ref.path ?? ref.id}`, EXIT.usage);
-    if (ref.id && !ref.path) {
-      // A chunk id stands for its whole document.
-      const [self] = await this.store.getChunks(own.slice(0, 1), { includeBroken: true });
-      own = await this.store.findChunks({ source: self!.source, path: self!.path });
+    const what = `${ref.source ? ref.source + ':' : ''}${ref.path ?? ref.id}`;
+    const found = await this.store.findChunks(ref);
+    if (!found.length) throw usage(`not in the index: ${what}`);
+    const docs = new Map<string, StoredHit>();
+    for (const h of await this.store.getChunks(found, { includeBroken: true })) docs.set(`${h.source}\u0000${h.path}`, h);
+    if (docs.size > 1) {
+      throw usage(`"${what}" names ${docs.size} documents (${[...new Set([...docs.values()].map((h) => h.source))].join(', ')}): pass a source`);
     }
-    const [self] = await this.store.getChunks(own.slice(0, 1), { includeBroken: true });
+    const self = [...docs.values()][0]!;
+    // A chunk id stands for its whole document.
+    const own = await this.store.findChunks({ source: self.source, path: self.path });
     const dims = (await this.index.current()).dims;
     const centroid = new Float32Array(dims);
     let n = 0;
@@ -271,7 +279,7 @@ export class Searcher {
     }
     if (!n) return [];
     const filter = this.filterOf(opts);
-    const isSelf = (h: StoredHit) => h.source === self!.source && h.path === self!.path;
+    const isSelf = (h: StoredHit) => h.source === self.source && h.path === self.path;
     let pool = k * 8;
     for (;;) {
       const hits = (await this.vectorHits(centroid, pool, filter, new Set(own))).filter((h) => !isSelf(h));

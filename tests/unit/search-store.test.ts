@@ -150,5 +150,8 @@ describe('Searcher', () => {
     const byId = await s.related({ id: '202401/2024-01-05-sqlite.md#0' }, { k: 3, sources: ['bookmarks'] });
     expect(byId[0]!.path).toBe('202403/2024-03-02-postgres.md');
     await expect(s.related({ source: 'bookmarks', path: 'nope.md' })).rejects.toThrow(/not in the index/);
+    const byString = await s.related('202401/2024-01-05-sqlite.md', { k: 1 });
+    expect(byString[0]!.path).toBe('202403/2024-03-02-postgres.md');
+    expect((await s.related('qiongtong/jiamu.md#1', { k: 1 }))[0]!.path).not.toBe('qiongtong/jiamu.md');
   });
 });
