@@ -52,3 +52,13 @@ export function toChunkFilter(o: FilterOptions): ChunkFilter {
   if (o.includeBroken) f.includeBroken = true;
   return f;
 }
+
+/** "1,2" → RRF weights {vector: 1, keyword: 2} (each ≥ 0, not both 0). */
+export function parseWeights(v: string): { vector: number; keyword: number } {
+  const m = /^\s*([\d.]+)\s*,\s*([\d.]+)\s*$/.exec(v);
+  const w = m ? { vector: Number(m[1]), keyword: Number(m[2]) } : null;
+  if (!w || !Number.isFinite(w.vector) || !Number.isFinite(w.keyword) || w.vector + w.keyword <= 0) {
+    throw usage(`weights must be "VECTOR,KEYWORD" non-negative numbers (got "${v}")`);
+  }
+  return w;
+}

@@ -1,5 +1,6 @@
 import { MAX_K, MAX_QUERY_CHARS, MODES, type SearchMode, type SearchOptions } from '../search/search.ts';
 import { RagsyncError, EXIT } from '../util/errors.ts';
+import { parseWeights } from '../search/filters.ts';
 
 /** An invalid request parameter: the HTTP server answers 400 with the message. */
 export class BadRequest extends RagsyncError {
@@ -9,7 +10,7 @@ export class BadRequest extends RagsyncError {
 }
 
 const KNOWN_SEARCH = new Set(['q', 'source', 'k', 'mode', 'book', 'tag', 'month', 'since', 'until', 'path', 'minScore',
-  'explain', 'format', 'mmr', 'halfLife', 'rerank']);
+  'explain', 'format', 'mmr', 'halfLife', 'rerank', 'weights']);
 const KNOWN_RELATED = new Set(['source', 'path', 'id', 'k', 'format']);
 
 function intParam(p: URLSearchParams, name: string, def: number, max: number): number {
@@ -69,6 +70,7 @@ export function searchParams(p: URLSearchParams): { query: string; opts: SearchO
       minScore: numParam(p, 'minScore'),
       mmr: numParam(p, 'mmr'),
       halfLifeDays: numParam(p, 'halfLife'),
+      weights: p.get('weights') ? parseWeights(p.get('weights')!) : undefined,
       explain: explain === '1' || explain === 'true',
       rerank: !['0', 'false'].includes(p.get('rerank') ?? ''),
     },

@@ -72,6 +72,7 @@ describe('HTTP API', () => {
       ['/search?q=x&source=nope', /unknown source "nope"/],
       ['/search?q=x&color=red', /unknown parameter "color"/],
       ['/search?q=x&format=xml', /format must be/],
+      ['/search?q=x&weights=1', /weights must be/],
       ['/related?source=bookmarks', /path or id is required/],
       ['/related?source=bookmarks&path=missing.md', /not in the index/],
     ];

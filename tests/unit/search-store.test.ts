@@ -134,6 +134,12 @@ describe('Searcher', () => {
     await expect(s.search('  ')).rejects.toThrow(/empty query/);
   });
 
+  it('RRF weights: a zero keyword weight gives the vector order', async () => {
+    const v = (await s.search('甲木用神', { mode: 'vector', k: 5 })).map((x) => x.id);
+    const h = (await s.search('甲木用神', { k: 5, weights: { vector: 1, keyword: 0 } })).map((x) => x.id);
+    expect(h).toEqual(v);
+  });
+
   it('minScore drops weak results; modes use their own scores', async () => {
     const v = await s.search('甲木参天', { mode: 'vector', k: 20 });
     expect(v[0]!.score).toBeLessThanOrEqual(1);

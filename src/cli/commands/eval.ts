@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { Searcher, MAX_K, MODES } from '../../search/search.ts';
 import { evalText, readEvalFile, runEval } from '../../search/eval.ts';
 import { config, configOption, out, positiveInt } from '../options.ts';
+import { parseWeights } from '../../search/filters.ts';
 
 export function register(program: Command): void {
   program
@@ -13,6 +14,7 @@ export function register(program: Command): void {
     .option('-k, --k <n>', 'results fetched per query (at least 10)', positiveInt('-k', MAX_K), 10)
     .addOption(new Option('--mode <mode>', 'ranking').choices(MODES).default('hybrid'))
     .option('--mmr <lambda>', 'MMR lambda (1 = off)', Number)
+    .option('--weights <v,k>', 'RRF weights of the vector and keyword lists', parseWeights)
     .option('--no-dedupe', 'keep near-identical passages')
     .option('--results <file>', 'write each query\'s ranked results as JSONL')
     .option('--json', 'print the report as JSON')
@@ -26,6 +28,7 @@ export function register(program: Command): void {
           mode: o.mode,
           mmr: o.mmr,
           dedupe: o.dedupe,
+          weights: o.weights,
           resultsFile: o.results,
         });
         out(o.json ? JSON.stringify(report) : evalText(report));

@@ -1,6 +1,6 @@
 import { Option, InvalidArgumentError, type Command } from 'commander';
 import { Searcher, MAX_K, MODES, type SearchOptions } from '../../search/search.ts';
-import { BOOKS } from '../../search/filters.ts';
+import { BOOKS, parseWeights } from '../../search/filters.ts';
 import { rerankerFromEnv } from '../../search/rerank.ts';
 import { searchJson, searchText } from '../format.ts';
 import { collect, config, configOption, out, positiveInt } from '../options.ts';
@@ -27,6 +27,7 @@ export function register(program: Command): void {
     .option('--until <YYYY-MM-DD>', 'added on or before')
     .option('--path <glob>', 'document path glob')
     .option('--min-score <x>', 'drop results scoring below', number('--min-score'))
+    .option('--weights <v,k>', 'RRF weights of the vector and keyword lists (default 1,1)', parseWeights)
     .option('--mmr <lambda>', 'diversify with MMR (0..1, 1 = off)', number('--mmr'))
     .option('--half-life <days>', 'temporal decay on added date', number('--half-life'))
     .option('--no-dedupe', 'keep near-identical passages')
@@ -50,6 +51,7 @@ export function register(program: Command): void {
           path: o.path,
           minScore: o.minScore,
           mmr: o.mmr,
+          weights: o.weights,
           halfLifeDays: o.halfLife,
           dedupe: o.dedupe,
           includeBroken: o.includeBroken,
