@@ -134,8 +134,9 @@ export class Searcher {
     exclude?: Set<number>,
   ): Promise<StoredHit[]> {
     let window = n * 4;
+    const rank = await this.index.ranker(query);
     for (;;) {
-      const matches = await this.index.search(query, window, exclude ? (ref) => !exclude.has(ref) : undefined);
+      const matches = rank(window, exclude ? (ref) => !exclude.has(ref) : undefined);
       const hits = await this.store.getChunks(
         matches.map((m) => m.ref),
         filter,

@@ -135,14 +135,28 @@ export class VectorIndex {
   }
 
   async search(query: Float32Array, k: number, accept?: (ref: number) => boolean): Promise<VectorMatch[]> {
+    return (await this.ranker(query))(k, accept);
+  }
+
+  /**
+   * Scores every row against `query` once; the returned function picks the top k from those scores,
+   * so a caller widening k (filters rejected too many) does not recompute the dot products.
+   */
+  async ranker(query: Float32Array): Promise<(k: number, accept?: (ref: number) => boolean) => VectorMatch[]> {
     const set = await this.current();
-    if (!set.refs.length) return [];
+    if (!set.refs.length) return () => [];
     if (query.length !== set.dims) throw new Error(`query has ${query.length} dims, index has ${set.dims}`);
     const q = Float32Array.from(query);
     normalizeRows(q, q.length);
-    const rowAccept = accept ? (row: number) => accept(set.refs[row]!) : undefined;
-    if (this.kernel) return topKOfScores(this.kernel.dots(q), set.refs, k, rowAccept);
-    return topK(set, q, k, rowAccept);
+    let scores: Float32Array;
+    if (this.kernel) {
+      scores = this.kernel.dots(q).slice(); // copy: the kernel reuses its output for the next query
+    } else {
+      scores = new Float32Array(set.refs.length);
+      for (let row = 0; row < scores.length; row++) scores[row] = dotAt(set.vectors, row * set.dims, q, set.dims);
+    }
+    const refs = set.refs;
+    return (k, accept) => topKOfScores(scores, refs, k, accept ? (row) => accept(refs[row]!) : undefined);
   }
 
   /** The stored (unit) vector of a chunk, or null. */

@@ -72,6 +72,19 @@ describe('generation counter and the in-memory vector index', () => {
     await searcher.close();
   });
 
+  it('falls back to the JS loop when dims is not a multiple of 16', async () => {
+    const odd = await makeFixture(24);
+    try {
+      const searcher = Searcher.open(loadConfig(odd.configFile));
+      const [hit] = await searcher.search('甲木参天', { mode: 'vector', k: 1 });
+      expect(searcher.index.simd).toBe(false);
+      expect(hit!.path).toBe('ditian/tongshen.md');
+      await searcher.close();
+    } finally {
+      odd.cleanup();
+    }
+  });
+
   it('never returns vectors, and loads one Float32Array of rows × dims', async () => {
     const store = new SqliteStore(fx.db);
     const set = await store.loadVectors(new HashEmbedder(256).info.fingerprint);
