@@ -8,9 +8,10 @@ import * as exportCmd from './commands/export.ts';
 import * as serveCmd from './commands/serve.ts';
 import * as evalCmd from './commands/eval.ts';
 import * as mcpCmd from './commands/mcp.ts';
+import * as relatedCmd from './commands/related.ts';
 
 /** Each command lives in commands/<name>.ts and registers itself here. */
-const COMMANDS = [indexCmd, searchCmd, statusCmd, gcCmd, exportCmd, serveCmd, evalCmd, mcpCmd];
+const COMMANDS = [indexCmd, searchCmd, statusCmd, gcCmd, exportCmd, serveCmd, evalCmd, mcpCmd, relatedCmd];
 
 export function buildProgram(): Command {
   const program = new Command('ragsync')

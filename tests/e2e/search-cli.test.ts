@@ -38,6 +38,17 @@ describe('ragsync search (CLI)', () => {
     expect(r.stdout).toMatch(/vector #1 .* keyword #1 .*near-duplicates/);
   });
 
+  it('ragsync related prints similar documents, itself excluded', () => {
+    const r = cli('related', '202401/2024-01-05-sqlite.md', '-s', 'bookmarks', '-c', fx.configFile, '--json', '-k', '2');
+    expect(r.status, r.stderr).toBe(0);
+    const paths = (JSON.parse(r.stdout) as { path: string }[]).map((x) => x.path);
+    expect(paths[0]).toBe('202403/2024-03-02-postgres.md');
+    expect(paths).not.toContain('202401/2024-01-05-sqlite.md');
+    const missing = cli('related', 'nope.md', '-c', fx.configFile);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/not in the index: nope\.md/);
+  });
+
   it('rejects bad flags with a one-line error and exit 2', () => {
     const bad = cli('search', 'x', '-c', fx.configFile, '--since', '2024-1-1');
     expect(bad.status).toBe(2);

@@ -1,0 +1,25 @@
+import type { Command } from 'commander';
+import { Searcher, MAX_K } from '../../search/search.ts';
+import { searchJson, searchText } from '../format.ts';
+import { collect, config, configOption, out, positiveInt } from '../options.ts';
+
+export function register(program: Command): void {
+  program
+    .command('related')
+    .description('documents most similar to a given one (itself excluded)')
+    .argument('<path-or-id>', 'a document path, or a chunk id from search results')
+    .addOption(configOption())
+    .option('-s, --source <name>', 'the source the path belongs to')
+    .option('--in <name>', 'only results from this source (repeatable)', collect)
+    .option('-k, --k <n>', 'number of documents', positiveInt('-k', MAX_K), 10)
+    .option('--json', 'print a JSON array on stdout')
+    .action(async (ref: string, o) => {
+      const searcher = Searcher.open(config(o));
+      try {
+        const results = await searcher.related(o.source ? { source: o.source, path: ref } : ref, { k: o.k, sources: o.in });
+        out(o.json ? JSON.stringify(searchJson(results)) : searchText(results));
+      } finally {
+        await searcher.close();
+      }
+    });
+}
