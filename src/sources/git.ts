@@ -18,7 +18,14 @@ export interface GitSourceOptions {
   log: Logger;
 }
 
-const ENV = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'echo', LC_ALL: 'C' };
+// Only what git needs: simple-git refuses to run with editor/pager/askpass-style variables set,
+// and a prompt for credentials would hang an unattended run.
+const PASS_ENV = /^(PATH|HOME|USER|TMPDIR|LANG|SSL_CERT_FILE|SSL_CERT_DIR|GIT_SSL_CAINFO|SSH_AUTH_SOCK|(HTTPS?|NO|ALL)_PROXY|(https?|no|all)_proxy)$/;
+const ENV: Record<string, string> = {
+  ...Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => PASS_ENV.test(e[0]) && e[1] !== undefined)),
+  GIT_TERMINAL_PROMPT: '0',
+  LC_ALL: 'C',
+};
 
 function git(dir?: string): SimpleGit {
   return simpleGit({ baseDir: dir, timeout: { block: 120_000 } }).env(ENV);
