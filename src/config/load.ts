@@ -83,6 +83,7 @@ export function describeIssue(issue: z.core.$ZodIssue): string {
   const path = issue.path
     .map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
     .join('');
-  const got = 'input' in issue && issue.input !== undefined ? ` (got ${JSON.stringify(issue.input)})` : '';
+  // A custom (cross-field) issue's input is the whole object: its message names the value itself.
+  const got = issue.code !== 'custom' && 'input' in issue && issue.input !== undefined ? ` (got ${JSON.stringify(issue.input)})` : '';
   return `${path || '(root)'}: ${issue.message}${got}`;
 }
