@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync, rmSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Upstream } from '../helpers/upstream.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -116,6 +116,20 @@ describe('git source sync', () => {
     expect(r.sources[0]!.documents).toMatchObject({ changed: 1 });
     const hits = await search(config, 'Rewritten history', { k: 1 });
     expect(hits[0]!.path).toBe('b.md');
+  });
+
+  it.each([
+    ['a deleted checkout', (root: string) => rmSync(root, { recursive: true, force: true })],
+    ['a checkout without .git', (root: string) => rmSync(join(root, '.git'), { recursive: true, force: true })],
+    ['a checkout with no objects', (root: string) => rmSync(join(root, '.git', 'objects'), { recursive: true, force: true })],
+  ])('recovers from %s by cloning again, embedding nothing', async (_what, damage) => {
+    await index(config);
+    up.write('e.md', '# E\n\n新的一篇。\n').commit('add e');
+    damage(config.sources[0]!.root);
+    const { r } = await indexExpectingExactEmbeds();
+    expect(r.status).toBe('ok');
+    expect(r.sources[0]!.documents).toMatchObject({ added: 1, unchanged: 3 });
+    expect(readdirSync(config.sources[0]!.root)).toContain('e.md');
   });
 
   it('--force re-embeds every distinct text, replacing the stored vectors', async () => {
