@@ -8,7 +8,7 @@ import { dirSnapshot } from '../sources/dir.ts';
 import { pathMatcher } from '../sources/match.ts';
 import type { Snapshot } from '../sources/types.ts';
 import { SqliteStore } from '../storage/sqlite.ts';
-import type { RunSourceRecord, Store } from '../storage/types.ts';
+import type { ChunkCounts, DocumentCounts, RunSourceRecord, SourceRunStatus, Store } from '../storage/types.ts';
 import { RagsyncError, EXIT, errorMessage } from '../util/errors.ts';
 import { redactUrl } from '../util/redact.ts';
 import { silentLogger } from '../util/log.ts';
@@ -32,11 +32,11 @@ export type IndexStatus = 'ok' | 'partial' | 'failed' | 'aborted';
 
 export interface SourceResult {
   name: string;
-  status: 'ok' | 'partial' | 'failed' | 'skipped';
+  status: SourceRunStatus;
   commit: string | null;
   commitBefore: string | null;
-  documents: { added: number; changed: number; deleted: number; renamed: number; unchanged: number; skipped: number };
-  chunks: { total: number; toEmbed: number; reused: number };
+  documents: DocumentCounts;
+  chunks: ChunkCounts;
   estimatedTokens: number;
   deferred: number;
   skippedFiles: SkippedFile[];
