@@ -83,9 +83,21 @@ export function monthNumerals(run: string): string[] {
   return run.match(NUMERAL_ONE) ?? [];
 }
 
+const MONTH_ORDER: Readonly<Record<string, number>> = {
+  正: 1, 一: 1, 二: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9, 十: 10, 十一: 11, 十二: 12, 腊: 12,
+};
+
+/** A run names months only when they follow each other (正二, 五六, 八九); 二十二 does not. */
+function isMonthRun(numerals: string[]): boolean {
+  return numerals.every((n, i) => i === 0 || MONTH_ORDER[n] === MONTH_ORDER[numerals[i - 1]!]! + 1);
+}
+
 /** 正月 → 寅月, 正二月 → 寅卯月, 孟春 → 寅月. */
 export function monthsToBranches(text: string): string {
-  let out = text.replace(MONTHS, (_m, run: string) => monthNumerals(run).map((n) => MONTH_BRANCH[n]).join('') + '月');
+  let out = text.replace(MONTHS, (m, run: string) => {
+    const numerals = monthNumerals(run);
+    return isMonthRun(numerals) ? numerals.map((n) => MONTH_BRANCH[n]).join('') + '月' : m;
+  });
   for (const [name, branch] of Object.entries(SEASON_MONTH_BRANCH)) out = out.split(name).join(`${branch}月`);
   return out;
 }
