@@ -122,7 +122,8 @@ export function chunkBookmark(input: ChunkInput, settings: ChunkingConfig): Chun
   const chunks: Chunk[] = [];
   const counters: Record<BookmarkKind, number> = { tldr: 0, summary: 0, raw: 0 };
   for (const g of groups) {
-    const pieces = pack(units(g.body, settings.targetTokens), settings.targetTokens, overlap);
+    // Units within target − overlap so a carried-over tail plus one unit stays within the target.
+    const pieces = pack(units(g.body, settings.targetTokens - overlap), settings.targetTokens, overlap);
     const heading = [title, KIND_LABEL[g.kind], ...(g.sub ? [g.sub] : [])].join(SEPARATOR);
     for (const content of pieces) {
       const n = ++counters[g.kind];

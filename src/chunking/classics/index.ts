@@ -56,7 +56,9 @@ function entryChunks(
   // The context repeats no book title ("千里命稿 第01章 天干篇" → "第01章 天干篇").
   const context = e.context.map((c) => (c.startsWith(docMeta.bookTitle) ? c.slice(docMeta.bookTitle.length).replace(/^[\s\-—:：·]+/u, '') : c)).filter(Boolean);
   const heading = [docMeta.bookTitle, ...(docMeta.volume ? [docMeta.volume] : []), ...context].join(CONTEXT_SEPARATOR);
-  const pieces = pack(units(e.body, target), target, overlap);
+  // Units no larger than target − overlap: pack() starts a chunk with up to `overlap` tokens carried
+  // over and then adds a unit whatever its size, so this keeps every chunk within the target.
+  const pieces = pack(units(e.body, target - overlap), target, overlap);
   return pieces.map((content, i) => ({
     key: `${prefix}-${e.slug}-${pad2(i + 1)}`,
     heading,
