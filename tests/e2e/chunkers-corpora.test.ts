@@ -68,12 +68,13 @@ describe.skipIf(!available)('domain chunkers over the real corpora', () => {
   let classics: Run;
   let bookmarks: Run;
   let bookmarksDir: string;
+  let classicsDir: string;
 
   beforeAll(() => {
     tmp = mkdtempSync(join(tmpdir(), 'ragsync-corpora-'));
     expect(source('classics').chunker).toBe('classics');
     expect(source('bookmarks').chunker).toBe('bookmarks');
-    const classicsDir = checkout('classics');
+    classicsDir = checkout('classics');
     bookmarksDir = checkout('bookmarks');
     classics = chunkAll(classicsDir, source('classics'));
     const again = chunkAll(classicsDir, source('classics'));
@@ -179,5 +180,35 @@ describe.skipIf(!available)('domain chunkers over the real corpora', () => {
     expect(broken.length).toBeGreaterThanOrEqual(10);
     expect(broken.length).toBeLessThan(bookmarks.size * 0.03);
     for (const d of broken) for (const c of d.chunks) expect(c.metadata.broken).toBe(true);
+  });
+
+  it('has eval sets whose gold files and evidence exist at the tip', () => {
+    for (const [name, dir, docs] of [
+      ['classics', classicsDir, classics],
+      ['bookmarks', bookmarksDir, bookmarks],
+    ] as const) {
+      const lines = readFileSync(join(repoRoot, 'eval', `${name}.jsonl`), 'utf8').split('\n').filter(Boolean);
+      expect(lines.length).toBeGreaterThanOrEqual(30);
+      const ids = new Set<string>();
+      for (const line of lines) {
+        const q = JSON.parse(line) as { id: string; query: string; kind: string; source: string; gold: { path: string; evidence: string[] }[] };
+        expect(ids.has(q.id), q.id).toBe(false);
+        ids.add(q.id);
+        expect(q.source).toBe(name);
+        expect(['term', 'question', 'en']).toContain(q.kind);
+        expect(q.query.trim().length).toBeGreaterThan(0);
+        expect(q.gold.length).toBeGreaterThan(0);
+        for (const g of q.gold) {
+          const doc = docs.get(g.path);
+          expect(doc, `${q.id}: ${g.path} is chunked`).toBeDefined();
+          const text = readFileSync(join(dir, g.path), 'utf8');
+          for (const e of g.evidence) {
+            expect(text.includes(e), `${q.id}: "${e}" in ${g.path}`).toBe(true);
+            // The evidence must also survive chunking: some chunk's content holds it whole.
+            expect(doc!.chunks.some((c) => c.content.includes(e)), `${q.id}: a chunk of ${g.path} holds "${e}"`).toBe(true);
+          }
+        }
+      }
+    }
   });
 });
