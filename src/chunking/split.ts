@@ -7,7 +7,7 @@ export interface Unit {
 }
 
 // A sentence ends at 。！？；!?; (with closing quotes/brackets) or at '.' followed by space, or at a line end.
-const SENTENCE = /[^。！？；!?;.\n]*(?:[。！？；!?;]+[”’」』）)"']*|\.(?=\s|$)[”’」』）)"']*|\n|$)\s*/gu;
+const SENTENCE = /(?:[^。！？；!?;.\n]|\.(?!\s|$))*(?:[。！？；!?;]+[”’」』）)"']*|\.(?=\s|$)[”’」』）)"']*|\n|$)\s*/gu;
 
 /** Splits a paragraph into sentences whose concatenation is the paragraph. */
 export function splitSentences(text: string): string[] {
@@ -104,7 +104,9 @@ export function pack(units: Unit[], target: number, overlapTokens: number): stri
       let t = 0;
       for (let i = cur.length - 1; i > 0; i--) {
         const c = cur[i]!;
-        if (t + c.tokens > overlapTokens) break;
+        // Whole sentences only; a last sentence a little over the budget still carries over.
+        const fits = t + c.tokens <= overlapTokens || (tail.length === 0 && c.tokens <= 2 * overlapTokens);
+        if (!fits) break;
         tail.unshift(c);
         t += c.tokens;
       }

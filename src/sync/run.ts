@@ -120,7 +120,7 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
   const chunkers = new Map(selected.map((s) => [s.name, createChunker(s.chunker, s.chunking)]));
   const embedder = opts.embedder ?? createEmbedder(config.embedder);
   const fingerprint = embedder.info.fingerprint;
-  const store: Store = new SqliteStore(config.db, { readonly: dryRun });
+  const store: Store = new SqliteStore(config.db, { snapshot: dryRun });
   const results: SourceResult[] = [];
   const counters = { embedded: 0 };
   const embeddedThisRun = new Set<string>();
