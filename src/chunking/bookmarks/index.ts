@@ -122,8 +122,8 @@ export function chunkBookmark(input: ChunkInput, settings: ChunkingConfig): Chun
   const chunks: Chunk[] = [];
   const counters: Record<BookmarkKind, number> = { tldr: 0, summary: 0, raw: 0 };
   for (const g of groups) {
-    // Units within target − overlap so a carried-over tail plus one unit stays within the target.
-    const pieces = pack(units(g.body, settings.targetTokens - overlap), settings.targetTokens, overlap);
+    // Units within target − 2 × overlap so a carried-over tail (up to 2 × overlap) plus one unit fits.
+    const pieces = pack(units(g.body, settings.targetTokens - 2 * overlap), settings.targetTokens, overlap);
     const heading = [title, KIND_LABEL[g.kind], ...(g.sub ? [g.sub] : [])].join(SEPARATOR);
     for (const content of pieces) {
       const n = ++counters[g.kind];

@@ -56,9 +56,9 @@ function entryChunks(
   // The context repeats no book title ("千里命稿 第01章 天干篇" → "第01章 天干篇").
   const context = e.context.map((c) => (c.startsWith(docMeta.bookTitle) ? c.slice(docMeta.bookTitle.length).replace(/^[\s\-—:：·]+/u, '') : c)).filter(Boolean);
   const heading = [docMeta.bookTitle, ...(docMeta.volume ? [docMeta.volume] : []), ...context].join(CONTEXT_SEPARATOR);
-  // Units no larger than target − overlap: pack() starts a chunk with up to `overlap` tokens carried
-  // over and then adds a unit whatever its size, so this keeps every chunk within the target.
-  const pieces = pack(units(e.body, target - overlap), target, overlap);
+  // pack() starts a chunk with the carried-over tail (up to 2 × overlap: one long boundary sentence)
+  // and then adds a unit whatever its size; units within target − 2 × overlap keep chunks in bound.
+  const pieces = pack(units(e.body, target - 2 * overlap), target, overlap);
   return pieces.map((content, i) => ({
     key: `${prefix}-${e.slug}-${pad2(i + 1)}`,
     heading,
