@@ -118,6 +118,8 @@ export function chunkBookmark(input: ChunkInput, settings: ChunkingConfig): Chun
   if (broken) base.brokenReason = broken;
 
   const tagLine = header.tags.map((t) => `#${t}`).join(' ');
+  // The TL;DR chunk also embeds the URL: its slug words are often the English title's, and a short
+  // English-heavy text is what English queries find over Chinese summaries.
   const overlap = Math.floor(settings.targetTokens * settings.overlap);
   const chunks: Chunk[] = [];
   const counters: Record<BookmarkKind, number> = { tldr: 0, summary: 0, raw: 0 };
@@ -131,7 +133,7 @@ export function chunkBookmark(input: ChunkInput, settings: ChunkingConfig): Chun
         key: `${identity.id}-${g.kind}-${String(n).padStart(2, '0')}`,
         heading,
         content,
-        text: `${heading}${tagLine ? `\n${tagLine}` : ''}\n\n${content}`,
+        text: `${heading}${tagLine ? `\n${tagLine}` : ''}${g.kind === 'tldr' && header.url ? `\n${header.url}` : ''}\n\n${content}`,
         metadata: { ...base, kind: g.kind, ...(g.sub ? { section: g.sub } : {}) },
       });
     }
