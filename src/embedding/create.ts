@@ -1,11 +1,15 @@
 import type { EmbedderConfig } from '../config/schema.ts';
 import { HashEmbedder } from './hash.ts';
+import { RemoteEmbedder, type RemoteDeps } from './remote/embedder.ts';
+import { resolveRemote } from './remote/presets.ts';
 import type { Embedder } from './types.ts';
 
-/** The embedder a config names. */
-export function createEmbedder(cfg: EmbedderConfig): Embedder {
+/** The embedder a config names. `deps` carries the logger (and test/bench knobs) to remote ones. */
+export function createEmbedder(cfg: EmbedderConfig, deps: RemoteDeps = {}): Embedder {
   switch (cfg.provider) {
     case 'hash':
       return new HashEmbedder(cfg.dims, cfg.batchSize);
+    default:
+      return new RemoteEmbedder(resolveRemote(cfg), deps);
   }
 }
