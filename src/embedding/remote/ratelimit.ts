@@ -10,10 +10,7 @@ export interface RateLimitOptions {
   concurrency: number;
   /** Window length: one minute in production, shorter in tests and benchmarks. */
   windowMs?: number;
-  /**
-   * Extra time an entry stays counted, so the provider — which sees each request a little later
-   * than we send it — never counts one more than its limit. Default 2% of the window.
-   */
+  /** Extra time an entry stays counted after its request completed (default 0). */
   marginMs?: number;
   log?: Logger;
   /** Names the embedder in log lines. */
@@ -32,14 +29,18 @@ interface Waiter {
 
 /**
  * Sliding-window limits over requests and estimated tokens plus a concurrency cap, first come
- * first served. acquire() resolves with a release function once a request may go out; the grant is
- * counted in the windows at that moment. When a window holds a request back the limiter logs once
- * (which limit, when it expects to resume) and once more on resuming.
+ * first served. acquire() resolves with a release function once a request may go out. A request
+ * counts in the windows from its grant, and its window time is its *completion* (release): the
+ * provider saw it at some moment in between, so counting from the later end can never put one
+ * more request into the provider's window than the limit, whatever the network latency (it costs
+ * latency/window of throughput). When a window holds a request back the limiter logs once (which
+ * limit, when it expects to resume) and once more on resuming.
  */
 export class RateLimiter {
   readonly windowMs: number;
   private readonly marginMs: number;
   private readonly log: Logger;
+  /** Requests in the window; `at` is Infinity while in flight (it cannot expire before it completes). */
   private sent: { at: number; tokens: number }[] = [];
   private sentTokens = 0;
   private inFlight = 0;
@@ -52,7 +53,7 @@ export class RateLimiter {
 
   constructor(private readonly o: RateLimitOptions) {
     this.windowMs = o.windowMs ?? 60_000;
-    this.marginMs = o.marginMs ?? Math.ceil(this.windowMs * 0.02);
+    this.marginMs = o.marginMs ?? 0;
     this.log = o.log ?? silentLogger;
   }
 
@@ -80,34 +81,31 @@ export class RateLimiter {
     this.pump();
   }
 
-  private release = (): void => {
-    this.inFlight--;
-    this.pump();
-  };
-
   private prune(now: number): void {
     const horizon = now - this.windowMs - this.marginMs;
-    let i = 0;
-    while (i < this.sent.length && this.sent[i]!.at <= horizon) this.sentTokens -= this.sent[i++]!.tokens;
-    if (i) this.sent.splice(0, i);
+    if (!this.sent.some((e) => e.at <= horizon)) return;
+    this.sent = this.sent.filter((e) => e.at > horizon);
+    this.sentTokens = this.sent.reduce((n, e) => n + e.tokens, 0);
   }
 
   /** How long the next request must wait for the windows, and which one holds it; null = may go now. */
   private wait(tokens: number, now: number): { ms: number; limit: Limit } | null {
-    const expiry = (i: number) => this.sent[i]!.at + this.windowMs + this.marginMs - now;
+    // Oldest first; in-flight entries (Infinity) last. A wait of Infinity means "until a release".
+    const sent = [...this.sent].sort((a, b) => a.at - b.at);
+    const expiry = (i: number) => sent[i]!.at + this.windowMs + this.marginMs - now;
     let best: { ms: number; limit: Limit } | null = null;
     const consider = (ms: number, limit: Limit) => {
       if (ms > 0 && (!best || ms > best.ms)) best = { ms, limit };
     };
     if (this.holdUntil > now) consider(this.holdUntil - now, 'retry-after');
     const { rpm, tpm } = this.o;
-    if (rpm !== null && this.sent.length >= rpm) consider(expiry(this.sent.length - rpm), 'rpm');
-    if (tpm !== null && this.sent.length && this.sentTokens + tokens > tpm) {
+    if (rpm !== null && sent.length >= rpm) consider(expiry(sent.length - rpm), 'rpm');
+    if (tpm !== null && sent.length && this.sentTokens + tokens > tpm) {
       // Oldest entries must leave until this one fits (a request over the whole budget goes alone).
       let sum = this.sentTokens;
       let i = 0;
-      while (i < this.sent.length - 1 && sum + tokens > tpm) sum -= this.sent[i++]!.tokens;
-      consider(sum + tokens > tpm ? expiry(this.sent.length - 1) : expiry(i - 1), 'tpm');
+      while (i < sent.length && sum + tokens > tpm) sum -= sent[i++]!.tokens;
+      consider(expiry(i - 1), 'tpm');
     }
     return best;
   }
@@ -127,11 +125,12 @@ export class RateLimiter {
           this.throttled = { limit: wait.limit, since: now };
           this.throttleCount++;
           this.log.info(
-            { embedder: this.o.label, limit: wait.limit, resumeAt: new Date(now + wait.ms).toISOString() },
+            { embedder: this.o.label, limit: wait.limit, resumeAt: Number.isFinite(wait.ms) ? new Date(now + wait.ms).toISOString() : 'after a request in flight completes' },
             'rate limit reached: waiting',
           );
         }
-        this.timer = setTimeout(() => this.pump(), wait.ms);
+        // Infinity: the window is full of requests still in flight; their release pumps again.
+        if (Number.isFinite(wait.ms)) this.timer = setTimeout(() => this.pump(), wait.ms);
         return;
       }
       if (this.throttled) {
@@ -141,14 +140,14 @@ export class RateLimiter {
       this.waiters.shift();
       if (w.onAbort) w.signal!.removeEventListener('abort', w.onAbort);
       this.inFlight++;
-      this.sent.push({ at: now, tokens: w.tokens });
+      const entry = { at: Infinity, tokens: w.tokens };
+      this.sent.push(entry);
       this.sentTokens += w.tokens;
-      let released = false;
       w.resolve(() => {
-        if (!released) {
-          released = true;
-          this.release();
-        }
+        if (entry.at !== Infinity) return;
+        entry.at = Date.now();
+        this.inFlight--;
+        this.pump();
       });
     }
   }
