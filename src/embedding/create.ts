@@ -13,3 +13,9 @@ export function createEmbedder(cfg: EmbedderConfig, deps: RemoteDeps = {}): Embe
       return new RemoteEmbedder(resolveRemote(cfg), deps);
   }
 }
+
+/** `index --rpm/--tpm`: flags override the configured limits (the hash embedder has none). */
+export function withRateLimits<C extends { embedder: EmbedderConfig }>(cfg: C, rpm?: number, tpm?: number): C {
+  if (cfg.embedder.provider === 'hash' || (rpm === undefined && tpm === undefined)) return cfg;
+  return { ...cfg, embedder: { ...cfg.embedder, ...(rpm !== undefined && { rpm }), ...(tpm !== undefined && { tpm }) } };
+}

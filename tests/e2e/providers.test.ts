@@ -92,7 +92,7 @@ describe('remote embedder against a loopback provider', () => {
   it('fails at once on 401 with the provider message, the key redacted', async () => {
     const wrong = 'sk-wrong-key-9876543210';
     const { embedder } = fakeEmbedder(fake, { apiKeyEnv: 'X_KEY' }, { apiKey: () => wrong });
-    const err = await embedder.embed(texts).catch((e: unknown) => e as ProviderError);
+    const err = (await embedder.embed(texts).catch((e: unknown) => e)) as ProviderError;
     expect(err).toBeInstanceOf(ProviderError);
     expect(err.message).toContain('HTTP 401: Incorrect API key provided: [redacted]');
     expect(err.message).not.toContain(wrong);
