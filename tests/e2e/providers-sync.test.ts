@@ -123,8 +123,73 @@ describe('a sync against a failing provider', () => {
     expect(r.status).toBe('failed');
     expect(r.sources[0]!.error).toContain(`config says dimensions ${DIMS}; batch rejected`);
     const db = dbContents(cfg.db);
-    expect(db.vectors.size).toBe(4);
+    const good = fake.requests.filter((q) => q.behaviour === 'ok' && q.status === 200).flatMap((q) => q.inputs);
+    const bad = fake.requests.find((q) => q.behaviour === 'wrong-dims')!.inputs;
+    // The batches answered well (the ones in flight alongside included) are stored; nothing of the bad one.
+    expect(new Set(db.vectors.keys())).toEqual(new Set(good.map((t) => sha256(t))));
+    for (const t of bad) expect(db.vectors.has(sha256(t))).toBe(false);
     expect(db.runs[0]!.status).toBe('failed');
+    delete process.env.RAGSYNC_FAKE_KEY;
+  });
+});
+
+describe('a sync with batches in flight at once (embedder.concurrency)', () => {
+  it('keeps several batches in flight, stores every vector right, writes every document', async () => {
+    await fake.close();
+    fake = await FakeProvider.start({ dims: DIMS, apiKey: KEY, latencyMs: 40 });
+    process.env.RAGSYNC_FAKE_KEY = KEY;
+    const cfg = parseConfig(configJson({ concurrency: 4, batchSize: 2 }));
+    const r = await runIndex(cfg);
+    expect(r.status).toBe('ok');
+    expect(fake.maxActive).toBeGreaterThan(1);
+    expect(fake.maxActive).toBeLessThanOrEqual(4);
+    // Full batches except possibly the last.
+    const sizes = fake.requests.map((q) => q.inputs.length);
+    expect(sizes.slice(0, -1).every((n) => n === 2)).toBe(true);
+    const db = dbContents(cfg.db);
+    expect(db.docs).toHaveLength(12);
+    expect(db.vectors.size).toBe(r.sources[0]!.chunks.toEmbed);
+    for (const c of db.chunkHashes) expect(Array.from(db.vectors.get(c.h)!)).toEqual(Array.from(hashEmbed(c.text, DIMS)));
+    delete process.env.RAGSYNC_FAKE_KEY;
+  });
+
+  it('on failure lets the batches in flight finish and store, then stops; the next run fills in the rest', async () => {
+    await fake.close();
+    fake = await FakeProvider.start({ dims: DIMS, apiKey: KEY, latencyMs: 20 });
+    process.env.RAGSYNC_FAKE_KEY = KEY;
+    const cfg = parseConfig(configJson({ concurrency: 3, batchSize: 2, maxRetries: 0, breakerThreshold: 50 }));
+    fake.queue({ kind: 'ok' }, { kind: 'ok' }, { kind: 'ok' }, { kind: 'ok' }, { kind: '400' });
+    const r = await runIndex(cfg);
+    expect(r.status).toBe('failed');
+    expect(r.sources[0]!.error).toContain('HTTP 400');
+    const served = fake.served.flatMap((q) => q.inputs);
+    let db = dbContents(cfg.db);
+    expect(new Set(db.vectors.keys())).toEqual(new Set(served.map((t) => sha256(t))));
+    for (const c of db.chunkHashes) expect(db.vectors.has(c.h)).toBe(true);
+    const before = fake.requests.length;
+    expect((await runIndex(cfg)).status).toBe('ok');
+    const again = fake.requests.slice(before).flatMap((q) => q.inputs);
+    expect(again.filter((t) => served.includes(t))).toEqual([]);
+    db = dbContents(cfg.db);
+    expect(db.docs).toHaveLength(12);
+    delete process.env.RAGSYNC_FAKE_KEY;
+  });
+
+  it('stops when the signal aborts, with no batch half-stored', async () => {
+    await fake.close();
+    fake = await FakeProvider.start({ dims: DIMS, apiKey: KEY, latencyMs: 30 });
+    process.env.RAGSYNC_FAKE_KEY = KEY;
+    const cfg = parseConfig(configJson({ concurrency: 2, batchSize: 2 }));
+    const ac = new AbortController();
+    const r = await runIndex(cfg, { signal: ac.signal }, (p) => {
+      if (p.type === 'embedded' && p.done >= 6) ac.abort();
+    });
+    expect(r.status).toBe('aborted');
+    const db = dbContents(cfg.db);
+    const served = new Set(fake.served.flatMap((q) => q.inputs).map((t) => sha256(t)));
+    for (const h of db.vectors.keys()) expect(served.has(h)).toBe(true);
+    for (const c of db.chunkHashes) expect(db.vectors.has(c.h)).toBe(true);
+    expect(db.vectors.size % 2).toBe(0);
     delete process.env.RAGSYNC_FAKE_KEY;
   });
 });

@@ -52,6 +52,9 @@ export class FakeProvider {
   fallback: Behaviour = { kind: 'ok' };
   /** Requests the enforced limits turned away. */
   limited = 0;
+  /** Requests being handled right now, and the most there ever were at once. */
+  active = 0;
+  maxActive = 0;
   private readonly window: { at: number; tokens: number }[] = [];
   private readonly sockets = new Set<Socket>();
 
@@ -92,6 +95,16 @@ export class FakeProvider {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.active++;
+    this.maxActive = Math.max(this.maxActive, this.active);
+    try {
+      await this.answer(req, res);
+    } finally {
+      this.active--;
+    }
+  }
+
+  private async answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const at = Date.now();
