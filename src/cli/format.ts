@@ -13,8 +13,10 @@ export function indexJson(r: IndexResult) {
     durationMs: r.durationMs,
     fingerprint: r.fingerprint,
     runId: r.runId,
+    trigger: r.trigger,
     requests: r.requests,
     tokens: r.tokens,
+    retries: r.retries,
     sources: r.sources.map((s) => ({
       name: s.name,
       status: s.status,

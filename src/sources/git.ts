@@ -18,7 +18,10 @@ export interface GitSourceOptions {
   log: Logger;
 }
 
-const ENV = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'echo', LC_ALL: 'C' };
+// Never prompt for credentials. GIT_ASKPASS/SSH_ASKPASS are dropped rather than set: simple-git
+// refuses to run with an askpass program in the environment (its "allowUnsafeAskPass" guard).
+const { GIT_ASKPASS: _a, SSH_ASKPASS: _s, ...inherited } = process.env;
+const ENV = { ...inherited, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
 
 function git(dir?: string): SimpleGit {
   return simpleGit({ baseDir: dir, timeout: { block: 120_000 } }).env(ENV);

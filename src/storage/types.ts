@@ -98,6 +98,8 @@ export interface RunRecord {
   embedded: number;
   requests: number;
   tokens: number;
+  /** Embedder calls retried during the run. */
+  retries: number;
   error: string | null;
   sources: RunSourceRecord[];
 }
@@ -113,9 +115,22 @@ export interface RunFinish {
   embedded: number;
   requests: number;
   tokens: number;
+  retries?: number;
   error: string | null;
   sources: RunSourceRecord[];
 }
+
+/** Who holds the index lock (one writer at a time across processes). */
+export interface LockHolder {
+  token: string;
+  pid: number;
+  host: string;
+  procStart: string | null;
+  acquiredAt: string;
+  heartbeatAt: string;
+}
+
+export type LockAttempt = { acquired: true; replaced: LockHolder | null } | { acquired: false; holder: LockHolder };
 
 export interface CoverageRow {
   fingerprint: string;
@@ -168,6 +183,15 @@ export interface Store {
   finishRun(id: number, result: RunFinish): Promise<void>;
   /** Marks runs left 'running' by a killed process as 'aborted'. */
   abortStaleRuns(): Promise<number>;
+
+  /**
+   * Atomically takes the index lock for `holder` unless someone holds it and `isStale` says the
+   * holder is still alive. A stale holder is replaced (and returned as `replaced`).
+   */
+  tryLock(holder: LockHolder, isStale: (current: LockHolder) => boolean): Promise<LockAttempt>;
+  /** Refreshes the holder's heartbeat; false when the lock is no longer ours. */
+  heartbeatLock(token: string): Promise<boolean>;
+  releaseLock(token: string): Promise<void>;
 
   status(opts?: { runs?: number }): Promise<StatusReport>;
   /** Deletes vectors no chunk references (any fingerprint). */
