@@ -1,5 +1,5 @@
 import { simpleGit, type SimpleGit } from 'simple-git';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import type { Snapshot, SourceFile } from './types.ts';
@@ -18,13 +18,28 @@ export interface GitSourceOptions {
   log: Logger;
 }
 
-// Never prompt for credentials. GIT_ASKPASS/SSH_ASKPASS are dropped rather than set: simple-git
-// refuses to run with an askpass program in the environment (its "allowUnsafeAskPass" guard).
-const { GIT_ASKPASS: _a, SSH_ASKPASS: _s, ...inherited } = process.env;
-const ENV = { ...inherited, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
+/**
+ * The environment git runs with: never prompt for credentials, and leave out the variables that
+ * make git run another program (editor, pager, askpass, proxy, …): simple-git refuses to run with
+ * any of them set, and an indexer needs none. GIT_SSH(_COMMAND) is kept: deployments use it for keys.
+ */
+const DROPPED = new Set([
+  'editor', 'pager', 'prefix', 'ssh_askpass', 'git_askpass', 'git_editor', 'git_sequence_editor', 'git_pager',
+  'git_config', 'git_config_global', 'git_config_system', 'git_config_count', 'git_exec_path',
+  'git_external_diff', 'git_proxy_command', 'git_template_dir',
+]);
+const ENV: Record<string, string> = {
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(
+      (e): e is [string, string] => e[1] !== undefined && !DROPPED.has(e[0].toLowerCase()) && !/^git_config_(key|value)_/i.test(e[0]),
+    ),
+  ),
+  GIT_TERMINAL_PROMPT: '0',
+  LC_ALL: 'C',
+};
 
 function git(dir?: string): SimpleGit {
-  return simpleGit({ baseDir: dir, timeout: { block: 120_000 } }).env(ENV);
+  return simpleGit({ baseDir: dir, timeout: { block: 120_000 }, unsafe: { allowUnsafeSshCommand: true } }).env(ENV);
 }
 
 /** First line of a git error, with credentials removed. */
@@ -36,8 +51,9 @@ function gitError(err: unknown): string {
 async function isHealthyCheckout(root: string): Promise<boolean> {
   if (!existsSync(root)) return false;
   try {
-    const top = await git(root).revparse(['--show-toplevel']);
-    return existsSync(top.trim()) && (await git(root).raw(['rev-parse', '--git-dir'])).trim().length > 0;
+    const top = (await git(root).revparse(['--show-toplevel'])).trim();
+    // A checkout whose .git is gone would otherwise resolve to an enclosing repository.
+    return existsSync(top) && realpathSync(top) === realpathSync(root) && (await git(root).raw(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'])).trim().length > 0;
   } catch {
     return false;
   }
