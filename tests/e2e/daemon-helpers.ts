@@ -40,7 +40,8 @@ export interface TestConfigOptions {
 }
 
 /**
- * A config for one git source. Default: the 千里命稿 folder (18 files, ~480 chunk texts) with a
+ * A config for one git source. Default: 千里命稿 (one file at the initial commit, 18 at the tip, ~480
+ * chunk texts) with a
  * 64-dim hash embedder in batches of 8 — about 60 commits per run, cheap enough to kill often.
  */
 export function writeConfig(dir: string, o: TestConfigOptions): { file: string; db: string } {
@@ -52,7 +53,7 @@ export function writeConfig(dir: string, o: TestConfigOptions): { file: string; 
       db,
       embedder: { provider: 'hash', dims: 64, batchSize: o.batchSize ?? 8 },
       chunking: { targetTokens: 200 },
-      sources: [{ name: 'classics', url: o.url, branch: 'main', include: o.include ?? ['content/命/千里命稿/**'] }],
+      sources: [{ name: 'classics', url: o.url, branch: 'main', include: o.include ?? ['content/命/千里命稿/**', 'content/命/千里命稿.md'] }],
       ...(o.daemon ? { daemon: o.daemon } : {}),
     }),
   );
