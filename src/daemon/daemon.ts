@@ -109,8 +109,7 @@ export class Daemon {
     if (!existsSync(db)) return computeHealth([], { intervalMs: this.intervalMs, since: this.startedAt });
     const store = new SqliteStore(db, { readonly: true });
     try {
-      const { runs } = await store.status({ runs: 20 });
-      return computeHealth(runs, { intervalMs: this.intervalMs, since: this.startedAt });
+      return computeHealth(await store.recentRuns(20), { intervalMs: this.intervalMs, since: this.startedAt });
     } finally {
       await store.close();
     }

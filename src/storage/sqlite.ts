@@ -285,6 +285,10 @@ export class SqliteStore implements Store {
     return { sources: this.listSources(), distinctTexts, coverage, runs: this.listRuns(opts.runs ?? 10) };
   }
 
+  async recentRuns(limit: number): Promise<RunRecord[]> {
+    return this.listRuns(limit);
+  }
+
   private listRuns(limit: number): RunRecord[] {
     const runs = this.db
       .prepare(

@@ -194,6 +194,8 @@ export interface Store {
   releaseLock(token: string): Promise<void>;
 
   status(opts?: { runs?: number }): Promise<StatusReport>;
+  /** The last `limit` runs, newest first (cheap: health checks call it often). */
+  recentRuns(limit: number): Promise<RunRecord[]>;
   /** Deletes vectors no chunk references (any fingerprint). */
   gc(): Promise<{ vectors: number }>;
   exportChunks(source?: string): AsyncIterable<ExportRow>;
