@@ -10,7 +10,7 @@ import { runIndex } from '../../src/sync/run.ts';
 import { classicsUpstream, dbState, prng, spawnCli, writeConfig, type DbState } from './daemon-helpers.ts';
 
 const SEED = Number(process.env.KILL_SEED ?? 20261122);
-const FAILPOINT_KILLS = 6;
+const FAILPOINT_KILLS = 7;
 const RANDOM_KILLS = 4;
 
 let tmp: string;
@@ -45,9 +45,9 @@ function killPlan(seed: number): { label: string; env: Record<string, string>; d
     plan.push({ label: `${name}:${n}`, env: { RAGSYNC_FAILPOINT: `${name}:${n}` } });
   }
   for (let i = 0; i < RANDOM_KILLS; i++) {
-    // Start-up (tsx) takes about a second, the run about one more.
-    const delayMs = 800 + Math.floor(rand() * 1700);
-    plan.push({ label: `after ${delayMs} ms`, env: {}, delayMs });
+    // Counted from the run's "planned" log line: the embedding and writing take 0.5–1 s.
+    const delayMs = Math.floor(rand() * 450);
+    plan.push({ label: `${delayMs} ms into the run`, env: {}, delayMs });
   }
   return plan;
 }
@@ -62,7 +62,14 @@ describe(`SIGKILL during a large index (seed ${SEED})`, () => {
       mkdirSync(dir);
       const { file, db } = writeConfig(dir, { url });
       const child = spawnCli(['index', '-c', file, '--json'], point.env);
-      const timer = point.delayMs !== undefined ? setTimeout(() => child.kill('SIGKILL'), point.delayMs) : undefined;
+      let timer: NodeJS.Timeout | undefined;
+      let stderr = '';
+      if (point.delayMs !== undefined) {
+        child.stderr!.on('data', (b: Buffer) => {
+          stderr += b.toString();
+          if (!timer && stderr.includes('"msg":"planned"')) timer = setTimeout(() => child.kill('SIGKILL'), point.delayMs);
+        });
+      }
       const killed = await child.done;
       clearTimeout(timer);
       const where = `kill ${i} (${point.label}, seed ${SEED})`;

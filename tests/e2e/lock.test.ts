@@ -1,7 +1,8 @@
 // One run at a time: across processes (the index lock row) and within one (the in-process guard).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/load.ts';
@@ -80,11 +81,27 @@ describe('two concurrent `ragsync index` processes', () => {
   });
 });
 
+describe('two `ragsync index` started at once on a new database', () => {
+  it('both migrate safely; one indexes everything, the other is locked out (or, if it came late, finds nothing to do)', async () => {
+    const dir = join(tmp, 'race');
+    mkdirSync(dir);
+    const race = writeConfig(dir, { url });
+    const [x, y] = await Promise.all([cli(['index', '-c', race.file, '--json']), cli(['index', '-c', race.file, '--json'])]);
+    const outcomes = [x, y].map((r) => (r.code === 0 ? (JSON.parse(r.stdout) as { embedded: number }).embedded : r.code));
+    const distinct = dbState(race.db).distinctTexts;
+    expect(distinct).toBeGreaterThan(0);
+    // Sorted: the run that embedded everything, then 75 (locked) or 0 texts embedded (ran after it).
+    expect(outcomes.sort((a, b) => b! - a!)).toSatisfy(
+      (o: (number | null)[]) => (o[0] === distinct && (o[1] === EXIT.locked || o[1] === 0)),
+    );
+    expect(dbState(race.db).integrity).toBe('ok');
+  });
+});
+
 describe('stale locks', () => {
   it('takes over a lock whose process is gone, or whose pid now belongs to another process', async () => {
-    const gone = spawnCli(['--version']);
-    await gone.done;
-    setLock({ pid: gone.pid! });
+    const gone = spawnSync('true'); // a pid that existed and is gone
+    setLock({ pid: gone.pid });
     expect((await runIndex(loadConfig(file))).status).toBe('ok');
     expect(dbState(db).lock).toBeNull();
 
