@@ -103,6 +103,11 @@ export class Daemon {
     }
   }
 
+  /** Resolves when no run is going or queued. */
+  async whenIdle(): Promise<void> {
+    while (this.current) await this.current;
+  }
+
   /** Health from the run history (for /healthz). */
   async health(): Promise<Health> {
     const db = this.o.config.db;
