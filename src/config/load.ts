@@ -3,6 +3,7 @@ import { dirname, resolve, isAbsolute } from 'node:path';
 import type { z } from 'zod';
 import { configSchema, type ChunkingConfig, type DaemonConfig, type EmbedderConfig, type SourceConfigRaw } from './schema.ts';
 import { RagsyncError, EXIT } from '../util/errors.ts';
+import { chunkerNames } from '../chunking/registry.ts';
 
 export const DEFAULT_CONFIG_PATH = 'config/ragsync.json';
 
@@ -49,6 +50,14 @@ export function parseConfig(raw: unknown, file: string | null = null): Config {
     throw new RagsyncError(`${file ?? 'config'}: ${describeIssue(parsed.error.issues[0]!)}`, EXIT.usage);
   }
   const c = parsed.data;
+  c.sources.forEach((s, i) => {
+    if (!chunkerNames().includes(s.chunker)) {
+      throw new RagsyncError(
+        `${file ?? 'config'}: sources[${i}].chunker: unknown chunker (known: ${chunkerNames().join(', ')}) (got ${JSON.stringify(s.chunker)})`,
+        EXIT.usage,
+      );
+    }
+  });
   const base = file ? dirname(file) : process.cwd();
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
   const db = abs(c.db);
@@ -79,6 +88,7 @@ export function describeIssue(issue: z.core.$ZodIssue): string {
   const path = issue.path
     .map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
     .join('');
-  const got = 'input' in issue && issue.input !== undefined ? ` (got ${JSON.stringify(issue.input)})` : '';
+  // A custom (cross-field) issue's input is the whole object: its message names the value itself.
+  const got = issue.code !== 'custom' && 'input' in issue && issue.input !== undefined ? ` (got ${JSON.stringify(issue.input)})` : '';
   return `${path || '(root)'}: ${issue.message}${got}`;
 }

@@ -1,6 +1,6 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
-import { mkdirSync, existsSync } from 'node:fs';
+import { mkdirSync, existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrate } from './migrate.ts';
 import { encodeVector } from './blob.ts';
@@ -25,29 +25,49 @@ import type {
 } from './types.ts';
 
 export interface OpenOptions {
-  /** Open without writing anything (dry runs). A missing file gives an empty in-memory index. */
+  /** A read-only connection that sees later commits (searchers). */
   readonly?: boolean;
+  /**
+   * A private in-memory copy of the index as it is now (dry runs): nothing on disk is created or
+   * changed, not even the -wal/-shm files a read-only connection would leave. A missing file gives
+   * an empty index.
+   */
+  snapshot?: boolean;
+}
+
+function prepare(db: Database): Database {
+  db.pragma('foreign_keys = ON');
+  sqliteVec.load(db);
+  return db;
 }
 
 /** Opens a connection with the project's pragmas and sqlite-vec loaded. */
 export function openDatabase(file: string, opts: OpenOptions = {}): Database {
-  if (opts.readonly && !existsSync(file)) {
-    const mem = new BetterSqlite3(':memory:');
-    sqliteVec.load(mem);
-    migrate(mem);
-    return mem;
+  if (opts.snapshot) {
+    if (!existsSync(file)) return migrated(prepare(new BetterSqlite3(':memory:')));
+    if (!existsSync(file + '-wal')) {
+      const bytes = readFileSync(file);
+      // Header bytes 18-19 say "WAL"; an in-memory copy must be told it is a rollback-journal file.
+      if (bytes.length >= 20) bytes[18] = bytes[19] = 1;
+      return migrated(prepare(new BetterSqlite3(bytes)));
+    }
+    // A writer is active (its WAL holds recent commits): read through it, read-only.
+    return prepare(new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 }));
   }
-  if (!opts.readonly) mkdirSync(dirname(file), { recursive: true });
-  const db = new BetterSqlite3(file, { readonly: !!opts.readonly, fileMustExist: !!opts.readonly });
-  db.pragma('busy_timeout = 10000');
-  if (!opts.readonly) {
-    db.pragma('journal_mode = WAL');
-    // NORMAL is safe in WAL mode: a power cut can lose the last commit, never corrupt the file.
-    db.pragma('synchronous = NORMAL');
+  if (opts.readonly) {
+    if (!existsSync(file)) throw new Error(`no index at ${file}`);
+    return prepare(new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 }));
   }
-  db.pragma('foreign_keys = ON');
-  sqliteVec.load(db);
-  if (!opts.readonly) migrate(db);
+  mkdirSync(dirname(file), { recursive: true });
+  const db = new BetterSqlite3(file, { timeout: 10_000 });
+  db.pragma('journal_mode = WAL');
+  // NORMAL is safe in WAL mode: a power cut can lose the last commit, never corrupt the file.
+  db.pragma('synchronous = NORMAL');
+  return migrated(prepare(db));
+}
+
+function migrated(db: Database): Database {
+  migrate(db);
   return db;
 }
 
@@ -65,7 +85,7 @@ export class SqliteStore implements Store {
 
   constructor(file: string, opts: OpenOptions = {}) {
     this.db = openDatabase(file, opts);
-    this.readonly = !!opts.readonly;
+    this.readonly = !!opts.readonly || !!opts.snapshot;
   }
 
   private sourceId(name: string): number | undefined {

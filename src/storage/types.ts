@@ -77,13 +77,33 @@ export interface ChunkHit {
 
 export type RunStatus = 'running' | 'ok' | 'partial' | 'failed' | 'aborted';
 
+export type SourceRunStatus = 'ok' | 'partial' | 'failed' | 'skipped';
+
+/** Files by what a run did with them. */
+export interface DocumentCounts {
+  added: number;
+  changed: number;
+  deleted: number;
+  renamed: number;
+  unchanged: number;
+  /** Refused: binary, invalid UTF-8, over maxFileBytes. */
+  skipped: number;
+}
+
+/** Chunks of the documents a run wrote: distinct texts embedded, chunks whose vector existed. */
+export interface ChunkCounts {
+  total: number;
+  toEmbed: number;
+  reused: number;
+}
+
 export interface RunSourceRecord {
   source: string;
-  status: 'ok' | 'partial' | 'failed' | 'skipped';
+  status: SourceRunStatus;
   commitBefore: string | null;
   commitAfter: string | null;
-  documents: { added: number; changed: number; deleted: number; renamed: number; unchanged: number; skipped: number };
-  chunks: { total: number; toEmbed: number; reused: number };
+  documents: DocumentCounts;
+  chunks: ChunkCounts;
   error: string | null;
 }
 

@@ -8,7 +8,7 @@ import { dirSnapshot } from '../sources/dir.ts';
 import { pathMatcher } from '../sources/match.ts';
 import type { Snapshot } from '../sources/types.ts';
 import { SqliteStore } from '../storage/sqlite.ts';
-import type { RunSourceRecord, Store } from '../storage/types.ts';
+import type { ChunkCounts, DocumentCounts, RunSourceRecord, SourceRunStatus, Store } from '../storage/types.ts';
 import { RagsyncError, EXIT, errorMessage } from '../util/errors.ts';
 import { redactUrl } from '../util/redact.ts';
 import { silentLogger } from '../util/log.ts';
@@ -36,11 +36,11 @@ export type IndexStatus = 'ok' | 'partial' | 'failed' | 'aborted';
 
 export interface SourceResult {
   name: string;
-  status: 'ok' | 'partial' | 'failed' | 'skipped';
+  status: SourceRunStatus;
   commit: string | null;
   commitBefore: string | null;
-  documents: { added: number; changed: number; deleted: number; renamed: number; unchanged: number; skipped: number };
-  chunks: { total: number; toEmbed: number; reused: number };
+  documents: DocumentCounts;
+  chunks: ChunkCounts;
   estimatedTokens: number;
   deferred: number;
   skippedFiles: SkippedFile[];
@@ -127,7 +127,7 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
   const chunkers = new Map(selected.map((s) => [s.name, createChunker(s.chunker, s.chunking)]));
   const embedder = opts.embedder ?? createEmbedder(config.embedder);
   const fingerprint = embedder.info.fingerprint;
-  const store: Store = opts.store ?? new SqliteStore(config.db, { readonly: dryRun });
+  const store: Store = opts.store ?? new SqliteStore(config.db, { snapshot: dryRun });
   const trigger = opts.trigger ?? 'manual';
   const results: SourceResult[] = [];
   const counters = { embedded: 0 };
