@@ -1,7 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { dirname, resolve, isAbsolute } from 'node:path';
 import type { z } from 'zod';
-import { configSchema, type ChunkingConfig, type EmbedderConfig, type SourceConfigRaw } from './schema.ts';
+import { configSchema, type ChunkingConfig, type DaemonConfig, type EmbedderConfig, type SourceConfigRaw } from './schema.ts';
 import { RagsyncError, EXIT } from '../util/errors.ts';
 import { chunkerNames } from '../chunking/registry.ts';
 
@@ -21,6 +21,9 @@ export interface Config {
   checkouts: string;
   embedder: EmbedderConfig;
   sources: SourceConfig[];
+  /** Absent in configs built in code: the daemon then uses its defaults. */
+  daemon?: DaemonConfig;
+  logLevel?: string;
 }
 
 /** --config, else $RAGSYNC_CONFIG, else config/ragsync.json (relative to the working directory). */
@@ -64,6 +67,8 @@ export function parseConfig(raw: unknown, file: string | null = null): Config {
     db,
     checkouts,
     embedder: c.embedder,
+    daemon: c.daemon,
+    logLevel: c.logLevel,
     sources: c.sources.map(({ chunking, path, ...s }) => ({
       ...s,
       // A git url that is a local path is resolved too, so configs can point at ../upstream.git.

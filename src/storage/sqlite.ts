@@ -9,6 +9,8 @@ import type {
   DocumentRecord,
   EmbedderInfo,
   ExportRow,
+  LockAttempt,
+  LockHolder,
   RunFinish,
   RunRecord,
   RunSourceRecord,
@@ -242,9 +244,10 @@ export class SqliteStore implements Store {
     this.db.transaction(() => {
       this.db
         .prepare(
-          `UPDATE runs SET finished_at = ?, status = ?, embedded = ?, requests = ?, tokens = ?, error = ? WHERE id = ?`,
+          `UPDATE runs SET finished_at = ?, status = ?, embedded = ?, requests = ?, tokens = ?, retries = ?, error = ?
+           WHERE id = ?`,
         )
-        .run(now(), f.status, f.embedded, f.requests, f.tokens, f.error, id);
+        .run(now(), f.status, f.embedded, f.requests, f.tokens, f.retries ?? 0, f.error, id);
       for (const s of f.sources) {
         insertSource.run({ runId: id, ...s, ...s.documents, ...s.chunks });
       }
@@ -255,6 +258,37 @@ export class SqliteStore implements Store {
     return this.db
       .prepare(`UPDATE runs SET status = 'aborted', finished_at = ?, error = 'interrupted' WHERE status = 'running'`)
       .run(now()).changes;
+  }
+
+  async tryLock(holder: LockHolder, isStale: (current: LockHolder) => boolean): Promise<LockAttempt> {
+    // IMMEDIATE: the read and the takeover happen under SQLite's write lock, so two processes
+    // racing for a stale lock cannot both win.
+    return this.db
+      .transaction((): LockAttempt => {
+        const current = this.db
+          .prepare(
+            `SELECT token, pid, host, proc_start AS procStart, acquired_at AS acquiredAt, heartbeat_at AS heartbeatAt
+             FROM index_lock WHERE id = 1`,
+          )
+          .get() as LockHolder | undefined;
+        if (current && !isStale(current)) return { acquired: false, holder: current };
+        this.db
+          .prepare(
+            `INSERT OR REPLACE INTO index_lock (id, token, pid, host, proc_start, acquired_at, heartbeat_at)
+             VALUES (1, @token, @pid, @host, @procStart, @acquiredAt, @heartbeatAt)`,
+          )
+          .run(holder);
+        return { acquired: true, replaced: current ?? null };
+      })
+      .immediate();
+  }
+
+  async heartbeatLock(token: string): Promise<boolean> {
+    return this.db.prepare('UPDATE index_lock SET heartbeat_at = ? WHERE token = ?').run(now(), token).changes === 1;
+  }
+
+  async releaseLock(token: string): Promise<void> {
+    this.db.prepare('DELETE FROM index_lock WHERE token = ?').run(token);
   }
 
   async status(opts: { runs?: number } = {}): Promise<StatusReport> {
@@ -271,11 +305,15 @@ export class SqliteStore implements Store {
     return { sources: this.listSources(), distinctTexts, coverage, runs: this.listRuns(opts.runs ?? 10) };
   }
 
+  async recentRuns(limit: number): Promise<RunRecord[]> {
+    return this.listRuns(limit);
+  }
+
   private listRuns(limit: number): RunRecord[] {
     const runs = this.db
       .prepare(
         `SELECT id, trigger, status, started_at AS startedAt, finished_at AS finishedAt, fingerprint, forced,
-                embedded, requests, tokens, error
+                embedded, requests, tokens, retries, error
          FROM runs ORDER BY id DESC LIMIT ?`,
       )
       .all(limit) as (Omit<RunRecord, 'sources' | 'forced'> & { forced: number })[];
