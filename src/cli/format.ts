@@ -14,8 +14,10 @@ export function indexJson(r: IndexResult) {
     durationMs: r.durationMs,
     fingerprint: r.fingerprint,
     runId: r.runId,
+    trigger: r.trigger,
     requests: r.requests,
     tokens: r.tokens,
+    retries: r.retries,
     sources: r.sources.map((s) => ({
       name: s.name,
       status: s.status,
@@ -105,7 +107,14 @@ export function statusText(s: StatusReport, activeFingerprint: string): string {
   }
   lines.push('runs:');
   for (const r of s.runs) {
-    lines.push(`  #${r.id} ${r.status.padEnd(7)} ${r.trigger.padEnd(6)} ${r.startedAt}  embedded ${r.embedded}${r.error ? `  ${r.error}` : ''}`);
+    const took = r.finishedAt ? `  ${((Date.parse(r.finishedAt) - Date.parse(r.startedAt)) / 1000).toFixed(1)}s` : '';
+    const retries = r.retries ? `  ${r.retries} retries` : '';
+    lines.push(`  #${r.id} ${r.status.padEnd(7)} ${r.trigger.padEnd(6)} ${r.startedAt}${took}  embedded ${r.embedded}${retries}${r.error ? `  ${r.error}` : ''}`);
+    for (const src of r.sources) {
+      const d = src.documents;
+      const moved = src.commitBefore !== src.commitAfter ? `${short(src.commitBefore)}→${short(src.commitAfter)}` : short(src.commitAfter);
+      lines.push(`      ${src.source} ${src.status} @${moved}  +${d.added} ~${d.changed} -${d.deleted} >${d.renamed}  chunks embedded ${src.chunks.toEmbed}, reused ${src.chunks.reused}`);
+    }
   }
   return lines.join('\n');
 }

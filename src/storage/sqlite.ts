@@ -1,6 +1,6 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
-import { mkdirSync, existsSync } from 'node:fs';
+import { mkdirSync, existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrate, listMigrations, appliedVersions } from './migrate.ts';
 import { encodeVector, decodeVector } from './blob.ts';
@@ -13,6 +13,8 @@ import type {
   DocumentRecord,
   EmbedderInfo,
   ExportRow,
+  LockAttempt,
+  LockHolder,
   RunFinish,
   RunRecord,
   RunSourceRecord,
@@ -30,37 +32,53 @@ import type {
 } from './types.ts';
 
 export interface OpenOptions {
-  /** Open without writing anything (dry runs). A missing file gives an empty in-memory index. */
+  /** A read-only connection that sees later commits (searchers). */
   readonly?: boolean;
+  /**
+   * A private in-memory copy of the index as it is now (dry runs): nothing on disk is created or
+   * changed, not even the -wal/-shm files a read-only connection would leave. A missing file gives
+   * an empty index.
+   */
+  snapshot?: boolean;
 }
 
-/** Opens a connection with the project's pragmas and sqlite-vec loaded. */
-export function openDatabase(file: string, opts: OpenOptions = {}): Database {
-  if (opts.readonly && !existsSync(file)) {
-    const mem = new BetterSqlite3(':memory:');
-    sqliteVec.load(mem);
-    registerGlob(mem);
-    migrate(mem);
-    refreshFts(mem);
-    return mem;
-  }
-  // A reader of an index made by an older version: upgrade it once (migrations, FTS backfill).
-  if (opts.readonly && needsUpgrade(file)) openDatabase(file).close();
-  if (!opts.readonly) mkdirSync(dirname(file), { recursive: true });
-  const db = new BetterSqlite3(file, { readonly: !!opts.readonly, fileMustExist: !!opts.readonly });
-  db.pragma('busy_timeout = 10000');
-  if (!opts.readonly) {
-    db.pragma('journal_mode = WAL');
-    // NORMAL is safe in WAL mode: a power cut can lose the last commit, never corrupt the file.
-    db.pragma('synchronous = NORMAL');
-  }
+function prepare(db: Database): Database {
   db.pragma('foreign_keys = ON');
   sqliteVec.load(db);
   registerGlob(db);
-  if (!opts.readonly) {
-    migrate(db);
-    refreshFts(db);
+  return db;
+}
+
+/** Opens a connection with the project's pragmas, sqlite-vec and the glob function loaded. */
+export function openDatabase(file: string, opts: OpenOptions = {}): Database {
+  if (opts.snapshot) {
+    if (!existsSync(file)) return migrated(prepare(new BetterSqlite3(':memory:')));
+    if (!existsSync(file + '-wal')) {
+      const bytes = readFileSync(file);
+      // Header bytes 18-19 say "WAL"; an in-memory copy must be told it is a rollback-journal file.
+      if (bytes.length >= 20) bytes[18] = bytes[19] = 1;
+      return migrated(prepare(new BetterSqlite3(bytes)));
+    }
+    // A writer is active (its WAL holds recent commits): read through it, read-only.
+    return prepare(new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 }));
   }
+  if (opts.readonly) {
+    if (!existsSync(file)) throw new Error(`no index at ${file}`);
+    // A reader of an index made by an older version: upgrade it once (migrations, FTS backfill).
+    if (needsUpgrade(file)) openDatabase(file).close();
+    return prepare(new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 }));
+  }
+  mkdirSync(dirname(file), { recursive: true });
+  const db = new BetterSqlite3(file, { timeout: 10_000 });
+  db.pragma('journal_mode = WAL');
+  // NORMAL is safe in WAL mode: a power cut can lose the last commit, never corrupt the file.
+  db.pragma('synchronous = NORMAL');
+  return migrated(prepare(db));
+}
+
+function migrated(db: Database): Database {
+  migrate(db);
+  refreshFts(db);
   return db;
 }
 
@@ -99,7 +117,7 @@ export class SqliteStore implements Store {
 
   constructor(file: string, opts: OpenOptions = {}) {
     this.db = openDatabase(file, opts);
-    this.readonly = !!opts.readonly;
+    this.readonly = !!opts.readonly || !!opts.snapshot;
   }
 
   private sourceId(name: string): number | undefined {
@@ -347,9 +365,10 @@ export class SqliteStore implements Store {
     this.db.transaction(() => {
       this.db
         .prepare(
-          `UPDATE runs SET finished_at = ?, status = ?, embedded = ?, requests = ?, tokens = ?, error = ? WHERE id = ?`,
+          `UPDATE runs SET finished_at = ?, status = ?, embedded = ?, requests = ?, tokens = ?, retries = ?, error = ?
+           WHERE id = ?`,
         )
-        .run(now(), f.status, f.embedded, f.requests, f.tokens, f.error, id);
+        .run(now(), f.status, f.embedded, f.requests, f.tokens, f.retries ?? 0, f.error, id);
       for (const s of f.sources) {
         insertSource.run({ runId: id, ...s, ...s.documents, ...s.chunks });
       }
@@ -360,6 +379,37 @@ export class SqliteStore implements Store {
     return this.db
       .prepare(`UPDATE runs SET status = 'aborted', finished_at = ?, error = 'interrupted' WHERE status = 'running'`)
       .run(now()).changes;
+  }
+
+  async tryLock(holder: LockHolder, isStale: (current: LockHolder) => boolean): Promise<LockAttempt> {
+    // IMMEDIATE: the read and the takeover happen under SQLite's write lock, so two processes
+    // racing for a stale lock cannot both win.
+    return this.db
+      .transaction((): LockAttempt => {
+        const current = this.db
+          .prepare(
+            `SELECT token, pid, host, proc_start AS procStart, acquired_at AS acquiredAt, heartbeat_at AS heartbeatAt
+             FROM index_lock WHERE id = 1`,
+          )
+          .get() as LockHolder | undefined;
+        if (current && !isStale(current)) return { acquired: false, holder: current };
+        this.db
+          .prepare(
+            `INSERT OR REPLACE INTO index_lock (id, token, pid, host, proc_start, acquired_at, heartbeat_at)
+             VALUES (1, @token, @pid, @host, @procStart, @acquiredAt, @heartbeatAt)`,
+          )
+          .run(holder);
+        return { acquired: true, replaced: current ?? null };
+      })
+      .immediate();
+  }
+
+  async heartbeatLock(token: string): Promise<boolean> {
+    return this.db.prepare('UPDATE index_lock SET heartbeat_at = ? WHERE token = ?').run(now(), token).changes === 1;
+  }
+
+  async releaseLock(token: string): Promise<void> {
+    this.db.prepare('DELETE FROM index_lock WHERE token = ?').run(token);
   }
 
   async status(opts: { runs?: number } = {}): Promise<StatusReport> {
@@ -376,11 +426,15 @@ export class SqliteStore implements Store {
     return { sources: this.listSources(), distinctTexts, coverage, runs: this.listRuns(opts.runs ?? 10) };
   }
 
+  async recentRuns(limit: number): Promise<RunRecord[]> {
+    return this.listRuns(limit);
+  }
+
   private listRuns(limit: number): RunRecord[] {
     const runs = this.db
       .prepare(
         `SELECT id, trigger, status, started_at AS startedAt, finished_at AS finishedAt, fingerprint, forced,
-                embedded, requests, tokens, error
+                embedded, requests, tokens, retries, error
          FROM runs ORDER BY id DESC LIMIT ?`,
       )
       .all(limit) as (Omit<RunRecord, 'sources' | 'forced'> & { forced: number })[];

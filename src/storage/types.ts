@@ -120,13 +120,33 @@ export interface VectorSet {
 
 export type RunStatus = 'running' | 'ok' | 'partial' | 'failed' | 'aborted';
 
+export type SourceRunStatus = 'ok' | 'partial' | 'failed' | 'skipped';
+
+/** Files by what a run did with them. */
+export interface DocumentCounts {
+  added: number;
+  changed: number;
+  deleted: number;
+  renamed: number;
+  unchanged: number;
+  /** Refused: binary, invalid UTF-8, over maxFileBytes. */
+  skipped: number;
+}
+
+/** Chunks of the documents a run wrote: distinct texts embedded, chunks whose vector existed. */
+export interface ChunkCounts {
+  total: number;
+  toEmbed: number;
+  reused: number;
+}
+
 export interface RunSourceRecord {
   source: string;
-  status: 'ok' | 'partial' | 'failed' | 'skipped';
+  status: SourceRunStatus;
   commitBefore: string | null;
   commitAfter: string | null;
-  documents: { added: number; changed: number; deleted: number; renamed: number; unchanged: number; skipped: number };
-  chunks: { total: number; toEmbed: number; reused: number };
+  documents: DocumentCounts;
+  chunks: ChunkCounts;
   error: string | null;
 }
 
@@ -141,6 +161,8 @@ export interface RunRecord {
   embedded: number;
   requests: number;
   tokens: number;
+  /** Embedder calls retried during the run. */
+  retries: number;
   error: string | null;
   sources: RunSourceRecord[];
 }
@@ -156,9 +178,22 @@ export interface RunFinish {
   embedded: number;
   requests: number;
   tokens: number;
+  retries?: number;
   error: string | null;
   sources: RunSourceRecord[];
 }
+
+/** Who holds the index lock (one writer at a time across processes). */
+export interface LockHolder {
+  token: string;
+  pid: number;
+  host: string;
+  procStart: string | null;
+  acquiredAt: string;
+  heartbeatAt: string;
+}
+
+export type LockAttempt = { acquired: true; replaced: LockHolder | null } | { acquired: false; holder: LockHolder };
 
 export interface CoverageRow {
   fingerprint: string;
@@ -223,7 +258,18 @@ export interface Store {
   /** Marks runs left 'running' by a killed process as 'aborted'. */
   abortStaleRuns(): Promise<number>;
 
+  /**
+   * Atomically takes the index lock for `holder` unless someone holds it and `isStale` says the
+   * holder is still alive. A stale holder is replaced (and returned as `replaced`).
+   */
+  tryLock(holder: LockHolder, isStale: (current: LockHolder) => boolean): Promise<LockAttempt>;
+  /** Refreshes the holder's heartbeat; false when the lock is no longer ours. */
+  heartbeatLock(token: string): Promise<boolean>;
+  releaseLock(token: string): Promise<void>;
+
   status(opts?: { runs?: number }): Promise<StatusReport>;
+  /** The last `limit` runs, newest first (cheap: health checks call it often). */
+  recentRuns(limit: number): Promise<RunRecord[]>;
   /** Deletes vectors no chunk references (any fingerprint). */
   gc(): Promise<{ vectors: number }>;
   exportChunks(source?: string): AsyncIterable<ExportRow>;

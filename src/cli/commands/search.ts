@@ -3,6 +3,8 @@ import { Searcher, MAX_K, MODES, type SearchOptions } from '../../search/search.
 import { BOOKS, parseWeights } from '../../search/filters.ts';
 import { rerankerFromEnv } from '../../search/rerank.ts';
 import { searchJson, searchText } from '../format.ts';
+import { createEmbedder } from '../../embedding/create.ts';
+import { createLogger } from '../../util/log.ts';
 import { collect, config, configOption, out, positiveInt } from '../options.ts';
 
 const number = (name: string) => (v: string) => {
@@ -37,7 +39,8 @@ export function register(program: Command): void {
     .option('--json', 'print a JSON array on stdout')
     .action(async (query: string, o) => {
       const cfg = config(o);
-      const searcher = Searcher.open(cfg, undefined, o.rerank ? rerankerFromEnv() : null);
+      const log = createLogger();
+      const searcher = Searcher.open(cfg, createEmbedder(cfg.embedder, { log }), o.rerank ? rerankerFromEnv() : null);
       try {
         const opts: SearchOptions = {
           k: o.k,
@@ -59,7 +62,10 @@ export function register(program: Command): void {
         };
         const { results, rerankError } = await searcher.searchDetailed(query, opts);
         if (rerankError) process.stderr.write(`ragsync: rerank failed, fused order kept: ${rerankError}\n`);
-        out(o.json ? JSON.stringify(searchJson(results)) : searchText(results));
+        // Which vectors answered: in the text output and the log, never in the JSON array (the contract).
+        const fingerprint = searcher.embedder.info.fingerprint;
+        log.info({ fingerprint, results: results.length }, 'searched');
+        out(o.json ? JSON.stringify(searchJson(results)) : `${searchText(results)}\n(embedder ${fingerprint})`);
       } finally {
         await searcher.close();
       }
