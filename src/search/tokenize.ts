@@ -1,3 +1,5 @@
+import { normalizeForSearch } from '../text/normalize.ts';
+
 /**
  * The keyword tokeniser, shared by indexing (chunks_fts) and queries so both sides agree.
  *
@@ -6,8 +8,8 @@
  * `searchNormalizer` (traditional→simplified, variant terms: issue 6's normalizeForSearch).
  */
 
-/** The one line to change when normalizeForSearch lands: `= normalizeForSearch`. */
-export let searchNormalizer: (text: string) => string = (text) => text;
+/** Applied to indexed text and queries alike (change it → bump TOKENIZER_VERSION). */
+export let searchNormalizer: (text: string) => string = normalizeForSearch;
 
 /** For tests and embedders of the library that bring their own normaliser. */
 export function setSearchNormalizer(fn: (text: string) => string): void {
@@ -73,4 +75,4 @@ export function matchExpression(tokens: string[]): string {
  * Bump when indexTokens' output changes (e.g. a new normaliser): a writable store re-tokenises every
  * chunk into chunks_fts on open.
  */
-export const TOKENIZER_VERSION = 1;
+export const TOKENIZER_VERSION = 2; // 2: normalizeForSearch (traditional→simplified, variants, 正月→寅月)

@@ -13,6 +13,12 @@ describe('tokenize', () => {
     expect(queryTokens('甲 Full-Text')).toEqual(['甲', 'full', 'text']);
     expect(queryTokens('伤官', { unigrams: true })).toEqual(['伤', '官', '伤官']);
   });
+  it('runs normalizeForSearch on both sides', () => {
+    expect(queryTokens('陽刃')).toEqual(queryTokens('羊刃'));
+    expect(queryTokens('正月')).toEqual(['寅月']);
+    expect(indexTokens('七煞')).toEqual(indexTokens('七杀'));
+  });
+
   it('normalises full-width forms (NFKC)', () => {
     expect(queryTokens('ＳＱＬｉｔｅ')).toEqual(['sqlite']);
   });
