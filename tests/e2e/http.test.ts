@@ -6,6 +6,8 @@ import type { Server } from 'node:http';
 import { loadConfig } from '../../src/config/load.ts';
 import { Searcher } from '../../src/search/search.ts';
 import { createHttpServer, listen } from '../../src/server/http.ts';
+import { scheduleHealth } from '../../src/server/health.ts';
+import { SqliteStore } from '../../src/storage/sqlite.ts';
 import { makeFixture, type Fixture } from '../helpers/search-fixture.ts';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -118,8 +120,34 @@ describe('ragsync serve (CLI)', () => {
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as any).results).toHaveLength(1);
     expect(err).not.toContain('tok-123');
+    // /healthz: issue 5's rules over the run history; no run yet → "starting", 200, no token needed.
+    const h = await fetch(`${url}/healthz`);
+    expect(h.status).toBe(200);
+    expect(await h.json()).toMatchObject({ ok: true, status: 'starting', lastRun: null });
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
     expect(code).toBe(0);
+  });
+});
+
+describe('/healthz with the schedule health', () => {
+  it('answers 503 once the last runs failed', async () => {
+    const own = await makeFixture();
+    const cfg = loadConfig(own.configFile);
+    const writer = new SqliteStore(own.db);
+    for (let i = 0; i < 2; i++) {
+      const id = await writer.startRun({ trigger: 'cron', fingerprint: 'f', forced: false });
+      await writer.finishRun(id, { status: 'failed', embedded: 0, requests: 0, tokens: 0, error: 'boom', sources: [] });
+    }
+    await writer.close();
+    const s = Searcher.open(cfg);
+    const srv = createHttpServer(s, { health: scheduleHealth(s.store, cfg) });
+    const url = await listen(srv, 0);
+    const res = await fetch(`${url}/healthz`);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ ok: false, status: 'failing', consecutiveFailures: 2 });
+    await new Promise((r) => srv.close(r));
+    await s.close();
+    own.cleanup();
   });
 });

@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { Searcher } from '../../search/search.ts';
 import { rerankerFromEnv } from '../../search/rerank.ts';
 import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
+import { scheduleHealth } from '../../server/health.ts';
 import { config, configOption } from '../options.ts';
 
 export function register(program: Command): void {
@@ -16,9 +17,14 @@ export function register(program: Command): void {
     }, 8787)
     .option('--host <addr>', 'address to bind', '127.0.0.1')
     .action(async (o) => {
-      const searcher = Searcher.open(config(o), undefined, rerankerFromEnv());
+      const cfg = config(o);
+      const searcher = Searcher.open(cfg, undefined, rerankerFromEnv());
       const token = process.env[TOKEN_ENV] || null;
-      const server = createHttpServer(searcher, { token, log: (l) => process.stderr.write(`ragsync serve: ${l}\n`) });
+      const server = createHttpServer(searcher, {
+        token,
+        health: scheduleHealth(searcher.store, cfg),
+        log: (l) => process.stderr.write(`ragsync serve: ${l}\n`),
+      });
       const url = await listen(server, o.port, o.host);
       process.stderr.write(`ragsync serve: listening on ${url}${token ? ' (bearer token required)' : ''}\n`);
       await new Promise<void>((resolve) => {
