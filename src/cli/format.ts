@@ -1,5 +1,6 @@
 import type { IndexResult, SourceResult } from '../sync/run.ts';
 import type { SearchResult } from '../search/search.ts';
+import { resultJson } from '../search/present.ts';
 import type { StatusReport } from '../storage/types.ts';
 
 const short = (sha: string | null) => (sha ? sha.slice(0, 7) : '-');
@@ -73,16 +74,7 @@ export function indexText(r: IndexResult, verbose: boolean): string {
 }
 
 export function searchJson(results: SearchResult[]) {
-  return results.map((r) => ({
-    id: r.id,
-    source: r.source,
-    path: r.path,
-    title: r.title,
-    heading: r.heading,
-    content: r.content,
-    score: Number(r.score.toFixed(6)),
-    metadata: r.metadata,
-  }));
+  return results.map(resultJson);
 }
 
 export function searchText(results: SearchResult[]): string {
@@ -90,7 +82,13 @@ export function searchText(results: SearchResult[]): string {
   return results
     .map((r, i) => {
       const body = r.content.replace(/\s+/g, ' ').slice(0, 160);
-      return `${i + 1}. [${r.score.toFixed(3)}] ${r.source}:${r.path}\n   ${r.heading}\n   ${body}`;
+      const why = r.explain
+        ? `\n   vector ${r.explain.vector ? `#${r.explain.vector.rank} ${r.explain.vector.score.toFixed(3)}` : '-'}` +
+          `  keyword ${r.explain.keyword ? `#${r.explain.keyword.rank} ${r.explain.keyword.score.toFixed(3)}` : '-'}` +
+          (r.explain.decay !== null ? `  decay ${r.explain.decay.toFixed(3)}` : '') +
+          (r.explain.duplicates ? `  +${r.explain.duplicates} near-duplicates` : '')
+        : '';
+      return `${i + 1}. [${r.score.toFixed(4)}] ${r.source}:${r.path}\n   ${r.heading}\n   ${body}${why}`;
     })
     .join('\n');
 }

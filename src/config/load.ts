@@ -89,6 +89,13 @@ export function describeIssue(issue: z.core.$ZodIssue): string {
     .map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
     .join('');
   // A custom (cross-field) issue's input is the whole object: its message names the value itself.
-  const got = issue.code !== 'custom' && 'input' in issue && issue.input !== undefined ? ` (got ${JSON.stringify(issue.input)})` : '';
+  // Unknown keys are named by the message; their object may hold a secret, so it is not echoed.
+  const echo =
+    'input' in issue &&
+    issue.input !== undefined &&
+    issue.code !== 'custom' &&
+    issue.code !== 'unrecognized_keys' &&
+    !issue.message.includes('(got ');
+  const got = echo ? ` (got ${JSON.stringify(issue.input)})` : '';
   return `${path || '(root)'}: ${issue.message}${got}`;
 }

@@ -75,6 +75,49 @@ export interface ChunkHit {
   score: number;
 }
 
+/**
+ * Filters over chunk/document metadata (chunkers set book, tags, added_at, month, broken). A field
+ * is read from the chunk's metadata first, then the document's.
+ */
+export interface ChunkFilter {
+  sources?: string[];
+  /** Classics book key (metadata.book); undefined or 'all' = any. */
+  book?: string;
+  /** Every tag must be present (case-insensitive) in metadata.tags. */
+  tags?: string[];
+  /** Month 'YYYY-MM' of metadata.month or of the date (added_at/date). */
+  month?: string;
+  /** Inclusive ISO dates (YYYY-MM-DD) on metadata.added_at (or .date). */
+  since?: string;
+  until?: string;
+  /** picomatch glob on the document path. */
+  path?: string;
+  /** Chunks with metadata.broken = true are left out unless this is set. */
+  includeBroken?: boolean;
+}
+
+/** A hit plus the chunk's row reference (for the vector index); still never a vector. */
+export interface StoredHit extends ChunkHit {
+  ref: number;
+}
+
+export interface KeywordQuery {
+  /** Tokens from src/search/tokenize.ts queryTokens, ORed; ranked by BM25. */
+  tokens: string[];
+  k: number;
+  filter?: ChunkFilter;
+}
+
+/** The active fingerprint's vectors, one row per chunk, for the in-memory index. */
+export interface VectorSet {
+  generation: number;
+  dims: number;
+  /** Chunk references (StoredHit.ref), parallel to the rows of `vectors`. */
+  refs: Int32Array;
+  /** refs.length × dims floats, row-major. */
+  vectors: Float32Array;
+}
+
 export type RunStatus = 'running' | 'ok' | 'partial' | 'failed' | 'aborted';
 
 export type SourceRunStatus = 'ok' | 'partial' | 'failed' | 'skipped';
@@ -198,6 +241,17 @@ export interface Store {
   writeDocuments(source: string, docs: DocumentRecord[], removePaths?: string[]): Promise<void>;
 
   searchVectors(q: VectorQuery): Promise<ChunkHit[]>;
+
+  /** BM25 keyword search; score = -bm25 (higher is better). */
+  keywordSearch(q: KeywordQuery): Promise<StoredHit[]>;
+  /** Chunks by reference that pass `filter`, in the order of `refs`. */
+  getChunks(refs: number[], filter?: ChunkFilter): Promise<StoredHit[]>;
+  /** References of a document's chunks (source + path) or of one chunk (its id/key). */
+  findChunks(ref: { source?: string; path?: string; id?: string }): Promise<number[]>;
+  /** Every chunk's vector for `fingerprint` (chunks without one are left out). */
+  loadVectors(fingerprint: string): Promise<VectorSet>;
+  /** Bumped by every commit that changes chunks or vectors. */
+  generation(): Promise<number>;
 
   startRun(run: RunStart): Promise<number>;
   finishRun(id: number, result: RunFinish): Promise<void>;

@@ -125,7 +125,7 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
   const dryRun = !!opts.dryRun;
   const selected = selectSources(config, opts.sources);
   const chunkers = new Map(selected.map((s) => [s.name, createChunker(s.chunker, s.chunking)]));
-  const embedder = opts.embedder ?? createEmbedder(config.embedder);
+  const embedder = opts.embedder ?? createEmbedder(config.embedder, { log });
   const fingerprint = embedder.info.fingerprint;
   const store: Store = opts.store ?? new SqliteStore(config.db, { snapshot: dryRun });
   const trigger = opts.trigger ?? 'manual';

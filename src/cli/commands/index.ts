@@ -5,6 +5,7 @@ import { onStopSignals } from '../../daemon/signals.ts';
 import { indexJson, indexText } from '../format.ts';
 import { progressBar } from '../progress.ts';
 import { collect, config, configOption, out, positiveInt } from '../options.ts';
+import { withRateLimits } from '../../embedding/create.ts';
 
 export function register(program: Command): void {
   program
@@ -15,10 +16,12 @@ export function register(program: Command): void {
     .option('--dry-run', 'print the plan; write nothing, embed nothing')
     .option('--force', 're-chunk every file and re-embed every chunk text')
     .option('--max-docs <n>', 'write at most n changed documents this run', positiveInt('--max-docs'))
+    .option('--rpm <n>', 'embedding requests per minute (overrides embedder.rpm)', positiveInt('--rpm'))
+    .option('--tpm <n>', 'embedding tokens per minute, estimated (overrides embedder.tpm)', positiveInt('--tpm'))
     .option('--json', 'print the result as one JSON object on stdout')
     .option('-v, --verbose', 'list every file in the plan')
     .action(async (o) => {
-      const cfg = config(o);
+      const cfg = withRateLimits(config(o), o.rpm, o.tpm);
       const log = createLogger({ configLevel: cfg.logLevel });
       const bar = progressBar();
       // SIGTERM/SIGINT: stop after the batch in flight commits; the run is recorded 'aborted'.
