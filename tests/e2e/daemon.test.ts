@@ -35,7 +35,7 @@ function logLines(stdout: string): Record<string, unknown>[] {
 }
 
 describe.skipIf(!hasClassics)('ragsync daemon', () => {
-  it('runs on a per-second schedule, records cron runs, serves /healthz, stops on SIGTERM with exit 0', async () => {
+  it('runs on a per-second schedule, records cron runs, serves /healthz and /search, stops on SIGTERM with exit 0', async () => {
     const dir = join(tmp, 'scheduled');
     mkdirSync(dir);
     const { file } = writeConfig(dir, { url });
@@ -45,13 +45,17 @@ describe.skipIf(!hasClassics)('ragsync daemon', () => {
     await waitFor(() => /"msg":"run ok"/.test(out) || d.exitCode !== null, 'a scheduled run', 60_000);
     expect(d.exitCode).toBeNull();
 
-    const served = logLines(out).find((l) => l.msg === 'serving health');
-    const res = await fetch(served!.url as string);
+    const base = logLines(out).find((l) => l.msg === 'serving the HTTP API')!.url as string;
+    const res = await fetch(`${base}/healthz`);
     expect(res.status).toBe(200);
     const health = (await res.json()) as { ok: boolean; status: string; lastSuccessAgeMs: number };
     expect(health.ok).toBe(true);
     expect(health.status).toBe('ok');
     expect(typeof health.lastSuccessAgeMs).toBe('number');
+    // The same process serves the search API over the index it keeps up to date.
+    const search = await fetch(`${base}/search?q=${encodeURIComponent('甲木')}&k=3`);
+    expect(search.status).toBe(200);
+    expect(((await search.json()) as { results: unknown[] }).results.length).toBeGreaterThan(0);
 
     const status = await cli(['status', '-c', file, '--json']);
     expect(status.code, status.stderr).toBe(0);
