@@ -1,5 +1,4 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { existsSync } from 'node:fs';
 import { Daemon } from '../../daemon/daemon.ts';
 import { healthReport } from '../../daemon/health.ts';
 import { assertCron } from '../../daemon/schedule.ts';
@@ -49,8 +48,9 @@ export function register(program: Command): void {
       let searcher: Searcher | null = null;
       let server: ReturnType<typeof createHttpServer> | null = null;
       if (o.serve) {
-        // The API reads the index; before the first run there is none yet: start from an empty one.
-        if (!existsSync(cfg.db)) await new SqliteStore(cfg.db).close();
+        // The API reads the index through a read-only connection: create and migrate it first
+        // (before the first run there is none yet; an older one may lack this version's columns).
+        await new SqliteStore(cfg.db).close();
         searcher = Searcher.open(cfg, undefined, rerankerFromEnv());
         const s = searcher;
         server = createHttpServer(s, {
