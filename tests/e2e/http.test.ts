@@ -6,7 +6,8 @@ import type { Server } from 'node:http';
 import { loadConfig } from '../../src/config/load.ts';
 import { Searcher } from '../../src/search/search.ts';
 import { createHttpServer, listen } from '../../src/server/http.ts';
-import { scheduleHealth } from '../../src/server/health.ts';
+import { healthReport, storeHealth } from '../../src/daemon/health.ts';
+import { healthIntervalMs } from '../../src/daemon/schedule.ts';
 import { SqliteStore } from '../../src/storage/sqlite.ts';
 import { makeFixture, type Fixture } from '../helpers/search-fixture.ts';
 
@@ -120,10 +121,10 @@ describe('ragsync serve (CLI)', () => {
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as any).results).toHaveLength(1);
     expect(err).not.toContain('tok-123');
-    // /healthz: issue 5's rules over the run history; no run yet → "starting", 200, no token needed.
+    // /healthz: issue 5's rules over the run history, no token needed; this index never ran a sync.
     const h = await fetch(`${url}/healthz`);
-    expect(h.status).toBe(200);
-    expect(await h.json()).toMatchObject({ ok: true, status: 'starting', lastRun: null });
+    expect(h.status).toBe(503);
+    expect(await h.json()).toMatchObject({ ok: false, status: 'stale', lastRun: null });
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
     expect(code).toBe(0);
@@ -141,7 +142,8 @@ describe('/healthz with the schedule health', () => {
     }
     await writer.close();
     const s = Searcher.open(cfg);
-    const srv = createHttpServer(s, { health: scheduleHealth(s.store, cfg) });
+    const intervalMs = healthIntervalMs(cfg);
+    const srv = createHttpServer(s, { health: async () => healthReport(await storeHealth(s.store, { intervalMs })) });
     const url = await listen(srv, 0);
     const res = await fetch(`${url}/healthz`);
     expect(res.status).toBe(503);

@@ -2,8 +2,9 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { Searcher } from '../../search/search.ts';
 import { rerankerFromEnv } from '../../search/rerank.ts';
 import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
-import { scheduleHealth } from '../../server/health.ts';
 import { config, configOption } from '../options.ts';
+import { healthReport, storeHealth } from '../../daemon/health.ts';
+import { healthIntervalMs } from '../../daemon/schedule.ts';
 
 export function register(program: Command): void {
   program
@@ -20,9 +21,11 @@ export function register(program: Command): void {
       const cfg = config(o);
       const searcher = Searcher.open(cfg, undefined, rerankerFromEnv());
       const token = process.env[TOKEN_ENV] || null;
+      // /healthz judges the run history against the configured schedule, as the daemon's does.
+      const intervalMs = healthIntervalMs(cfg);
       const server = createHttpServer(searcher, {
         token,
-        health: scheduleHealth(searcher.store, cfg),
+        health: async () => healthReport(await storeHealth(searcher.store, { intervalMs })),
         log: (l) => process.stderr.write(`ragsync serve: ${l}\n`),
       });
       const url = await listen(server, o.port, o.host);
