@@ -47,13 +47,24 @@ export function indexText(...parts: string[]): string {
 }
 
 /**
+ * Question words and particles of modern Chinese queries ("…是什么意思", "怎么看"). They are rare in
+ * the classical texts, so BM25 would rank them high and pull in whatever modern commentary uses them;
+ * queries drop them (indexed text keeps everything). Longest first.
+ */
+const QUERY_STOP = ['是什么意思', '怎么回事', '为什么', '怎么办', '能不能', '会不会', '有没有', '是不是', '什么', '怎么', '怎样', '如何',
+  '是否', '哪些', '哪个', '应该', '可以', '意思', '讲究', '的', '吗', '呢', '吧', '啊'];
+const QUERY_STOP_RE = new RegExp(QUERY_STOP.join('|'), 'gu');
+
+/**
  * Query terms, distinct, in order. CJK runs give their bigrams (a run of one character gives the
  * character): unigrams of a longer run would match nearly every classical passage. `unigrams: true`
  * is the fallback when the bigrams match nothing.
  */
 export function queryTokens(query: string, opts: { unigrams?: boolean } = {}): string[] {
   const out = new Set<string>();
-  for (const m of prepare(query).matchAll(TOKEN)) {
+  const prepared = prepare(query);
+  const stripped = prepared.replace(QUERY_STOP_RE, ' ');
+  for (const m of (stripped.trim() ? stripped : prepared).matchAll(TOKEN)) {
     const tok = m[0];
     if (!CJK.test(tok[0]!)) {
       out.add(tok);

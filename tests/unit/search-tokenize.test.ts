@@ -13,6 +13,12 @@ describe('tokenize', () => {
     expect(queryTokens('甲 Full-Text')).toEqual(['甲', 'full', 'text']);
     expect(queryTokens('伤官', { unigrams: true })).toEqual(['伤', '官', '伤官']);
   });
+  it('drops modern question words from queries only', () => {
+    expect(queryTokens('命带桃花是什么意思')).toEqual(['命带', '带桃', '桃花']);
+    expect(queryTokens('什么')).toEqual(['什么']); // nothing else left: keep the query as it was
+    expect(indexTokens('什么')).toEqual(['什', '什么', '么']);
+  });
+
   it('runs normalizeForSearch on both sides', () => {
     expect(queryTokens('陽刃')).toEqual(queryTokens('羊刃'));
     expect(queryTokens('正月')).toEqual(['寅月']);
