@@ -212,8 +212,9 @@ export class Searcher {
       const m = hits.get(c.ref)!.metadata;
       c.date = str(m.added_at) ?? str(m.date);
     }
-    // Without MMR or decay reordering later, only the top k survivors are needed (plus slack for minScore).
-    const needAll = lambda < 1 || !!opts.halfLifeDays || !!this.reranker;
+    // Unless a later stage reorders (MMR, decay, rerank) or --explain counts duplicates, only the top k
+    // survivors matter (minScore only drops from the tail).
+    const needAll = lambda < 1 || !!opts.halfLifeDays || !!this.reranker || !!opts.explain;
     if (opts.dedupe !== false) list = collapseDuplicates(list, 0.9, needAll ? Infinity : k);
     if (opts.halfLifeDays) list = temporalDecay(list, opts.halfLifeDays);
     list = mmr(list, lambda < 1 ? k : list.length, lambda);
