@@ -158,6 +158,15 @@ describe('Searcher', () => {
     await expect(s.search('  ')).rejects.toThrow(/empty query/);
   });
 
+  it('temporal decay favours recent bookmarks and reports the factor', async () => {
+    const plain = await s.search('SQLite small services', { sources: ['bookmarks'], k: 2 });
+    expect(plain[0]!.path).toBe('202401/2024-01-05-sqlite.md');
+    const decayed = await s.search('SQLite small services', { sources: ['bookmarks'], k: 2, halfLifeDays: 7, explain: true });
+    expect(decayed[0]!.path).toBe('202403/2024-03-02-postgres.md'); // 8 weeks newer
+    expect(decayed[0]!.explain!.decay).toBeGreaterThan(0);
+    expect(decayed[0]!.explain!.decay).toBeLessThan(1);
+  });
+
   it('RRF weights: a zero keyword weight gives the vector order', async () => {
     const v = (await s.search('甲木用神', { mode: 'vector', k: 5 })).map((x) => x.id);
     const h = (await s.search('甲木用神', { k: 5, weights: { vector: 1, keyword: 0 } })).map((x) => x.id);
