@@ -104,4 +104,5 @@ for (const [key, qs] of [...groups].sort()) {
 console.log(`chunks: before ${before.chunks}, after ${after.chunks}; index time: before ${(before.ms / 1000).toFixed(1)} s, after ${(after.ms / 1000).toFixed(1)} s`);
 const changed = queries.filter((q) => before.hits.get(q.id) !== after.hits.get(q.id));
 for (const q of changed) console.log(`${after.hits.get(q.id) ? '+' : '-'} ${q.id} ${q.query}`);
+if (process.env.SHOW_MISSES) for (const q of queries.filter((q) => !after.hits.get(q.id))) console.log(`miss ${q.id} ${q.query}`);
 rmSync(work, { recursive: true, force: true });
