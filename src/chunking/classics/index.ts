@@ -8,10 +8,10 @@ import { dedupeSlugs, type Entry } from './entry.ts';
 import { keywordsOf } from './lexicon.ts';
 import { toSimplified } from '../../text/normalize.ts';
 import { qiongtongEntries } from './qiongtong.ts';
-import { headingEntries } from './sections.ts';
+import { foldMarkersToHeadings, headingEntries } from './sections.ts';
 
 /** Bump when the same input would chunk differently. */
-const VERSION = 1;
+const VERSION = 2;
 export const CONTEXT_SEPARATOR = ' · ';
 const KEYWORDS_EMBEDDED = 12;
 
@@ -31,9 +31,12 @@ function units(body: string, target: number): Unit[] {
 export function chunkClassics(input: ChunkInput, settings: ChunkingConfig): ChunkedDocument {
   const { data, body } = splitFrontMatter(normalizeMarkdown(input.text));
   const book = bookOf(input.path);
-  const parsed = sections(body);
+  const zaohua = book.key === 'zaohua-yuanyao';
+  const parsed = sections(zaohua ? foldMarkersToHeadings(body) : body);
   const entries = dedupeSlugs(
-    book.key === 'qiongtong' ? qiongtongEntries(parsed.sections) : headingEntries(parsed.sections, fileBase(input.path)),
+    book.key === 'qiongtong'
+      ? qiongtongEntries(parsed.sections)
+      : headingEntries(parsed.sections, fileBase(input.path), { stemSections: zaohua }),
   );
   const prefix = `${book.key}${book.volumeKey ? `-${book.volumeKey}` : ''}`;
   const overlap = Math.floor(settings.targetTokens * settings.overlap);
