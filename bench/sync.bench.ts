@@ -58,6 +58,7 @@ const docs = full.sources.reduce((n, s) => n + s.documents.added, 0);
 const store = new SqliteStore(config.db, { readonly: true });
 const texts = store.db.prepare('SELECT DISTINCT text FROM chunks').pluck().all() as string[];
 await store.close();
+if (config.embedder.provider !== 'hash') throw new Error('this bench measures the hash embedder');
 const e = new HashEmbedder(config.embedder.dims);
 const t1 = performance.now();
 for (let i = 0; i < texts.length; i += 256) await e.embed(texts.slice(i, i + 256));

@@ -1,7 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { dirname, resolve, isAbsolute } from 'node:path';
 import type { z } from 'zod';
-import { configSchema, type ChunkingConfig, type EmbedderConfig, type SourceConfigRaw } from './schema.ts';
+import { configSchema, type ChunkingConfig, type DaemonConfig, type EmbedderConfig, type SourceConfigRaw } from './schema.ts';
 import { RagsyncError, EXIT } from '../util/errors.ts';
 import { chunkerNames } from '../chunking/registry.ts';
 
@@ -21,6 +21,9 @@ export interface Config {
   checkouts: string;
   embedder: EmbedderConfig;
   sources: SourceConfig[];
+  /** Absent in configs built in code: the daemon then uses its defaults. */
+  daemon?: DaemonConfig;
+  logLevel?: string;
 }
 
 /** --config, else $RAGSYNC_CONFIG, else config/ragsync.json (relative to the working directory). */
@@ -64,6 +67,8 @@ export function parseConfig(raw: unknown, file: string | null = null): Config {
     db,
     checkouts,
     embedder: c.embedder,
+    daemon: c.daemon,
+    logLevel: c.logLevel,
     sources: c.sources.map(({ chunking, path, ...s }) => ({
       ...s,
       // A git url that is a local path is resolved too, so configs can point at ../upstream.git.
@@ -84,6 +89,13 @@ export function describeIssue(issue: z.core.$ZodIssue): string {
     .map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
     .join('');
   // A custom (cross-field) issue's input is the whole object: its message names the value itself.
-  const got = issue.code !== 'custom' && 'input' in issue && issue.input !== undefined ? ` (got ${JSON.stringify(issue.input)})` : '';
+  // Unknown keys are named by the message; their object may hold a secret, so it is not echoed.
+  const echo =
+    'input' in issue &&
+    issue.input !== undefined &&
+    issue.code !== 'custom' &&
+    issue.code !== 'unrecognized_keys' &&
+    !issue.message.includes('(got ');
+  const got = echo ? ` (got ${JSON.stringify(issue.input)})` : '';
   return `${path || '(root)'}: ${issue.message}${got}`;
 }

@@ -1,8 +1,38 @@
 import { z } from 'zod';
+import { PRESETS, allowedDimensionsFor, type RemoteProvider } from '../embedding/remote/presets.ts';
+import { validate as validCron } from 'node-cron';
 
 const name = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, "_", "-" or "." only');
+
+/** A node-cron expression: 5 fields, or 6 with seconds first. */
+const cronExpression = z
+  .string()
+  .min(1)
+  .refine((v) => validCron(v), 'not a valid cron expression (5 fields, or 6 with seconds first)');
+
+function validTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const daemonSchema = z
+  .object({
+    /** When `ragsync daemon` syncs every source without a schedule of its own. */
+    schedule: cronExpression.default('0 * * * *'),
+    /** IANA zone the schedules are read in (default: the system's). */
+    timezone: z.string().min(1).refine(validTimeZone, 'not a known IANA time zone').optional(),
+    /** Also run once when the daemon starts. */
+    runOnStart: z.boolean().default(false),
+    /** On SIGTERM/SIGINT, how long to wait for the current batch before giving up. */
+    stopTimeoutMs: z.number().int().min(1000).max(600_000).default(20_000),
+  })
+  .strict();
 
 export const chunkingSchema = z
   .object({
@@ -27,6 +57,8 @@ export const sourceSchema = z
     chunker: z.string().min(1).default('markdown'),
     chunking: chunkingSchema.partial().optional(),
     maxFileBytes: z.number().int().positive().default(2_000_000),
+    /** Daemon: sync this source on its own cron schedule instead of the daemon's. */
+    schedule: cronExpression.optional(),
   })
   .strict()
   .superRefine((s, ctx) => {
@@ -34,13 +66,88 @@ export const sourceSchema = z
     if (s.kind === 'dir' && !s.path) ctx.addIssue({ code: 'custom', path: ['path'], message: 'required for a dir source' });
   });
 
-export const embedderSchema = z
+const hashEmbedderSchema = z
   .object({
-    provider: z.literal('hash').default('hash'),
+    provider: z.literal('hash'),
     dims: z.number().int().min(16).max(8192).default(1024),
     batchSize: z.number().int().positive().max(4096).default(256),
   })
   .strict();
+
+const int = (min: number, max: number) => z.number().int().min(min).max(max);
+
+/** Fields every remote provider takes; unset ones come from the provider's preset (src/embedding/remote/presets.ts). */
+const remoteFields = {
+  model: z.string().min(1).optional(),
+  /** The API root; POST {baseUrl}/embeddings. */
+  baseUrl: z.url({ protocol: /^https?$/ }).optional(),
+  dimensions: int(1, 16384).optional(),
+  /** Name of the environment variable (or .env entry) holding the API key: the key itself never goes in config. */
+  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').optional(),
+  /** Texts per request (at most the provider's maximum). */
+  batchSize: int(1, 4096).optional(),
+  /** Longer inputs are truncated (and logged by text hash). */
+  maxInputTokens: int(16, 1_000_000).optional(),
+  /** Requests per minute (sliding window); unset = unlimited. */
+  rpm: int(1, 1_000_000).optional(),
+  /** Estimated tokens per minute (sliding window); unset = unlimited. */
+  tpm: int(1, 1_000_000_000).optional(),
+  /** Requests in flight at once. */
+  concurrency: int(1, 64).default(4),
+  /** Per request: no response headers or body progress within this long counts as a timeout (retried). */
+  timeoutMs: int(10, 600_000).default(60_000),
+  /** Retries of one batch after 429, 5xx, resets, timeouts or a malformed response. */
+  maxRetries: int(0, 20).default(5),
+  /** This many failed requests in a row open the circuit: the run ends, stored batches stay. */
+  breakerThreshold: int(1, 1000).default(8),
+  /** Prepended to every document text / query (e.g. instruction-tuned models); part of the fingerprint. */
+  inputPrefix: z.string().optional(),
+  /** Refused with a pointer to apiKeyEnv; the value is never echoed. */
+  apiKey: z
+    .never({ error: 'keys do not belong in config: set apiKeyEnv to the name of an environment variable holding it (got [redacted])' })
+    .optional(),
+  queryPrefix: z.string().optional(),
+};
+
+const remote = <P extends RemoteProvider>(provider: P) =>
+  z
+    .object({ provider: z.literal(provider), ...remoteFields })
+    .strict()
+    .superRefine((c, ctx) => {
+      const preset = PRESETS[provider];
+      if (c.batchSize !== undefined && c.batchSize > preset.maxBatch) {
+        ctx.addIssue({ code: 'custom', path: ['batchSize'], input: c.batchSize, message: `${provider} takes at most ${preset.maxBatch} inputs per request` });
+      }
+      const model = c.model ?? preset.model;
+      const allowed = model ? allowedDimensionsFor(provider, model) : undefined;
+      if (c.dimensions !== undefined && allowed && !allowed.includes(c.dimensions)) {
+        ctx.addIssue({ code: 'custom', path: ['dimensions'], input: c.dimensions, message: `${model} produces ${allowed.join('/')} dimensions` });
+      }
+      if (provider === 'openai-compatible') {
+        for (const f of ['baseUrl', 'model', 'dimensions'] as const) {
+          if (c[f] === undefined) ctx.addIssue({ code: 'custom', path: [f], message: 'required for provider "openai-compatible" (got none)' });
+        }
+      }
+    });
+
+export const EMBEDDER_PROVIDERS = ['hash', 'zhipu', 'siliconflow', 'openai', 'dashscope', 'openai-compatible'] as const;
+
+const discriminated = z.discriminatedUnion(
+  'provider',
+  [hashEmbedderSchema, remote('zhipu'), remote('siliconflow'), remote('openai'), remote('dashscope'), remote('openai-compatible')],
+  {
+    error: (iss) =>
+      iss.code === 'invalid_union'
+        ? `expected one of ${EMBEDDER_PROVIDERS.join('|')} (got ${JSON.stringify((iss.input as { provider?: unknown })?.provider)})`
+        : undefined,
+  },
+);
+
+/** An embedder without a provider is the hash one (configs written before remote providers existed). */
+export const embedderSchema = z.preprocess(
+  (v) => (v && typeof v === 'object' && !Array.isArray(v) && !('provider' in v) ? { ...v, provider: 'hash' } : v),
+  discriminated,
+);
 
 export const configSchema = z
   .object({
@@ -50,6 +157,9 @@ export const configSchema = z
     embedder: embedderSchema.default({ provider: 'hash', dims: 1024, batchSize: 256 }),
     chunking: chunkingSchema.default({ targetTokens: 500, overlap: 0.15 }),
     sources: z.array(sourceSchema).min(1),
+    daemon: daemonSchema.default({ schedule: '0 * * * *', runOnStart: false, stopTimeoutMs: 20_000 }),
+    /** pino level; $RAGSYNC_LOG_LEVEL wins over it. */
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -63,4 +173,7 @@ export const configSchema = z
 export type ConfigInput = z.input<typeof configSchema>;
 export type ChunkingConfig = z.output<typeof chunkingSchema>;
 export type EmbedderConfig = z.output<typeof embedderSchema>;
+export type HashEmbedderConfig = Extract<EmbedderConfig, { provider: 'hash' }>;
+export type RemoteEmbedderConfig = Exclude<EmbedderConfig, { provider: 'hash' }>;
+export type DaemonConfig = z.output<typeof daemonSchema>;
 export type SourceConfigRaw = z.output<typeof sourceSchema>;

@@ -15,6 +15,8 @@ export interface Embedder {
   readonly batchSize: number;
   /** Whether vectors come back L2-normalised (search then needs no norms). */
   readonly normalized: boolean;
+  /** How many embed() calls may usefully run at once (default 1). */
+  readonly concurrency?: number;
   /** One vector per text, in order. Throws rather than return a partial or malformed batch. */
   embed(texts: string[], opts?: { signal?: AbortSignal; purpose?: 'document' | 'query' }): Promise<Float32Array[]>;
   readonly stats: EmbedStats;

@@ -32,7 +32,7 @@ export class AbortedError extends Error {
  * Executes a plan: embeds the missing texts in full batches, stores each batch of vectors in its own
  * transaction, and writes every document (its row and all its chunks) in a transaction once all its
  * texts have vectors. Progress is recorded only by commits, so a killed run loses at most the
- * batch in flight, and the next run's plan finds the stored vectors and skips them.
+ * batches in flight, and the next run's plan finds the stored vectors and skips them.
  */
 export async function* applyPlan(plan: SourcePlan, ctx: ApplyContext): AsyncGenerator<Progress, void> {
   const { store, embedder } = ctx;
@@ -49,6 +49,9 @@ export async function* applyPlan(plan: SourcePlan, ctx: ApplyContext): AsyncGene
   };
 
   async function embedBatch(hashes: string[]): Promise<void> {
+    // Let timers, signals and HTTP requests in (a local embedder never waits on I/O, so without
+    // this a SIGTERM or a /healthz request would wait for the whole run).
+    await new Promise((resolve) => setImmediate(resolve));
     check();
     const vectors = await embedder.embed(
       hashes.map((h) => plan.toEmbed.get(h)!),
@@ -91,34 +94,59 @@ export async function* applyPlan(plan: SourcePlan, ctx: ApplyContext): AsyncGene
     for (const w of waiting) for (const h of w.pending) if (set.has(h)) w.pending.delete(h);
   };
 
-  for (const planned of plan.write) {
-    const pending = new Set<string>();
-    for (const c of planned.doc.chunks) {
-      if (!plan.toEmbed.has(c.textHash) || ctx.embeddedThisRun.has(c.textHash)) continue;
-      pending.add(c.textHash);
-      if (!queued.has(c.textHash)) {
-        queued.add(c.textHash);
-        queue.push(c.textHash);
+  // Up to `concurrency` batches in flight (a remote provider's latency would otherwise cap throughput
+  // far below its rate limits). Each stores its own vectors as soon as it returns; documents are
+  // written in plan order once all their texts have vectors. With concurrency 1 this is the serial loop.
+  const maxInFlight = Math.max(1, Math.floor(embedder.concurrency ?? 1));
+  const inFlight: Promise<{ hashes: string[] } | { error: unknown }>[] = [];
+
+  const start = (hashes: string[]) => {
+    check();
+    // Rejections are caught here and rethrown in order by settleOldest(): none goes unhandled.
+    inFlight.push(embedBatch(hashes).then(() => ({ hashes }), (error: unknown) => ({ error })));
+  };
+
+  async function* settleOldest(): AsyncGenerator<Progress, void> {
+    const done = await inFlight.shift()!;
+    if ('error' in done) {
+      // Let the other batches finish (and store what they got) before the run stops.
+      await Promise.all(inFlight.splice(0));
+      throw done.error;
+    }
+    settle(done.hashes);
+    yield { type: 'embedded', source: plan.source, done: embeddedHere, total: totalTexts };
+    if (await flush(false)) yield { type: 'written', source: plan.source, done: written, total: plan.write.length };
+  }
+
+  try {
+    for (const planned of plan.write) {
+      const pending = new Set<string>();
+      for (const c of planned.doc.chunks) {
+        if (!plan.toEmbed.has(c.textHash) || ctx.embeddedThisRun.has(c.textHash)) continue;
+        pending.add(c.textHash);
+        if (!queued.has(c.textHash)) {
+          queued.add(c.textHash);
+          queue.push(c.textHash);
+        }
+      }
+      waiting.push({ planned, pending });
+      while (queue.length >= embedder.batchSize) {
+        start(queue.splice(0, embedder.batchSize));
+        if (inFlight.length >= maxInFlight) yield* settleOldest();
+      }
+      if (waiting.length >= MAX_DOCS_PER_TRANSACTION && waiting.every((w) => w.pending.size === 0)) {
+        await flush(false);
+        yield { type: 'written', source: plan.source, done: written, total: plan.write.length };
       }
     }
-    waiting.push({ planned, pending });
-    while (queue.length >= embedder.batchSize) {
-      const batch = queue.splice(0, embedder.batchSize);
-      await embedBatch(batch);
-      settle(batch);
-      yield { type: 'embedded', source: plan.source, done: embeddedHere, total: totalTexts };
-      if (await flush(false)) yield { type: 'written', source: plan.source, done: written, total: plan.write.length };
+    while (queue.length) {
+      start(queue.splice(0, embedder.batchSize));
+      if (inFlight.length >= maxInFlight) yield* settleOldest();
     }
-    if (waiting.length >= MAX_DOCS_PER_TRANSACTION && waiting.every((w) => w.pending.size === 0)) {
-      await flush(false);
-      yield { type: 'written', source: plan.source, done: written, total: plan.write.length };
-    }
-  }
-  while (queue.length) {
-    const batch = queue.splice(0, embedder.batchSize);
-    await embedBatch(batch);
-    settle(batch);
-    yield { type: 'embedded', source: plan.source, done: embeddedHere, total: totalTexts };
+    while (inFlight.length) yield* settleOldest();
+  } finally {
+    // An abort or a failure leaves nothing running behind the caller's back (it closes the store next).
+    await Promise.all(inFlight.splice(0));
   }
   if (await flush(true)) yield { type: 'written', source: plan.source, done: written, total: plan.write.length };
   if (plan.delete.length) {

@@ -23,6 +23,7 @@ export function gitConfig(dir: string, url: string, extra: Partial<ConfigInput['
 }
 
 export async function index(config: Config, opts: IndexOptions = {}): Promise<IndexResult & { sent: string[] }> {
+  if (config.embedder.provider !== 'hash') throw new Error('index() records the hash embedder only');
   const embedder = new RecordingEmbedder(config.embedder.dims, config.embedder.batchSize);
   const result = await runIndex(config, { ...opts, embedder });
   return { ...result, sent: embedder.seen };

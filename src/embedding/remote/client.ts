@@ -1,0 +1,61 @@
+import { Pool } from 'undici';
+
+export interface HttpReply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+export interface EmbeddingsRequest {
+  model: string;
+  input: string[];
+  dimensions?: number;
+  encoding_format: 'float';
+}
+
+/**
+ * POST {baseUrl}/embeddings over one keep-alive undici pool. It only moves bytes: status codes,
+ * retries and validation are the caller's business. A response whose headers or body stall
+ * longer than `timeoutMs` fails with undici's HeadersTimeout/BodyTimeout error.
+ */
+export class EmbeddingsClient {
+  private pool: Pool | null = null;
+  private readonly origin: string;
+  private readonly path: string;
+
+  constructor(
+    baseUrl: string,
+    private readonly opts: { timeoutMs: number; connections: number },
+  ) {
+    const u = new URL(baseUrl);
+    this.origin = u.origin;
+    this.path = u.pathname.replace(/\/+$/, '') + '/embeddings';
+  }
+
+  async post(body: EmbeddingsRequest, apiKey: string | null, signal?: AbortSignal): Promise<HttpReply> {
+    // Created on first use, so a command that never embeds (status, an index run with nothing new) opens nothing.
+    this.pool ??= new Pool(this.origin, {
+      connections: this.opts.connections,
+      keepAliveTimeout: 30_000,
+      headersTimeout: this.opts.timeoutMs,
+      bodyTimeout: this.opts.timeoutMs,
+      connect: { timeout: Math.min(this.opts.timeoutMs, 30_000) },
+    });
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+    if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+    const res = await this.pool.request({
+      path: this.path,
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+      signal,
+    });
+    return { status: res.statusCode, headers: res.headers, body: await res.body.text() };
+  }
+
+  async close(): Promise<void> {
+    const p = this.pool;
+    this.pool = null;
+    await p?.close();
+  }
+}

@@ -1,0 +1,194 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import { estimateTokens } from '../../chunking/tokens.ts';
+import type { EmbedderInfo } from '../../storage/types.ts';
+import { RagsyncError, EXIT } from '../../util/errors.ts';
+import { sha256 } from '../../util/hash.ts';
+import { silentLogger } from '../../util/log.ts';
+import type { Embedder, EmbedStats } from '../types.ts';
+import { LruCache } from './cache.ts';
+import { EmbeddingsClient, type EmbeddingsRequest } from './client.ts';
+import { readApiKey } from './env.ts';
+import { CircuitOpenError, ProviderError } from './errors.ts';
+import type { RemoteSettings } from './presets.ts';
+import { RateLimiter } from './ratelimit.ts';
+import { backoffMs, DEFAULT_BACKOFF, transportError, type BackoffOptions } from './retry.ts';
+import { truncateToTokens } from './truncate.ts';
+import { parseVectors, statusError } from './validate.ts';
+
+export interface RemoteDeps {
+  log?: Logger;
+  /** Rate-limit window; one minute unless a test or benchmark scales it down. */
+  windowMs?: number;
+  backoff?: Partial<BackoffOptions>;
+  /** How retries wait; tests pass one that records the delay. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Query vectors kept in memory. */
+  queryCacheSize?: number;
+  /** How long an open circuit refuses calls before trying again (long-lived searchers). */
+  breakerCooldownMs?: number;
+  /** Where the key comes from (default: the environment / .env). */
+  apiKey?: () => string | null;
+}
+
+/** "siliconflow:BAAI/bge-m3:1024", plus a hash of the input prefixes when there are any. Never the key. */
+export function remoteFingerprint(s: RemoteSettings): string {
+  const base = `${s.provider}:${s.model}:${s.dimensions}`;
+  return s.inputPrefix || s.queryPrefix ? `${base}:p${sha256(`${s.inputPrefix}\0${s.queryPrefix}`).slice(0, 8)}` : base;
+}
+
+const sleepFor = (ms: number, signal?: AbortSignal) => delay(ms, undefined, { signal });
+
+/**
+ * An embedder behind an OpenAI-style /embeddings endpoint: rate-limited, retried with backoff,
+ * every reply validated before anything is returned, a circuit breaker against a provider that is
+ * down, and an LRU cache for queries.
+ */
+export class RemoteEmbedder implements Embedder {
+  readonly info: EmbedderInfo;
+  readonly batchSize: number;
+  readonly normalized: boolean;
+  /** Batches the sync may have in flight at once. */
+  readonly concurrency: number;
+  readonly stats: EmbedStats = { requests: 0, tokens: 0, retries: 0 };
+  readonly limiter: RateLimiter;
+  readonly queryCache: LruCache<Float32Array>;
+  private readonly client: EmbeddingsClient;
+  private readonly log: Logger;
+  private readonly label: string;
+  private readonly backoff: BackoffOptions;
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  private apiKey: string | null | undefined;
+  private failuresInRow = 0;
+  private openUntil = 0;
+  private lastFailure = '';
+
+  constructor(
+    readonly settings: RemoteSettings,
+    private readonly deps: RemoteDeps = {},
+  ) {
+    const s = settings;
+    this.info = { fingerprint: remoteFingerprint(s), provider: s.provider, model: s.model, dims: s.dimensions };
+    this.batchSize = s.batchSize;
+    this.normalized = s.normalized;
+    this.concurrency = s.concurrency;
+    this.label = `${s.provider} ${s.model}`;
+    this.log = deps.log ?? silentLogger;
+    this.backoff = { ...DEFAULT_BACKOFF, ...deps.backoff };
+    this.sleep = deps.sleep ?? sleepFor;
+    this.queryCache = new LruCache(deps.queryCacheSize ?? 256);
+    this.limiter = new RateLimiter({
+      rpm: s.rpm,
+      tpm: s.tpm,
+      concurrency: s.concurrency,
+      windowMs: deps.windowMs,
+      log: this.log,
+      label: this.info.fingerprint,
+    });
+    this.client = new EmbeddingsClient(s.baseUrl, { timeoutMs: s.timeoutMs, connections: s.concurrency });
+  }
+
+  async embed(texts: string[], opts: { signal?: AbortSignal; purpose?: 'document' | 'query' } = {}): Promise<Float32Array[]> {
+    if (!texts.length) return [];
+    if (opts.purpose === 'query') return this.embedQueries(texts, opts.signal);
+    return this.request(texts.map((t) => this.prepare(t, this.settings.inputPrefix)), opts.signal);
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+
+  private async embedQueries(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    const out: (Float32Array | undefined)[] = texts.map((t) => this.queryCache.get(t));
+    const missing = [...new Set(texts.filter((_, i) => !out[i]))];
+    for (let i = 0; i < missing.length; i += this.batchSize) {
+      const part = missing.slice(i, i + this.batchSize);
+      const vectors = await this.request(part.map((t) => this.prepare(t, this.settings.queryPrefix)), signal);
+      part.forEach((t, k) => this.queryCache.set(t, vectors[k]!));
+    }
+    return texts.map((t, i) => out[i] ?? this.queryCache.get(t)!);
+  }
+
+  /** Prefix, then truncate to the model's limit; logs which text (by hash prefix), never the text. */
+  private prepare(text: string, prefix: string): string {
+    const r = truncateToTokens(prefix + text, this.settings.maxInputTokens);
+    if (r.truncated) {
+      this.log.warn(
+        { textHash: sha256(text).slice(0, 12), tokens: estimateTokens(prefix + text), maxInputTokens: this.settings.maxInputTokens },
+        'input over the model limit: truncated',
+      );
+    }
+    return r.text;
+  }
+
+  private key(): string | null {
+    if (this.apiKey !== undefined) return this.apiKey;
+    const env = this.settings.apiKeyEnv;
+    const key = this.deps.apiKey ? this.deps.apiKey() : env ? readApiKey(env) : null;
+    if (env && !key) {
+      throw new RagsyncError(`embedder.apiKeyEnv: environment variable ${env} is not set (set it, or put it in .env)`, EXIT.usage);
+    }
+    this.apiKey = key;
+    return key;
+  }
+
+  /** One batch: limiter → POST → validate, retried; throws rather than return anything partial. */
+  private async request(inputs: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+    const key = this.key();
+    const s = this.settings;
+    const body: EmbeddingsRequest = { model: s.model, input: inputs, encoding_format: 'float' };
+    if (s.sendDimensions) body.dimensions = s.dimensions;
+    const tokens = inputs.reduce((n, t) => n + estimateTokens(t), 0);
+    for (let attempt = 0; ; attempt++) {
+      this.checkCircuit();
+      const release = await this.limiter.acquire(tokens, signal);
+      let failure: ProviderError;
+      try {
+        this.stats.requests++;
+        this.stats.tokens += tokens;
+        const reply = await this.client.post(body, key, signal);
+        if (reply.status < 200 || reply.status > 299) throw statusError(reply, this.label, key);
+        const vectors = parseVectors(reply.body, inputs.length, s.dimensions, this.label);
+        this.failuresInRow = 0;
+        return vectors;
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        failure = err instanceof ProviderError ? err : transportError(err, this.label);
+      } finally {
+        release();
+      }
+      if (!failure.retryable) throw failure;
+      this.recordFailure(failure);
+      if (attempt >= s.maxRetries) {
+        throw new ProviderError(`${failure.message} (gave up after ${attempt + 1} attempts)`, false, failure.status);
+      }
+      const wait = backoffMs(attempt, failure.retryAfterMs, this.backoff);
+      // A 429 slows every request, not just this one.
+      if (failure.status === 429) this.limiter.hold(Date.now() + wait);
+      this.stats.retries++;
+      this.log.warn({ embedder: this.info.fingerprint, status: failure.status, attempt: attempt + 1, retryInMs: wait }, failure.message);
+      await this.sleep(wait, signal);
+    }
+  }
+
+  private recordFailure(f: ProviderError): void {
+    this.failuresInRow++;
+    this.lastFailure = f.message;
+    if (this.failuresInRow >= this.settings.breakerThreshold) {
+      this.openUntil = Date.now() + (this.deps.breakerCooldownMs ?? 60_000);
+      this.failuresInRow = 0;
+      throw this.circuitError();
+    }
+  }
+
+  private checkCircuit(): void {
+    if (Date.now() < this.openUntil) throw this.circuitError();
+  }
+
+  private circuitError(): CircuitOpenError {
+    return new CircuitOpenError(
+      `${this.label}: ${this.settings.breakerThreshold} failed requests in a row, giving up (last: ${this.lastFailure}); ` +
+        'vectors already stored are kept and the next run resumes from there',
+    );
+  }
+}

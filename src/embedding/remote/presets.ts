@@ -1,0 +1,156 @@
+/**
+ * What each hosted provider accepts, so a config only has to name the provider. Sources (checked
+ * 2026-11): bigmodel.cn "文本嵌入" API reference (embedding-3: ≤ 64 inputs, ≤ 3072 tokens each,
+ * dimensions 256/512/1024/2048, default 2048); DashScope OpenAI-compatible mode (text-embedding-v3/v4:
+ * ≤ 10 inputs, ≤ 8192 tokens each); OpenAI embeddings reference (≤ 2048 inputs, 8191 tokens each);
+ * SiliconFlow BAAI/bge-m3 (1024 dims, 8192 tokens; 64 inputs per request is our conservative cap).
+ */
+export type RemoteProvider = 'zhipu' | 'siliconflow' | 'openai' | 'dashscope' | 'openai-compatible';
+
+export interface Preset {
+  baseUrl?: string;
+  model?: string;
+  /** Default output size. */
+  dimensions?: number;
+  /** Sizes the model can produce; undefined = any from 1 up to `dimensions` (or anything, without one). */
+  allowedDimensions?: readonly number[];
+  /** Whether the API takes a `dimensions` field for this model (bge-m3 does not). */
+  sendDimensions: boolean;
+  apiKeyEnv?: string;
+  /** Most inputs one request may carry. */
+  maxBatch: number;
+  defaultBatch: number;
+  /** Longest single input, in tokens. */
+  maxInputTokens: number;
+  /** Whether the vectors come back L2-normalised. */
+  normalized: boolean;
+}
+
+export const PRESETS: Record<RemoteProvider, Preset> = {
+  zhipu: {
+    baseUrl: 'https://open.bigmodel.cn/api/paas/v4',
+    model: 'embedding-3',
+    dimensions: 2048,
+    allowedDimensions: [256, 512, 1024, 2048],
+    sendDimensions: true,
+    apiKeyEnv: 'ZHIPU_API_KEY',
+    maxBatch: 64,
+    defaultBatch: 64,
+    maxInputTokens: 3072,
+    normalized: true,
+  },
+  siliconflow: {
+    baseUrl: 'https://api.siliconflow.cn/v1',
+    model: 'BAAI/bge-m3',
+    dimensions: 1024,
+    allowedDimensions: [1024],
+    sendDimensions: false,
+    apiKeyEnv: 'SILICONFLOW_API_KEY',
+    maxBatch: 64,
+    defaultBatch: 32,
+    maxInputTokens: 8192,
+    normalized: true,
+  },
+  openai: {
+    baseUrl: 'https://api.openai.com/v1',
+    model: 'text-embedding-3-small',
+    dimensions: 1536,
+    sendDimensions: true,
+    apiKeyEnv: 'OPENAI_API_KEY',
+    maxBatch: 2048,
+    defaultBatch: 256,
+    maxInputTokens: 8191,
+    normalized: true,
+  },
+  dashscope: {
+    baseUrl: 'https://dashscope.aliyuncs.com/compatible-mode/v1',
+    model: 'text-embedding-v3',
+    dimensions: 1024,
+    // v3: 1024/768/512/256/128/64; v4 adds 2048/1536. Checked per model in allowedDimensionsFor().
+    allowedDimensions: [64, 128, 256, 512, 768, 1024, 1536, 2048],
+    sendDimensions: true,
+    apiKeyEnv: 'DASHSCOPE_API_KEY',
+    maxBatch: 10,
+    defaultBatch: 10,
+    maxInputTokens: 8192,
+    normalized: true,
+  },
+  'openai-compatible': {
+    sendDimensions: true,
+    maxBatch: 2048,
+    defaultBatch: 64,
+    maxInputTokens: 8192,
+    normalized: false,
+  },
+};
+
+/** The sizes `model` can produce, where the preset knows them. */
+export function allowedDimensionsFor(provider: RemoteProvider, model: string): readonly number[] | undefined {
+  if (provider === 'dashscope' && model === 'text-embedding-v3') return [64, 128, 256, 512, 768, 1024];
+  const p = PRESETS[provider];
+  // A preset's list describes its default model only.
+  return p.model === undefined || model === p.model ? p.allowedDimensions : undefined;
+}
+
+/** A remote embedder's settings with the preset filled in. */
+export interface RemoteSettings {
+  provider: RemoteProvider;
+  baseUrl: string;
+  model: string;
+  dimensions: number;
+  sendDimensions: boolean;
+  apiKeyEnv: string | null;
+  batchSize: number;
+  maxInputTokens: number;
+  rpm: number | null;
+  tpm: number | null;
+  concurrency: number;
+  timeoutMs: number;
+  maxRetries: number;
+  breakerThreshold: number;
+  inputPrefix: string;
+  queryPrefix: string;
+  normalized: boolean;
+}
+
+export interface RemoteConfigLike {
+  provider: RemoteProvider;
+  model?: string;
+  baseUrl?: string;
+  dimensions?: number;
+  apiKeyEnv?: string;
+  batchSize?: number;
+  maxInputTokens?: number;
+  rpm?: number;
+  tpm?: number;
+  concurrency: number;
+  timeoutMs: number;
+  maxRetries: number;
+  breakerThreshold: number;
+  inputPrefix?: string;
+  queryPrefix?: string;
+}
+
+/** Config over preset. The schema has already checked that openai-compatible names baseUrl, model and dimensions. */
+export function resolveRemote(c: RemoteConfigLike): RemoteSettings {
+  const p = PRESETS[c.provider];
+  return {
+    provider: c.provider,
+    baseUrl: (c.baseUrl ?? p.baseUrl!).replace(/\/+$/, ''),
+    model: c.model ?? p.model!,
+    dimensions: c.dimensions ?? p.dimensions!,
+    sendDimensions: p.sendDimensions,
+    apiKeyEnv: c.apiKeyEnv ?? p.apiKeyEnv ?? null,
+    batchSize: Math.min(c.batchSize ?? p.defaultBatch, p.maxBatch),
+    maxInputTokens: c.maxInputTokens ?? p.maxInputTokens,
+    rpm: c.rpm ?? null,
+    tpm: c.tpm ?? null,
+    concurrency: c.concurrency,
+    timeoutMs: c.timeoutMs,
+    maxRetries: c.maxRetries,
+    breakerThreshold: c.breakerThreshold,
+    inputPrefix: c.inputPrefix ?? '',
+    queryPrefix: c.queryPrefix ?? '',
+    normalized: p.normalized,
+  };
+}

@@ -1,0 +1,69 @@
+import { ProviderError, redactSecret } from './errors.ts';
+import type { HttpReply } from './client.ts';
+import { parseRetryAfter } from './retry.ts';
+
+/** The provider's own words from an error body ({error:{message}}, {message}, {error:"…"}), else the raw start. */
+function providerMessage(body: string): string {
+  try {
+    const j = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown; msg?: unknown };
+    const m = typeof j.error === 'string' ? j.error : (j.error?.message ?? j.message ?? j.msg);
+    if (typeof m === 'string' && m) return m;
+  } catch {
+    // not JSON: fall through to the raw text
+  }
+  return body || '(empty body)';
+}
+
+/** Turns a non-2xx reply into a ProviderError: 408/409/425/429/5xx are retried, the rest fail at once. */
+export function statusError(reply: HttpReply, label: string, apiKey: string | null): ProviderError {
+  const s = reply.status;
+  const retryable = s === 408 || s === 409 || s === 425 || s === 429 || s >= 500;
+  const hint = s === 401 || s === 403 ? ' (check the API key in the environment variable named by embedder.apiKeyEnv)' : '';
+  const msg = redactSecret(providerMessage(reply.body), apiKey);
+  return new ProviderError(`${label}: HTTP ${s}: ${msg}${hint}`, retryable, s, retryable ? parseRetryAfter(reply.headers) : null);
+}
+
+/**
+ * Checks a 2xx embeddings reply and returns one vector per input, in input order. Rejects the whole
+ * batch — so nothing of it is stored — unless there is exactly one entry per input, indices cover
+ * 0..n-1 once each, every vector has `dims` entries and every entry is a finite number.
+ * A wrong dimension is a configuration mismatch (not retried); the rest may be a glitch (retried).
+ */
+export function parseVectors(body: string, n: number, dims: number, label: string): Float32Array[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw new ProviderError(`${label}: malformed JSON in response (${body.length} bytes)`, true);
+  }
+  const data = (json as { data?: unknown })?.data;
+  if (!Array.isArray(data)) throw new ProviderError(`${label}: response has no "data" array`, true);
+  if (data.length !== n) throw new ProviderError(`${label}: ${data.length} vectors for ${n} inputs; batch rejected`, true);
+  const out: (Float32Array | undefined)[] = new Array(n);
+  for (let i = 0; i < data.length; i++) {
+    const item = data[i] as { index?: unknown; embedding?: unknown };
+    const index = item?.index ?? i;
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= n || out[index]) {
+      throw new ProviderError(`${label}: bad or repeated index ${JSON.stringify(index)} in response; batch rejected`, true);
+    }
+    const e = item.embedding;
+    if (!Array.isArray(e)) throw new ProviderError(`${label}: entry ${index} has no embedding array; batch rejected`, true);
+    if (e.length !== dims) {
+      throw new ProviderError(
+        `${label}: got ${e.length}-dimensional vectors, config says dimensions ${dims}; batch rejected`,
+        false,
+      );
+    }
+    const v = new Float32Array(dims);
+    for (let k = 0; k < dims; k++) {
+      const x = e[k];
+      if (typeof x !== 'number' || !Number.isFinite(x)) {
+        throw new ProviderError(`${label}: non-finite value in vector ${index}; batch rejected`, true);
+      }
+      v[k] = x; // a double beyond float32 range would become Infinity: checked below
+      if (!Number.isFinite(v[k]!)) throw new ProviderError(`${label}: value out of float32 range in vector ${index}; batch rejected`, true);
+    }
+    out[index] = v;
+  }
+  return out as Float32Array[];
+}

@@ -1,0 +1,207 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { estimateTokens } from '../../src/chunking/tokens.ts';
+import { hashEmbed } from '../../src/embedding/hash.ts';
+
+/**
+ * A loopback OpenAI-style embeddings provider for tests and benchmarks: a real node:http server on
+ * 127.0.0.1 answering POST /v1/embeddings with deterministic vectors (hashEmbed of each input), in
+ * reversed order with correct `index` fields (so clients must sort). Behaviours can be scripted per
+ * request, and request/token limits can be enforced over a sliding window of any length.
+ */
+export type Behaviour =
+  | { kind: 'ok' }
+  | { kind: '429'; retryAfter?: string }
+  | { kind: '500' }
+  | { kind: '503' }
+  | { kind: '401' }
+  | { kind: '400' }
+  /** Holds the response headers back this long (past the client's timeout). */
+  | { kind: 'slow'; delayMs: number }
+  | { kind: 'malformed' }
+  | { kind: 'wrong-dims' }
+  | { kind: 'wrong-count' }
+  | { kind: 'nan' }
+  /** Destroys the socket without answering (connection reset). */
+  | { kind: 'reset' };
+
+export interface FakeProviderOptions {
+  dims: number;
+  /** Bearer token required; replies 401 (echoing the token, as careless providers do) otherwise. */
+  apiKey?: string;
+  /** Enforced like a provider would: 429 (no Retry-After) past either limit in the last windowMs. */
+  limits?: { rpm?: number; tpm?: number; windowMs: number };
+  /** Added before every normal reply. */
+  latencyMs?: number;
+}
+
+export interface SeenRequest {
+  at: number;
+  inputs: string[];
+  status: number;
+  behaviour: Behaviour['kind'];
+  model: string;
+  dimensions?: number;
+}
+
+export class FakeProvider {
+  readonly requests: SeenRequest[] = [];
+  /** Consumed one per request, before `fallback`. */
+  private readonly script: Behaviour[] = [];
+  /** What requests get once the script is used up. */
+  fallback: Behaviour = { kind: 'ok' };
+  /** Requests the enforced limits turned away. */
+  limited = 0;
+  /** Requests being handled right now, and the most there ever were at once. */
+  active = 0;
+  maxActive = 0;
+  private readonly window: { at: number; tokens: number }[] = [];
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(
+    private readonly server: Server,
+    readonly opts: FakeProviderOptions,
+    readonly baseUrl: string,
+  ) {}
+
+  static async start(opts: FakeProviderOptions): Promise<FakeProvider> {
+    let self: FakeProvider | undefined;
+    const server = createServer((req, res) => void self!.handle(req, res));
+    server.keepAliveTimeout = 60_000;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    self = new FakeProvider(server, opts, `http://127.0.0.1:${port}/v1`);
+    server.on('connection', (s) => {
+      self!.sockets.add(s);
+      s.on('close', () => self!.sockets.delete(s));
+    });
+    return self;
+  }
+
+  /** Queues behaviours for the next requests, in order. */
+  queue(...b: Behaviour[]): this {
+    this.script.push(...b);
+    return this;
+  }
+
+  /** Successful replies so far, and the inputs they carried. */
+  get served(): SeenRequest[] {
+    return this.requests.filter((r) => r.status === 200);
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.active++;
+    this.maxActive = Math.max(this.maxActive, this.active);
+    try {
+      await this.answer(req, res);
+    } finally {
+      this.active--;
+    }
+  }
+
+  private async answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const at = Date.now();
+    let body: { model?: string; input?: unknown; dimensions?: number };
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      return this.reply(res, 400, { error: { message: 'request body is not JSON' } });
+    }
+    const inputs = Array.isArray(body.input) ? (body.input as string[]) : [String(body.input)];
+    const seen: SeenRequest = { at, inputs, status: 0, behaviour: 'ok', model: String(body.model), dimensions: body.dimensions };
+    this.requests.push(seen);
+    if (req.url !== '/v1/embeddings' || req.method !== 'POST') {
+      seen.status = 404;
+      return this.reply(res, 404, { error: { message: `no route ${req.method} ${req.url}` } });
+    }
+    const auth = req.headers.authorization ?? '';
+    if (this.opts.apiKey && auth !== `Bearer ${this.opts.apiKey}`) {
+      seen.status = 401;
+      return this.reply(res, 401, { error: { message: `Incorrect API key provided: ${auth.replace(/^Bearer /, '')}` } });
+    }
+    const b = this.script.shift() ?? this.fallback;
+    seen.behaviour = b.kind;
+    if (b.kind === 'ok' && this.overLimit(at, inputs)) {
+      seen.status = 429;
+      this.limited++;
+      return this.reply(res, 429, { error: { message: 'rate limit exceeded' } });
+    }
+    const vectors = () => inputs.map((t) => Array.from(hashEmbed(t, this.opts.dims)));
+    switch (b.kind) {
+      case 'ok':
+        if (this.opts.latencyMs) await sleep(this.opts.latencyMs);
+        seen.status = 200;
+        return this.reply(res, 200, envelope(vectors(), inputs));
+      case '429':
+        seen.status = 429;
+        return this.reply(res, 429, { error: { message: 'too many requests' } }, b.retryAfter ? { 'retry-after': b.retryAfter } : {});
+      case '500':
+      case '503':
+      case '401':
+      case '400':
+        seen.status = Number(b.kind);
+        return this.reply(res, seen.status, { error: { message: `scripted ${b.kind}` } });
+      case 'slow':
+        await sleep(b.delayMs);
+        seen.status = 200;
+        if (!res.destroyed) this.reply(res, 200, envelope(vectors(), inputs));
+        return;
+      case 'malformed':
+        seen.status = 200;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"data": [{"index": 0, "embedding": [0.1, ');
+        return;
+      case 'wrong-dims':
+        seen.status = 200;
+        return this.reply(res, 200, envelope(vectors().map((v) => v.slice(0, v.length - 1)), inputs));
+      case 'wrong-count':
+        seen.status = 200;
+        return this.reply(res, 200, envelope(vectors().slice(1), inputs));
+      case 'nan': {
+        seen.status = 200;
+        // JSON has no NaN: a provider bug would show as null or a string; the client must refuse both.
+        const v = vectors();
+        (v[0] as unknown[])[0] = null;
+        return this.reply(res, 200, envelope(v, inputs));
+      }
+      case 'reset':
+        seen.status = -1;
+        req.socket.destroy();
+        return;
+    }
+  }
+
+  /** Sliding window over accepted requests, like a provider's limiter. */
+  private overLimit(at: number, inputs: string[]): boolean {
+    const l = this.opts.limits;
+    if (!l) return false;
+    while (this.window.length && this.window[0]!.at <= at - l.windowMs) this.window.shift();
+    const tokens = inputs.reduce((n, t) => n + estimateTokens(t), 0);
+    const used = this.window.reduce((n, e) => n + e.tokens, 0);
+    if (l.rpm !== undefined && this.window.length + 1 > l.rpm) return true;
+    if (l.tpm !== undefined && used + tokens > l.tpm && this.window.length > 0) return true;
+    this.window.push({ at, tokens });
+    return false;
+  }
+
+  private reply(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  }
+}
+
+function envelope(vectors: number[][], inputs: string[]) {
+  const data = vectors.map((embedding, index) => ({ object: 'embedding', index, embedding }));
+  data.reverse();
+  const tokens = inputs.reduce((n, t) => n + estimateTokens(t), 0);
+  return { object: 'list', model: 'fake', data, usage: { prompt_tokens: tokens, total_tokens: tokens } };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
