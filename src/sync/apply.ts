@@ -108,7 +108,8 @@ export async function* applyPlan(plan: SourcePlan, ctx: ApplyContext): AsyncGene
     if ('error' in done) {
       // Let the other batches finish (and store what they got) before the run stops.
       await Promise.all(inFlight.splice(0));
-      throw done.error;
+      // A request cut short by the signal is a stop, not a provider failure.
+      throw ctx.signal?.aborted ? new AbortedError() : done.error;
     }
     settle(done.hashes);
     yield { type: 'embedded', source: plan.source, done: embeddedHere, total: totalTexts };
