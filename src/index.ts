@@ -2,9 +2,19 @@
 export { loadConfig, parseConfig, type Config, type SourceConfig } from './config/load.ts';
 export { indexRun, runIndex, type IndexOptions, type IndexResult, type SourceResult } from './sync/run.ts';
 export type { Progress } from './sync/apply.ts';
-export { search, Searcher, type SearchOptions, type SearchResult } from './search/search.ts';
+export {
+  search,
+  Searcher,
+  MODES,
+  type SearchOptions,
+  type SearchResult,
+  type SearchMode,
+  type Explain,
+} from './search/search.ts';
+export { BOOKS, type BookKey, type FilterOptions } from './search/filters.ts';
+export { setSearchNormalizer } from './search/tokenize.ts';
 export { SqliteStore } from './storage/sqlite.ts';
-export type { Store } from './storage/types.ts';
+export type { Store, ChunkFilter, ChunkHit } from './storage/types.ts';
 export { HashEmbedder } from './embedding/hash.ts';
 export type { Embedder } from './embedding/types.ts';
 export { createChunker } from './chunking/registry.ts';

@@ -1,3 +1,5 @@
+import { bookmarksChunker } from './bookmarks/index.ts';
+import { classicsChunker } from './classics/index.ts';
 import { markdownChunker } from './markdown.ts';
 import type { Chunker, ChunkerFactory } from './types.ts';
 import type { ChunkingConfig } from '../config/schema.ts';
@@ -6,6 +8,8 @@ import { RagsyncError, EXIT } from '../util/errors.ts';
 /** Chunkers by the name a source's `chunker` field uses. */
 const CHUNKERS: Record<string, ChunkerFactory> = {
   markdown: markdownChunker,
+  classics: classicsChunker,
+  bookmarks: bookmarksChunker,
 };
 
 export function chunkerNames(): string[] {

@@ -1,5 +1,6 @@
 import type { IndexResult, SourceResult } from '../sync/run.ts';
 import type { SearchResult } from '../search/search.ts';
+import { resultJson } from '../search/present.ts';
 import type { StatusReport } from '../storage/types.ts';
 
 const short = (sha: string | null) => (sha ? sha.slice(0, 7) : '-');
@@ -13,8 +14,10 @@ export function indexJson(r: IndexResult) {
     durationMs: r.durationMs,
     fingerprint: r.fingerprint,
     runId: r.runId,
+    trigger: r.trigger,
     requests: r.requests,
     tokens: r.tokens,
+    retries: r.retries,
     sources: r.sources.map((s) => ({
       name: s.name,
       status: s.status,
@@ -71,16 +74,7 @@ export function indexText(r: IndexResult, verbose: boolean): string {
 }
 
 export function searchJson(results: SearchResult[]) {
-  return results.map((r) => ({
-    id: r.id,
-    source: r.source,
-    path: r.path,
-    title: r.title,
-    heading: r.heading,
-    content: r.content,
-    score: Number(r.score.toFixed(6)),
-    metadata: r.metadata,
-  }));
+  return results.map(resultJson);
 }
 
 export function searchText(results: SearchResult[]): string {
@@ -88,7 +82,13 @@ export function searchText(results: SearchResult[]): string {
   return results
     .map((r, i) => {
       const body = r.content.replace(/\s+/g, ' ').slice(0, 160);
-      return `${i + 1}. [${r.score.toFixed(3)}] ${r.source}:${r.path}\n   ${r.heading}\n   ${body}`;
+      const why = r.explain
+        ? `\n   vector ${r.explain.vector ? `#${r.explain.vector.rank} ${r.explain.vector.score.toFixed(3)}` : '-'}` +
+          `  keyword ${r.explain.keyword ? `#${r.explain.keyword.rank} ${r.explain.keyword.score.toFixed(3)}` : '-'}` +
+          (r.explain.decay !== null ? `  decay ${r.explain.decay.toFixed(3)}` : '') +
+          (r.explain.duplicates ? `  +${r.explain.duplicates} near-duplicates` : '')
+        : '';
+      return `${i + 1}. [${r.score.toFixed(4)}] ${r.source}:${r.path}\n   ${r.heading}\n   ${body}${why}`;
     })
     .join('\n');
 }
@@ -107,7 +107,14 @@ export function statusText(s: StatusReport, activeFingerprint: string): string {
   }
   lines.push('runs:');
   for (const r of s.runs) {
-    lines.push(`  #${r.id} ${r.status.padEnd(7)} ${r.trigger.padEnd(6)} ${r.startedAt}  embedded ${r.embedded}${r.error ? `  ${r.error}` : ''}`);
+    const took = r.finishedAt ? `  ${((Date.parse(r.finishedAt) - Date.parse(r.startedAt)) / 1000).toFixed(1)}s` : '';
+    const retries = r.retries ? `  ${r.retries} retries` : '';
+    lines.push(`  #${r.id} ${r.status.padEnd(7)} ${r.trigger.padEnd(6)} ${r.startedAt}${took}  embedded ${r.embedded}${retries}${r.error ? `  ${r.error}` : ''}`);
+    for (const src of r.sources) {
+      const d = src.documents;
+      const moved = src.commitBefore !== src.commitAfter ? `${short(src.commitBefore)}→${short(src.commitAfter)}` : short(src.commitAfter);
+      lines.push(`      ${src.source} ${src.status} @${moved}  +${d.added} ~${d.changed} -${d.deleted} >${d.renamed}  chunks embedded ${src.chunks.toEmbed}, reused ${src.chunks.reused}`);
+    }
   }
   return lines.join('\n');
 }

@@ -5,9 +5,13 @@ import * as searchCmd from './commands/search.ts';
 import * as statusCmd from './commands/status.ts';
 import * as gcCmd from './commands/gc.ts';
 import * as exportCmd from './commands/export.ts';
+import * as daemonCmd from './commands/daemon.ts';
+import * as serveCmd from './commands/serve.ts';
+import * as evalCmd from './commands/eval.ts';
+import * as mcpCmd from './commands/mcp.ts';
 
 /** Each command lives in commands/<name>.ts and registers itself here. */
-const COMMANDS = [indexCmd, searchCmd, statusCmd, gcCmd, exportCmd];
+const COMMANDS = [indexCmd, searchCmd, statusCmd, gcCmd, exportCmd, daemonCmd, serveCmd, evalCmd, mcpCmd];
 
 export function buildProgram(): Command {
   const program = new Command('ragsync')

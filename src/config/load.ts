@@ -1,8 +1,9 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { dirname, resolve, isAbsolute } from 'node:path';
 import type { z } from 'zod';
-import { configSchema, type ChunkingConfig, type EmbedderConfig, type SourceConfigRaw } from './schema.ts';
+import { configSchema, type ChunkingConfig, type DaemonConfig, type EmbedderConfig, type SourceConfigRaw } from './schema.ts';
 import { RagsyncError, EXIT } from '../util/errors.ts';
+import { chunkerNames } from '../chunking/registry.ts';
 
 export const DEFAULT_CONFIG_PATH = 'config/ragsync.json';
 
@@ -20,6 +21,9 @@ export interface Config {
   checkouts: string;
   embedder: EmbedderConfig;
   sources: SourceConfig[];
+  /** Absent in configs built in code: the daemon then uses its defaults. */
+  daemon?: DaemonConfig;
+  logLevel?: string;
 }
 
 /** --config, else $RAGSYNC_CONFIG, else config/ragsync.json (relative to the working directory). */
@@ -46,6 +50,14 @@ export function parseConfig(raw: unknown, file: string | null = null): Config {
     throw new RagsyncError(`${file ?? 'config'}: ${describeIssue(parsed.error.issues[0]!)}`, EXIT.usage);
   }
   const c = parsed.data;
+  c.sources.forEach((s, i) => {
+    if (!chunkerNames().includes(s.chunker)) {
+      throw new RagsyncError(
+        `${file ?? 'config'}: sources[${i}].chunker: unknown chunker (known: ${chunkerNames().join(', ')}) (got ${JSON.stringify(s.chunker)})`,
+        EXIT.usage,
+      );
+    }
+  });
   const base = file ? dirname(file) : process.cwd();
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
   const db = abs(c.db);
@@ -55,6 +67,8 @@ export function parseConfig(raw: unknown, file: string | null = null): Config {
     db,
     checkouts,
     embedder: c.embedder,
+    daemon: c.daemon,
+    logLevel: c.logLevel,
     sources: c.sources.map(({ chunking, path, ...s }) => ({
       ...s,
       // A git url that is a local path is resolved too, so configs can point at ../upstream.git.
@@ -74,8 +88,14 @@ export function describeIssue(issue: z.core.$ZodIssue): string {
   const path = issue.path
     .map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
     .join('');
+  // A custom (cross-field) issue's input is the whole object: its message names the value itself.
   // Unknown keys are named by the message; their object may hold a secret, so it is not echoed.
-  const echo = 'input' in issue && issue.input !== undefined && issue.code !== 'unrecognized_keys' && !issue.message.includes('(got ');
+  const echo =
+    'input' in issue &&
+    issue.input !== undefined &&
+    issue.code !== 'custom' &&
+    issue.code !== 'unrecognized_keys' &&
+    !issue.message.includes('(got ');
   const got = echo ? ` (got ${JSON.stringify(issue.input)})` : '';
   return `${path || '(root)'}: ${issue.message}${got}`;
 }

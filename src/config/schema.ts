@@ -1,9 +1,38 @@
 import { z } from 'zod';
 import { PRESETS, allowedDimensionsFor, type RemoteProvider } from '../embedding/remote/presets.ts';
+import { validate as validCron } from 'node-cron';
 
 const name = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, "_", "-" or "." only');
+
+/** A node-cron expression: 5 fields, or 6 with seconds first. */
+const cronExpression = z
+  .string()
+  .min(1)
+  .refine((v) => validCron(v), 'not a valid cron expression (5 fields, or 6 with seconds first)');
+
+function validTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const daemonSchema = z
+  .object({
+    /** When `ragsync daemon` syncs every source without a schedule of its own. */
+    schedule: cronExpression.default('0 * * * *'),
+    /** IANA zone the schedules are read in (default: the system's). */
+    timezone: z.string().min(1).refine(validTimeZone, 'not a known IANA time zone').optional(),
+    /** Also run once when the daemon starts. */
+    runOnStart: z.boolean().default(false),
+    /** On SIGTERM/SIGINT, how long to wait for the current batch before giving up. */
+    stopTimeoutMs: z.number().int().min(1000).max(600_000).default(20_000),
+  })
+  .strict();
 
 export const chunkingSchema = z
   .object({
@@ -28,6 +57,8 @@ export const sourceSchema = z
     chunker: z.string().min(1).default('markdown'),
     chunking: chunkingSchema.partial().optional(),
     maxFileBytes: z.number().int().positive().default(2_000_000),
+    /** Daemon: sync this source on its own cron schedule instead of the daemon's. */
+    schedule: cronExpression.optional(),
   })
   .strict()
   .superRefine((s, ctx) => {
@@ -126,6 +157,9 @@ export const configSchema = z
     embedder: embedderSchema.default({ provider: 'hash', dims: 1024, batchSize: 256 }),
     chunking: chunkingSchema.default({ targetTokens: 500, overlap: 0.15 }),
     sources: z.array(sourceSchema).min(1),
+    daemon: daemonSchema.default({ schedule: '0 * * * *', runOnStart: false, stopTimeoutMs: 20_000 }),
+    /** pino level; $RAGSYNC_LOG_LEVEL wins over it. */
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -141,4 +175,5 @@ export type ChunkingConfig = z.output<typeof chunkingSchema>;
 export type EmbedderConfig = z.output<typeof embedderSchema>;
 export type HashEmbedderConfig = Extract<EmbedderConfig, { provider: 'hash' }>;
 export type RemoteEmbedderConfig = Exclude<EmbedderConfig, { provider: 'hash' }>;
+export type DaemonConfig = z.output<typeof daemonSchema>;
 export type SourceConfigRaw = z.output<typeof sourceSchema>;

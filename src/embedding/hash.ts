@@ -12,50 +12,80 @@ export const HASH_ALGORITHM = 'cjk-ngram';
 /** Bump when features or hashing change: vectors get a new fingerprint and are re-embedded. */
 export const HASH_VERSION = 1;
 
-const HAN = /\p{Script=Han}/u;
-// Runs of Han characters, or words of letters/digits from other scripts.
-const TOKEN = /\p{Script=Han}+|[\p{L}\p{N}]+(?:['’][\p{L}]+)*/gu;
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+// Seeds keep the feature kinds apart: the character 木 and the word "木" never share a hash.
+const SEED_UNIGRAM = 0x9e3779b1;
+const SEED_BIGRAM = 0x85ebca77;
+const SEED_WORD = 0xc2b2ae3d;
+const SEED_WORD_PAIR = 0x27d4eb2f;
 
-/** FNV-1a 32-bit over UTF-16 code units: fast, stable across platforms and versions. */
-function fnv1a(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
+const fnvStep = (h: number, c: number) => Math.imul(h ^ c, FNV_PRIME) >>> 0;
+
+/** Han ideographs (BMP blocks and the supplementary planes). */
+function isHan(c: number): boolean {
+  return (c >= 0x4e00 && c <= 0x9fff) || (c >= 0x3400 && c <= 0x4dbf) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0x20000 && c <= 0x3ffff);
 }
 
-/** Feature strings of a text, with repeats (the counts are the term frequencies). */
-export function hashFeatures(text: string): string[] {
-  const features: string[] = [];
-  let prevWord: string | null = null;
-  for (const m of text.normalize('NFKC').toLowerCase().matchAll(TOKEN)) {
-    const tok = m[0];
-    if (HAN.test(tok[0]!)) {
-      prevWord = null;
-      const chars = Array.from(tok);
-      for (let i = 0; i < chars.length; i++) {
-        features.push('u' + chars[i]);
-        if (i + 1 < chars.length) features.push('b' + chars[i] + chars[i + 1]);
-      }
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+function isWordChar(c: number): boolean {
+  if (c < 128) return (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+  return WORD_CHAR.test(String.fromCodePoint(c));
+}
+
+export type FeatureKind = 'unigram' | 'bigram' | 'word' | 'wordPair';
+
+/**
+ * Calls `emit(hash, kind)` once per feature occurrence. Hashes are FNV-1a over code points, seeded
+ * per kind: stable across platforms and versions, and no feature strings are built.
+ */
+export function forEachFeature(text: string, emit: (hash: number, kind: FeatureKind) => void): void {
+  const s = text.normalize('NFKC').toLowerCase();
+  let prevHan = -1; // previous code point if it was Han
+  let word = FNV_OFFSET; // hash of the word being read
+  let inWord = false;
+  let prevWord = -1; // hash of the previous word, for word pairs
+  const endWord = () => {
+    if (!inWord) return;
+    const w = fnvStep(word, SEED_WORD);
+    emit(w, 'word');
+    if (prevWord >= 0) emit(fnvStep(fnvStep(prevWord, w), SEED_WORD_PAIR), 'wordPair');
+    prevWord = w;
+    inWord = false;
+    word = FNV_OFFSET;
+  };
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (isHan(c)) {
+      endWord();
+      prevWord = -1;
+      emit(fnvStep(fnvStep(FNV_OFFSET, c), SEED_UNIGRAM), 'unigram');
+      if (prevHan >= 0) emit(fnvStep(fnvStep(fnvStep(FNV_OFFSET, prevHan), c), SEED_BIGRAM), 'bigram');
+      prevHan = c;
+    } else if (isWordChar(c)) {
+      prevHan = -1;
+      word = fnvStep(word, c);
+      inWord = true;
     } else {
-      features.push('w' + tok);
-      if (prevWord !== null) features.push('p' + prevWord + ' ' + tok);
-      prevWord = tok;
+      prevHan = -1;
+      endWord();
     }
   }
-  return features;
+  endWord();
 }
 
 export function hashEmbed(text: string, dims: number): Float32Array {
-  const counts = new Map<string, number>();
-  for (const f of hashFeatures(text)) counts.set(f, (counts.get(f) ?? 0) + 1);
+  // Term frequency per feature (keyed by its 32-bit hash), then log-scaled into signed buckets.
+  const counts = new Map<number, number>();
+  const unigrams = new Set<number>();
+  forEachFeature(text, (h, kind) => {
+    counts.set(h, (counts.get(h) ?? 0) + 1);
+    if (kind === 'unigram') unigrams.add(h);
+  });
   const v = new Float32Array(dims);
-  for (const [f, tf] of counts) {
-    const h = fnv1a(f);
-    // Bigrams carry more meaning than single characters, so they weigh more.
-    const weight = (1 + Math.log(tf)) * (f[0] === 'u' ? 0.5 : 1);
+  for (const [h, tf] of counts) {
+    // Bigrams carry more meaning than single characters, so single characters weigh half.
+    const weight = (1 + Math.log(tf)) * (unigrams.has(h) ? 0.5 : 1);
     // The top bit decides the sign so collisions cancel out on average instead of piling up.
     v[h % dims]! += h & 0x80000000 ? -weight : weight;
   }

@@ -1,6 +1,6 @@
 import { simpleGit, type SimpleGit } from 'simple-git';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Snapshot, SourceFile } from './types.ts';
 import { readBlobs } from './catfile.ts';
@@ -18,7 +18,14 @@ export interface GitSourceOptions {
   log: Logger;
 }
 
-const ENV = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'echo', LC_ALL: 'C' };
+// Only what git needs: simple-git refuses to run with editor/pager/askpass-style variables set,
+// and a prompt for credentials would hang an unattended run.
+const PASS_ENV = /^(PATH|HOME|USER|TMPDIR|LANG|SSL_CERT_FILE|SSL_CERT_DIR|GIT_SSL_CAINFO|SSH_AUTH_SOCK|(HTTPS?|NO|ALL)_PROXY|(https?|no|all)_proxy)$/;
+const ENV: Record<string, string> = {
+  ...Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => PASS_ENV.test(e[0]) && e[1] !== undefined)),
+  GIT_TERMINAL_PROMPT: '0',
+  LC_ALL: 'C',
+};
 
 function git(dir?: string): SimpleGit {
   return simpleGit({ baseDir: dir, timeout: { block: 120_000 } }).env(ENV);
@@ -30,26 +37,30 @@ function gitError(err: unknown): string {
   return redactUrl(line);
 }
 
-async function isHealthyCheckout(root: string): Promise<boolean> {
-  if (!existsSync(root)) return false;
+/**
+ * Clones on first use, then fetches straight from the configured URL (force-updating the remote
+ * branch, so upstream force-pushes work) and, unless a dry run, hard-resets the working tree to it.
+ * Files are listed and read from the fetched commit's objects, so the plan always matches exactly
+ * one commit. A checkout that git cannot use (deleted .git, corrupted objects) is cloned again once.
+ * An unchanged upstream costs three git processes: fetch, rev-parse, ls-tree.
+ */
+export async function gitSnapshot(o: GitSourceOptions, match: (path: string) => boolean): Promise<Snapshot> {
   try {
-    const top = await git(root).revparse(['--show-toplevel']);
-    return existsSync(top.trim()) && (await git(root).raw(['rev-parse', '--git-dir'])).trim().length > 0;
-  } catch {
-    return false;
+    return await snapshotOnce(o, match);
+  } catch (err) {
+    if (!(err instanceof BrokenCheckout)) throw err;
+    o.log.warn({ source: o.name, root: o.root, reason: err.message }, 'checkout is unusable; cloning again');
+    rmSync(o.root, { recursive: true, force: true });
+    return snapshotOnce(o, match);
   }
 }
 
-/**
- * Clones on first use, then fetches (force-updating the remote branch, so upstream force-pushes
- * work) and, unless a dry run, hard-resets the working tree to it. Files are listed and read from
- * the fetched commit's objects, so the plan always matches exactly one commit.
- */
-export async function gitSnapshot(o: GitSourceOptions, match: (path: string) => boolean): Promise<Snapshot> {
+class BrokenCheckout extends Error {}
+
+async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolean): Promise<Snapshot> {
   const where = `source "${o.name}" (${redactUrl(o.url)})`;
-  if (existsSync(o.root) && !(await isHealthyCheckout(o.root))) {
-    o.log.warn({ source: o.name, root: o.root }, 'checkout is missing or corrupted; cloning again');
-    rmSync(o.root, { recursive: true, force: true });
+  if (existsSync(o.root) && !existsSync(join(o.root, '.git', 'HEAD'))) {
+    throw new BrokenCheckout('no .git/HEAD');
   }
   if (!existsSync(o.root)) {
     mkdirSync(dirname(o.root), { recursive: true });
@@ -63,16 +74,28 @@ export async function gitSnapshot(o: GitSourceOptions, match: (path: string) => 
   const repo = git(o.root);
   const ref = `refs/remotes/origin/${o.branch}`;
   try {
-    await repo.remote(['set-url', 'origin', o.url]);
-    await repo.fetch(['--prune', '--no-tags', 'origin', `+refs/heads/${o.branch}:${ref}`]);
+    await repo.fetch(['--prune', '--no-tags', o.url, `+refs/heads/${o.branch}:${ref}`]);
   } catch (err) {
-    throw new RagsyncError(`${where}: fetch failed: ${gitError(err)}`);
+    const msg = gitError(err);
+    if (/not a git repository|corrupt|bad object|unable to read/i.test(msg)) throw new BrokenCheckout(msg);
+    throw new RagsyncError(`${where}: fetch failed: ${msg}`);
   }
-  const commit = (await repo.revparse([`${ref}^{commit}`])).trim();
-  if (o.updateWorkTree) {
+  let head: string;
+  let commit: string;
+  try {
+    [head, commit] = (await repo.raw(['rev-parse', 'HEAD', `${ref}^{commit}`])).trim().split('\n') as [string, string];
+  } catch (err) {
+    throw new BrokenCheckout(gitError(err));
+  }
+  if (o.updateWorkTree && head !== commit) {
     await repo.raw(['reset', '--hard', '--quiet', commit]);
   }
-  const files = await listTree(repo, commit, match);
+  let files: SourceFile[];
+  try {
+    files = await listTree(repo, commit, match);
+  } catch (err) {
+    throw new BrokenCheckout(gitError(err));
+  }
   const shaByPath = new Map(files.map((f) => [f.path, f.stamp]));
   return {
     commit,

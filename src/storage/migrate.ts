@@ -35,15 +35,18 @@ export function migrate(db: Database, dir = MIGRATIONS_DIR): number[] {
   const applied: number[] = [];
   for (const m of listMigrations(dir)) {
     if (done.has(m.version)) continue;
-    db.transaction(() => {
+    // IMMEDIATE + re-check: two processes opening a new database at once apply each migration once.
+    const ran = db.transaction(() => {
+      if (appliedVersions(db).has(m.version)) return false;
       db.exec(m.sql);
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
         m.version,
         m.name,
         new Date().toISOString(),
       );
-    })();
-    applied.push(m.version);
+      return true;
+    }).immediate();
+    if (ran) applied.push(m.version);
   }
   return applied;
 }

@@ -1,14 +1,20 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
-import { mkdirSync, existsSync } from 'node:fs';
+import { mkdirSync, existsSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { migrate } from './migrate.ts';
-import { encodeVector } from './blob.ts';
+import { migrate, listMigrations, appliedVersions } from './migrate.ts';
+import { encodeVector, decodeVector } from './blob.ts';
+import { bumpGeneration, ftsStale, refreshFts } from './fts.ts';
+import { filterSql, registerGlob } from './sqlite-filter.ts';
+import { indexText } from '../search/tokenize.ts';
 import type {
+  ChunkFilter,
   ChunkHit,
   DocumentRecord,
   EmbedderInfo,
   ExportRow,
+  LockAttempt,
+  LockHolder,
   RunFinish,
   RunRecord,
   RunSourceRecord,
@@ -18,36 +24,84 @@ import type {
   StatusReport,
   Store,
   StoredDocument,
+  StoredHit,
+  KeywordQuery,
   VectorQuery,
   VectorRecord,
+  VectorSet,
 } from './types.ts';
 
 export interface OpenOptions {
-  /** Open without writing anything (dry runs). A missing file gives an empty in-memory index. */
+  /** A read-only connection that sees later commits (searchers). */
   readonly?: boolean;
+  /**
+   * A private in-memory copy of the index as it is now (dry runs): nothing on disk is created or
+   * changed, not even the -wal/-shm files a read-only connection would leave. A missing file gives
+   * an empty index.
+   */
+  snapshot?: boolean;
 }
 
-/** Opens a connection with the project's pragmas and sqlite-vec loaded. */
-export function openDatabase(file: string, opts: OpenOptions = {}): Database {
-  if (opts.readonly && !existsSync(file)) {
-    const mem = new BetterSqlite3(':memory:');
-    sqliteVec.load(mem);
-    migrate(mem);
-    return mem;
-  }
-  if (!opts.readonly) mkdirSync(dirname(file), { recursive: true });
-  const db = new BetterSqlite3(file, { readonly: !!opts.readonly, fileMustExist: !!opts.readonly });
-  db.pragma('busy_timeout = 10000');
-  if (!opts.readonly) {
-    db.pragma('journal_mode = WAL');
-    // NORMAL is safe in WAL mode: a power cut can lose the last commit, never corrupt the file.
-    db.pragma('synchronous = NORMAL');
-  }
+function prepare(db: Database): Database {
   db.pragma('foreign_keys = ON');
   sqliteVec.load(db);
-  if (!opts.readonly) migrate(db);
+  registerGlob(db);
   return db;
 }
+
+/** Opens a connection with the project's pragmas, sqlite-vec and the glob function loaded. */
+export function openDatabase(file: string, opts: OpenOptions = {}): Database {
+  if (opts.snapshot) {
+    if (!existsSync(file)) return migrated(prepare(new BetterSqlite3(':memory:')));
+    if (!existsSync(file + '-wal')) {
+      const bytes = readFileSync(file);
+      // Header bytes 18-19 say "WAL"; an in-memory copy must be told it is a rollback-journal file.
+      if (bytes.length >= 20) bytes[18] = bytes[19] = 1;
+      return migrated(prepare(new BetterSqlite3(bytes)));
+    }
+    // A writer is active (its WAL holds recent commits): read through it, read-only.
+    return prepare(new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 }));
+  }
+  if (opts.readonly) {
+    if (!existsSync(file)) throw new Error(`no index at ${file}`);
+    // A reader of an index made by an older version: upgrade it once (migrations, FTS backfill).
+    if (needsUpgrade(file)) openDatabase(file).close();
+    return prepare(new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 }));
+  }
+  mkdirSync(dirname(file), { recursive: true });
+  const db = new BetterSqlite3(file, { timeout: 10_000 });
+  db.pragma('journal_mode = WAL');
+  // NORMAL is safe in WAL mode: a power cut can lose the last commit, never corrupt the file.
+  db.pragma('synchronous = NORMAL');
+  return migrated(prepare(db));
+}
+
+function migrated(db: Database): Database {
+  migrate(db);
+  refreshFts(db);
+  return db;
+}
+
+function needsUpgrade(file: string): boolean {
+  const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+  try {
+    const done = appliedVersions(db);
+    if (listMigrations().some((m) => !done.has(m.version))) return true;
+    return ftsStale(db);
+  } finally {
+    db.close();
+  }
+}
+
+type HitRow = Omit<StoredHit, 'metadata'> & { metadata: string; docMetadata: string };
+const HIT_COLUMNS = `c.id AS ref, c.key AS id, s.name AS source, d.path, d.title, c.heading, c.content, c.metadata,
+  d.metadata AS docMetadata`;
+/** Hit metadata: the document's fields (url, tags, added_at) overlaid with the chunk's own. */
+const toHit = ({ docMetadata, ...r }: HitRow): StoredHit => ({
+  ...r,
+  metadata: { ...parseJson(docMetadata), ...parseJson(r.metadata) },
+});
+const HIT_JOINS = `JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id`;
 
 const now = () => new Date().toISOString();
 const parseJson = (s: string): Record<string, unknown> => JSON.parse(s) as Record<string, unknown>;
@@ -63,7 +117,7 @@ export class SqliteStore implements Store {
 
   constructor(file: string, opts: OpenOptions = {}) {
     this.db = openDatabase(file, opts);
-    this.readonly = !!opts.readonly;
+    this.readonly = !!opts.readonly || !!opts.snapshot;
   }
 
   private sourceId(name: string): number | undefined {
@@ -142,6 +196,7 @@ export class SqliteStore implements Store {
     const at = now();
     this.db.transaction(() => {
       for (const v of vectors) insert.run(fingerprint, v.textHash, v.vector.length, encodeVector(v.vector), at);
+      bumpGeneration(this.db);
     })();
   }
 
@@ -162,6 +217,8 @@ export class SqliteStore implements Store {
       `INSERT INTO chunks (document_id, ordinal, key, heading, content, text, text_hash, tokens, metadata)
        VALUES (@documentId, @ordinal, @key, @heading, @content, @text, @textHash, @tokens, @metadata)`,
     );
+    // Keyword index rows go in with their chunks (deletes follow by trigger): same transaction.
+    const insertFts = this.db.prepare('INSERT INTO chunks_fts (rowid, tokens) VALUES (?, ?)');
     const at = now();
     this.db.transaction(() => {
       for (const p of removePaths) remove.run(sourceId, p);
@@ -178,8 +235,12 @@ export class SqliteStore implements Store {
           at,
         }) as { id: number };
         clear.run(id);
-        for (const c of d.chunks) insertChunk.run({ ...c, documentId: id, metadata: JSON.stringify(c.metadata) });
+        for (const c of d.chunks) {
+          const { lastInsertRowid } = insertChunk.run({ ...c, documentId: id, metadata: JSON.stringify(c.metadata) });
+          insertFts.run(lastInsertRowid, indexText(c.text));
+        }
       }
+      bumpGeneration(this.db);
     })();
   }
 
@@ -203,6 +264,88 @@ export class SqliteStore implements Store {
     return rows.map((r) => ({ ...r, metadata: parseJson(r.metadata) }));
   }
 
+  async keywordSearch(q: KeywordQuery): Promise<StoredHit[]> {
+    if (!q.tokens.length) return [];
+    const f = filterSql(q.filter);
+    const match = q.tokens.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ');
+    const rows = this.db
+      .prepare(
+        `SELECT ${HIT_COLUMNS}, -bm25(chunks_fts) AS score
+         FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid ${HIT_JOINS}
+         WHERE chunks_fts MATCH ? AND ${f.sql}
+         ORDER BY bm25(chunks_fts), c.id
+         LIMIT ?`,
+      )
+      .all(match, ...f.params, q.k) as HitRow[];
+    return rows.map(toHit);
+  }
+
+  async getChunks(refs: number[], filter?: ChunkFilter): Promise<StoredHit[]> {
+    const f = filterSql(filter);
+    const byRef = new Map<number, StoredHit>();
+    for (const part of slices(refs)) {
+      const rows = this.db
+        .prepare(
+          `SELECT ${HIT_COLUMNS}, 0 AS score FROM chunks c ${HIT_JOINS}
+           WHERE c.id IN (${part.map(() => '?').join(',')}) AND ${f.sql}`,
+        )
+        .all(...part, ...f.params) as HitRow[];
+      for (const r of rows) byRef.set(r.ref, toHit(r));
+    }
+    return refs.flatMap((r) => byRef.get(r) ?? []);
+  }
+
+  async findChunks(ref: { source?: string; path?: string; id?: string }): Promise<number[]> {
+    const where: string[] = [];
+    const params: string[] = [];
+    if (ref.source) (where.push('s.name = ?'), params.push(ref.source));
+    if (ref.path) (where.push('d.path = ?'), params.push(ref.path));
+    if (ref.id) (where.push('c.key = ?'), params.push(ref.id));
+    if (!where.length) return [];
+    return this.db
+      .prepare(`SELECT c.id FROM chunks c ${HIT_JOINS} WHERE ${where.join(' AND ')} ORDER BY c.id`)
+      .pluck()
+      .all(...params) as number[];
+  }
+
+  async loadVectors(fingerprint: string): Promise<VectorSet> {
+    // One read transaction: the generation and the rows come from the same snapshot.
+    return this.db.transaction(() => {
+      const generation = this.readGeneration();
+      const dims = (this.db.prepare('SELECT dims FROM embedders WHERE fingerprint = ?').pluck().get(fingerprint) ??
+        0) as number;
+      const count = this.db
+        .prepare('SELECT count(*) FROM chunks c JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash')
+        .pluck()
+        .get(fingerprint) as number;
+      const refs = new Int32Array(count);
+      const vectors = new Float32Array(count * dims);
+      let i = 0;
+      const rows = this.db
+        .prepare(
+          `SELECT c.id, v.embedding FROM chunks c JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash
+           ORDER BY c.id`,
+        )
+        .raw()
+        .iterate(fingerprint) as IterableIterator<[number, Buffer]>;
+      for (const [id, blob] of rows) {
+        if (blob.byteLength !== dims * 4) continue; // a foreign row: never mix dimensions
+        refs[i] = id;
+        vectors.set(decodeVector(blob), i * dims);
+        i++;
+      }
+      return { generation, dims, refs: refs.subarray(0, i), vectors: vectors.subarray(0, i * dims) };
+    })();
+  }
+
+  private readGeneration(): number {
+    return (this.db.prepare("SELECT value FROM meta WHERE key = 'generation'").pluck().get() ?? 0) as number;
+  }
+
+  async generation(): Promise<number> {
+    return this.readGeneration();
+  }
+
   async startRun(run: RunStart): Promise<number> {
     const r = this.db
       .prepare(
@@ -222,9 +365,10 @@ export class SqliteStore implements Store {
     this.db.transaction(() => {
       this.db
         .prepare(
-          `UPDATE runs SET finished_at = ?, status = ?, embedded = ?, requests = ?, tokens = ?, error = ? WHERE id = ?`,
+          `UPDATE runs SET finished_at = ?, status = ?, embedded = ?, requests = ?, tokens = ?, retries = ?, error = ?
+           WHERE id = ?`,
         )
-        .run(now(), f.status, f.embedded, f.requests, f.tokens, f.error, id);
+        .run(now(), f.status, f.embedded, f.requests, f.tokens, f.retries ?? 0, f.error, id);
       for (const s of f.sources) {
         insertSource.run({ runId: id, ...s, ...s.documents, ...s.chunks });
       }
@@ -235,6 +379,37 @@ export class SqliteStore implements Store {
     return this.db
       .prepare(`UPDATE runs SET status = 'aborted', finished_at = ?, error = 'interrupted' WHERE status = 'running'`)
       .run(now()).changes;
+  }
+
+  async tryLock(holder: LockHolder, isStale: (current: LockHolder) => boolean): Promise<LockAttempt> {
+    // IMMEDIATE: the read and the takeover happen under SQLite's write lock, so two processes
+    // racing for a stale lock cannot both win.
+    return this.db
+      .transaction((): LockAttempt => {
+        const current = this.db
+          .prepare(
+            `SELECT token, pid, host, proc_start AS procStart, acquired_at AS acquiredAt, heartbeat_at AS heartbeatAt
+             FROM index_lock WHERE id = 1`,
+          )
+          .get() as LockHolder | undefined;
+        if (current && !isStale(current)) return { acquired: false, holder: current };
+        this.db
+          .prepare(
+            `INSERT OR REPLACE INTO index_lock (id, token, pid, host, proc_start, acquired_at, heartbeat_at)
+             VALUES (1, @token, @pid, @host, @procStart, @acquiredAt, @heartbeatAt)`,
+          )
+          .run(holder);
+        return { acquired: true, replaced: current ?? null };
+      })
+      .immediate();
+  }
+
+  async heartbeatLock(token: string): Promise<boolean> {
+    return this.db.prepare('UPDATE index_lock SET heartbeat_at = ? WHERE token = ?').run(now(), token).changes === 1;
+  }
+
+  async releaseLock(token: string): Promise<void> {
+    this.db.prepare('DELETE FROM index_lock WHERE token = ?').run(token);
   }
 
   async status(opts: { runs?: number } = {}): Promise<StatusReport> {
@@ -251,11 +426,15 @@ export class SqliteStore implements Store {
     return { sources: this.listSources(), distinctTexts, coverage, runs: this.listRuns(opts.runs ?? 10) };
   }
 
+  async recentRuns(limit: number): Promise<RunRecord[]> {
+    return this.listRuns(limit);
+  }
+
   private listRuns(limit: number): RunRecord[] {
     const runs = this.db
       .prepare(
         `SELECT id, trigger, status, started_at AS startedAt, finished_at AS finishedAt, fingerprint, forced,
-                embedded, requests, tokens, error
+                embedded, requests, tokens, retries, error
          FROM runs ORDER BY id DESC LIMIT ?`,
       )
       .all(limit) as (Omit<RunRecord, 'sources' | 'forced'> & { forced: number })[];

@@ -75,15 +75,78 @@ export interface ChunkHit {
   score: number;
 }
 
+/**
+ * Filters over chunk/document metadata (chunkers set book, tags, added_at, month, broken). A field
+ * is read from the chunk's metadata first, then the document's.
+ */
+export interface ChunkFilter {
+  sources?: string[];
+  /** Classics book key (metadata.book); undefined or 'all' = any. */
+  book?: string;
+  /** Every tag must be present (case-insensitive) in metadata.tags. */
+  tags?: string[];
+  /** Month 'YYYY-MM' of metadata.month or of the date (added_at/date). */
+  month?: string;
+  /** Inclusive ISO dates (YYYY-MM-DD) on metadata.added_at (or .date). */
+  since?: string;
+  until?: string;
+  /** picomatch glob on the document path. */
+  path?: string;
+  /** Chunks with metadata.broken = true are left out unless this is set. */
+  includeBroken?: boolean;
+}
+
+/** A hit plus the chunk's row reference (for the vector index); still never a vector. */
+export interface StoredHit extends ChunkHit {
+  ref: number;
+}
+
+export interface KeywordQuery {
+  /** Tokens from src/search/tokenize.ts queryTokens, ORed; ranked by BM25. */
+  tokens: string[];
+  k: number;
+  filter?: ChunkFilter;
+}
+
+/** The active fingerprint's vectors, one row per chunk, for the in-memory index. */
+export interface VectorSet {
+  generation: number;
+  dims: number;
+  /** Chunk references (StoredHit.ref), parallel to the rows of `vectors`. */
+  refs: Int32Array;
+  /** refs.length × dims floats, row-major. */
+  vectors: Float32Array;
+}
+
 export type RunStatus = 'running' | 'ok' | 'partial' | 'failed' | 'aborted';
+
+export type SourceRunStatus = 'ok' | 'partial' | 'failed' | 'skipped';
+
+/** Files by what a run did with them. */
+export interface DocumentCounts {
+  added: number;
+  changed: number;
+  deleted: number;
+  renamed: number;
+  unchanged: number;
+  /** Refused: binary, invalid UTF-8, over maxFileBytes. */
+  skipped: number;
+}
+
+/** Chunks of the documents a run wrote: distinct texts embedded, chunks whose vector existed. */
+export interface ChunkCounts {
+  total: number;
+  toEmbed: number;
+  reused: number;
+}
 
 export interface RunSourceRecord {
   source: string;
-  status: 'ok' | 'partial' | 'failed' | 'skipped';
+  status: SourceRunStatus;
   commitBefore: string | null;
   commitAfter: string | null;
-  documents: { added: number; changed: number; deleted: number; renamed: number; unchanged: number; skipped: number };
-  chunks: { total: number; toEmbed: number; reused: number };
+  documents: DocumentCounts;
+  chunks: ChunkCounts;
   error: string | null;
 }
 
@@ -98,6 +161,8 @@ export interface RunRecord {
   embedded: number;
   requests: number;
   tokens: number;
+  /** Embedder calls retried during the run. */
+  retries: number;
   error: string | null;
   sources: RunSourceRecord[];
 }
@@ -113,9 +178,22 @@ export interface RunFinish {
   embedded: number;
   requests: number;
   tokens: number;
+  retries?: number;
   error: string | null;
   sources: RunSourceRecord[];
 }
+
+/** Who holds the index lock (one writer at a time across processes). */
+export interface LockHolder {
+  token: string;
+  pid: number;
+  host: string;
+  procStart: string | null;
+  acquiredAt: string;
+  heartbeatAt: string;
+}
+
+export type LockAttempt = { acquired: true; replaced: LockHolder | null } | { acquired: false; holder: LockHolder };
 
 export interface CoverageRow {
   fingerprint: string;
@@ -164,12 +242,34 @@ export interface Store {
 
   searchVectors(q: VectorQuery): Promise<ChunkHit[]>;
 
+  /** BM25 keyword search; score = -bm25 (higher is better). */
+  keywordSearch(q: KeywordQuery): Promise<StoredHit[]>;
+  /** Chunks by reference that pass `filter`, in the order of `refs`. */
+  getChunks(refs: number[], filter?: ChunkFilter): Promise<StoredHit[]>;
+  /** References of a document's chunks (source + path) or of one chunk (its id/key). */
+  findChunks(ref: { source?: string; path?: string; id?: string }): Promise<number[]>;
+  /** Every chunk's vector for `fingerprint` (chunks without one are left out). */
+  loadVectors(fingerprint: string): Promise<VectorSet>;
+  /** Bumped by every commit that changes chunks or vectors. */
+  generation(): Promise<number>;
+
   startRun(run: RunStart): Promise<number>;
   finishRun(id: number, result: RunFinish): Promise<void>;
   /** Marks runs left 'running' by a killed process as 'aborted'. */
   abortStaleRuns(): Promise<number>;
 
+  /**
+   * Atomically takes the index lock for `holder` unless someone holds it and `isStale` says the
+   * holder is still alive. A stale holder is replaced (and returned as `replaced`).
+   */
+  tryLock(holder: LockHolder, isStale: (current: LockHolder) => boolean): Promise<LockAttempt>;
+  /** Refreshes the holder's heartbeat; false when the lock is no longer ours. */
+  heartbeatLock(token: string): Promise<boolean>;
+  releaseLock(token: string): Promise<void>;
+
   status(opts?: { runs?: number }): Promise<StatusReport>;
+  /** The last `limit` runs, newest first (cheap: health checks call it often). */
+  recentRuns(limit: number): Promise<RunRecord[]>;
   /** Deletes vectors no chunk references (any fingerprint). */
   gc(): Promise<{ vectors: number }>;
   exportChunks(source?: string): AsyncIterable<ExportRow>;

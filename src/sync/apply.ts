@@ -49,6 +49,9 @@ export async function* applyPlan(plan: SourcePlan, ctx: ApplyContext): AsyncGene
   };
 
   async function embedBatch(hashes: string[]): Promise<void> {
+    // Let timers, signals and HTTP requests in (a local embedder never waits on I/O, so without
+    // this a SIGTERM or a /healthz request would wait for the whole run).
+    await new Promise((resolve) => setImmediate(resolve));
     check();
     const vectors = await embedder.embed(
       hashes.map((h) => plan.toEmbed.get(h)!),

@@ -3,7 +3,7 @@ import { estimateTokens } from '../chunking/tokens.ts';
 import type { SourceConfig } from '../config/load.ts';
 import type { Snapshot, SourceFile } from '../sources/types.ts';
 import { decodeText } from '../sources/decode.ts';
-import type { ChunkRecord, DocumentRecord, Store, StoredDocument } from '../storage/types.ts';
+import type { ChunkRecord, DocumentCounts, DocumentRecord, Store, StoredDocument } from '../storage/types.ts';
 import { sha256 } from '../util/hash.ts';
 import { errorMessage } from '../util/errors.ts';
 
@@ -55,7 +55,7 @@ export interface PlanOptions {
   commitBefore: string | null;
 }
 
-export function countKinds(plan: SourcePlan) {
+export function countKinds(plan: SourcePlan): DocumentCounts {
   const n = (k: ChangeKind) => plan.write.filter((w) => w.kind === k && !w.restamp).length;
   return {
     added: n('added'),

@@ -8,10 +8,11 @@ import { dirSnapshot } from '../sources/dir.ts';
 import { pathMatcher } from '../sources/match.ts';
 import type { Snapshot } from '../sources/types.ts';
 import { SqliteStore } from '../storage/sqlite.ts';
-import type { RunSourceRecord, Store } from '../storage/types.ts';
+import type { ChunkCounts, DocumentCounts, RunSourceRecord, SourceRunStatus, Store } from '../storage/types.ts';
 import { RagsyncError, EXIT, errorMessage } from '../util/errors.ts';
 import { redactUrl } from '../util/redact.ts';
 import { silentLogger } from '../util/log.ts';
+import { acquireIndexLock, type IndexLock } from '../daemon/lock.ts';
 import { planSource, countKinds, type SourcePlan, type SkippedFile } from './plan.ts';
 import { applyPlan, AbortedError, type Progress } from './apply.ts';
 
@@ -21,22 +22,25 @@ export interface IndexOptions {
   dryRun?: boolean;
   force?: boolean;
   maxDocs?: number;
+  /** What started the run: 'manual' (CLI), 'cron' (daemon schedule), 'start' (daemon runOnStart). */
   trigger?: string;
   log?: Logger;
   signal?: AbortSignal;
   /** Use this embedder instead of the configured one (tests, benchmarks). */
   embedder?: Embedder;
+  /** Use this store instead of opening config.db (tests); the caller closes it. */
+  store?: Store;
 }
 
 export type IndexStatus = 'ok' | 'partial' | 'failed' | 'aborted';
 
 export interface SourceResult {
   name: string;
-  status: 'ok' | 'partial' | 'failed' | 'skipped';
+  status: SourceRunStatus;
   commit: string | null;
   commitBefore: string | null;
-  documents: { added: number; changed: number; deleted: number; renamed: number; unchanged: number; skipped: number };
-  chunks: { total: number; toEmbed: number; reused: number };
+  documents: DocumentCounts;
+  chunks: ChunkCounts;
   estimatedTokens: number;
   deferred: number;
   skippedFiles: SkippedFile[];
@@ -53,8 +57,11 @@ export interface IndexResult {
   durationMs: number;
   fingerprint: string;
   runId: number | null;
+  trigger: string;
   requests: number;
   tokens: number;
+  /** Embedder calls retried. */
+  retries: number;
   sources: SourceResult[];
 }
 
@@ -120,19 +127,23 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
   const chunkers = new Map(selected.map((s) => [s.name, createChunker(s.chunker, s.chunking)]));
   const embedder = opts.embedder ?? createEmbedder(config.embedder, { log });
   const fingerprint = embedder.info.fingerprint;
-  const store: Store = new SqliteStore(config.db, { readonly: dryRun });
+  const store: Store = opts.store ?? new SqliteStore(config.db, { snapshot: dryRun });
+  const trigger = opts.trigger ?? 'manual';
   const results: SourceResult[] = [];
   const counters = { embedded: 0 };
   const embeddedThisRun = new Set<string>();
   let runId: number | null = null;
   let aborted = false;
   let stopRest: string | null = null;
+  let lock: IndexLock | null = null;
   try {
     if (!dryRun) {
+      // Before anything else: only the lock holder may mark 'running' runs as interrupted.
+      lock = await acquireIndexLock(store, config.db, log);
       const stale = await store.abortStaleRuns();
       if (stale) log.warn({ runs: stale }, 'marked interrupted runs as aborted');
       await store.registerEmbedder(embedder.info);
-      runId = await store.startRun({ trigger: opts.trigger ?? 'manual', fingerprint, forced: !!opts.force });
+      runId = await store.startRun({ trigger, fingerprint, forced: !!opts.force });
     }
     for (const source of selected) {
       const state = await store.ensureSource({
@@ -143,6 +154,10 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
       });
       const result = emptyResult(source.name, state.commit);
       results.push(result);
+      if (!stopRest && opts.signal?.aborted) {
+        aborted = true;
+        stopRest = 'not run: stopped';
+      }
       if (stopRest) {
         result.error = stopRest;
         continue;
@@ -160,6 +175,7 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
       } catch (err) {
         result.status = 'failed';
         result.error = errorMessage(err);
+        if (opts.signal?.aborted) aborted = true;
         log.error({ source: source.name }, result.error);
         continue;
       }
@@ -185,8 +201,8 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
         result.status = partial ? 'partial' : 'ok';
       } catch (err) {
         result.status = 'failed';
-        result.error = errorMessage(err);
-        if (err instanceof AbortedError) aborted = true;
+        result.error = describeWriteError(err, config.db);
+        if (err instanceof AbortedError || opts.signal?.aborted) aborted = true;
         // An embedder or database failure will fail the next source too: stop here, keep what is stored.
         stopRest = `not run: ${source.name} failed first`;
         log.error({ source: source.name }, result.error);
@@ -200,25 +216,79 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
       durationMs: Date.now() - started,
       fingerprint,
       runId,
+      trigger,
       requests: embedder.stats.requests,
       tokens: embedder.stats.tokens,
+      retries: embedder.stats.retries,
       sources: results,
     };
-    if (runId !== null) {
-      await store.finishRun(runId, {
-        status,
-        embedded: counters.embedded,
-        requests: embedder.stats.requests,
-        tokens: embedder.stats.tokens,
-        error: results.find((r) => r.error)?.error ?? null,
-        sources: results.map(toRunSource),
-      });
-    }
+    if (runId !== null) await recordFinish(store, runId, result, log);
+    log.info(runSummary(result), `run ${status}`);
     return result;
   } finally {
-    await store.close();
+    await lock?.release().catch((err: unknown) => log.warn({ err: errorMessage(err) }, 'could not release the index lock'));
+    if (!opts.store) await store.close();
     await embedder.close?.();
   }
+}
+
+/** A database write failure in words people act on (disk full names the file). */
+function describeWriteError(err: unknown, dbPath: string): string {
+  const code = (err as { code?: unknown }).code;
+  if (code === 'SQLITE_FULL') return `disk full: cannot write the index ${dbPath} (${errorMessage(err)}); the previous state is kept`;
+  return errorMessage(err);
+}
+
+/**
+ * Records the run's outcome. When the full record cannot be written (disk full), the status alone
+ * is tried, so the run does not stay 'running'.
+ */
+async function recordFinish(store: Store, runId: number, r: IndexResult, log: Logger): Promise<void> {
+  const finish = {
+    status: r.status,
+    embedded: r.embedded,
+    requests: r.requests,
+    tokens: r.tokens,
+    retries: r.retries,
+    error: r.sources.find((s) => s.error)?.error ?? null,
+    sources: r.sources.map(toRunSource),
+  };
+  try {
+    await store.finishRun(runId, finish);
+  } catch (err) {
+    log.error({ runId, err: errorMessage(err) }, 'could not record the run in full; recording its status only');
+    await store.finishRun(runId, { ...finish, sources: [] }).catch((e: unknown) =>
+      log.error({ runId, err: errorMessage(e) }, 'could not record the run'),
+    );
+  }
+}
+
+/** The one log line a run ends with. */
+export function runSummary(r: IndexResult) {
+  return {
+    runId: r.runId,
+    trigger: r.trigger,
+    status: r.status,
+    dryRun: r.dryRun,
+    embedded: r.embedded,
+    requests: r.requests,
+    tokens: r.tokens,
+    retries: r.retries,
+    durationMs: r.durationMs,
+    sources: r.sources.map((s) => ({
+      name: s.name,
+      status: s.status,
+      commitBefore: s.commitBefore,
+      commit: s.commit,
+      added: s.documents.added,
+      changed: s.documents.changed,
+      deleted: s.documents.deleted,
+      renamed: s.documents.renamed,
+      embedded: s.chunks.toEmbed,
+      reused: s.chunks.reused,
+      ...(s.error ? { error: s.error } : {}),
+    })),
+  };
 }
 
 function toRunSource(r: SourceResult): RunSourceRecord {

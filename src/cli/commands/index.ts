@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { runIndex, STATUS_EXIT } from '../../sync/run.ts';
 import { createLogger } from '../../util/log.ts';
+import { onStopSignals } from '../../daemon/signals.ts';
 import { indexJson, indexText } from '../format.ts';
 import { progressBar } from '../progress.ts';
 import { collect, config, configOption, out, positiveInt } from '../options.ts';
@@ -21,14 +22,25 @@ export function register(program: Command): void {
     .option('-v, --verbose', 'list every file in the plan')
     .action(async (o) => {
       const cfg = withRateLimits(config(o), o.rpm, o.tpm);
-      const log = createLogger();
+      const log = createLogger({ configLevel: cfg.logLevel });
       const bar = progressBar();
-      const result = await runIndex(
-        cfg,
-        { sources: o.source, dryRun: !!o.dryRun, force: !!o.force, maxDocs: o.maxDocs, log },
-        bar,
-      );
-      bar.end();
+      // SIGTERM/SIGINT: stop after the batch in flight commits; the run is recorded 'aborted'.
+      const stop = new AbortController();
+      const off = onStopSignals((signal) => {
+        log.warn({ signal }, 'stopping after the batch in flight');
+        stop.abort();
+      });
+      let result;
+      try {
+        result = await runIndex(
+          cfg,
+          { sources: o.source, dryRun: !!o.dryRun, force: !!o.force, maxDocs: o.maxDocs, log, signal: stop.signal },
+          bar,
+        );
+      } finally {
+        off();
+        bar.end();
+      }
       out(o.json ? JSON.stringify(indexJson(result)) : indexText(result, !!o.verbose));
       process.exitCode = STATUS_EXIT[result.status];
     });

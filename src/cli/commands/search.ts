@@ -1,25 +1,65 @@
-import type { Command } from 'commander';
-import { Searcher, MAX_K } from '../../search/search.ts';
+import { Option, InvalidArgumentError, type Command } from 'commander';
+import { Searcher, MAX_K, MODES, type SearchOptions } from '../../search/search.ts';
+import { BOOKS } from '../../search/filters.ts';
+import { rerankerFromEnv } from '../../search/rerank.ts';
 import { searchJson, searchText } from '../format.ts';
 import { createEmbedder } from '../../embedding/create.ts';
 import { createLogger } from '../../util/log.ts';
 import { collect, config, configOption, out, positiveInt } from '../options.ts';
 
+const number = (name: string) => (v: string) => {
+  const n = Number(v);
+  if (!v.trim() || !Number.isFinite(n)) throw new InvalidArgumentError(`${name} must be a number (got "${v}")`);
+  return n;
+};
+
 export function register(program: Command): void {
   program
     .command('search')
-    .description('search the index')
+    .description('search the index (hybrid: vector + keyword by reciprocal rank fusion)')
     .argument('<query>', 'what to look for')
     .addOption(configOption())
     .option('-s, --source <name>', 'only this source (repeatable)', collect)
     .option('-k, --k <n>', 'number of results', positiveInt('-k', MAX_K), 10)
+    .addOption(new Option('--mode <mode>', 'ranking').choices(MODES).default('hybrid'))
+    .addOption(new Option('--book <key>', 'classics book').choices(BOOKS))
+    .option('--tag <tag>', 'bookmark tag (repeatable: all must match)', collect)
+    .option('--month <YYYY-MM>', 'added in this month')
+    .option('--since <YYYY-MM-DD>', 'added on or after')
+    .option('--until <YYYY-MM-DD>', 'added on or before')
+    .option('--path <glob>', 'document path glob')
+    .option('--min-score <x>', 'drop results scoring below', number('--min-score'))
+    .option('--mmr <lambda>', 'diversify with MMR (0..1, 1 = off)', number('--mmr'))
+    .option('--half-life <days>', 'temporal decay on added date', number('--half-life'))
+    .option('--no-dedupe', 'keep near-identical passages')
+    .option('--include-broken', 'include chunks marked broken')
+    .option('--no-rerank', 'skip the reranker even if DASHSCOPE_API_KEY is set')
+    .option('--explain', 'show each result\'s component ranks and scores')
     .option('--json', 'print a JSON array on stdout')
     .action(async (query: string, o) => {
       const cfg = config(o);
       const log = createLogger();
-      const searcher = Searcher.open(cfg, createEmbedder(cfg.embedder, { log }));
+      const searcher = Searcher.open(cfg, createEmbedder(cfg.embedder, { log }), o.rerank ? rerankerFromEnv() : null);
       try {
-        const results = await searcher.search(query, { k: o.k, sources: o.source });
+        const opts: SearchOptions = {
+          k: o.k,
+          sources: o.source,
+          mode: o.mode,
+          book: o.book,
+          tags: o.tag,
+          month: o.month,
+          since: o.since,
+          until: o.until,
+          path: o.path,
+          minScore: o.minScore,
+          mmr: o.mmr,
+          halfLifeDays: o.halfLife,
+          dedupe: o.dedupe,
+          includeBroken: o.includeBroken,
+          explain: o.explain,
+        };
+        const { results, rerankError } = await searcher.searchDetailed(query, opts);
+        if (rerankError) process.stderr.write(`ragsync: rerank failed, fused order kept: ${rerankError}\n`);
         // Which vectors answered: in the text output and the log, never in the JSON array (the contract).
         const fingerprint = searcher.embedder.info.fingerprint;
         log.info({ fingerprint, results: results.length }, 'searched');

@@ -1,0 +1,107 @@
+/**
+ * Retrieval quality of the domain chunkers against the generic Markdown chunker, on the eval sets
+ * (eval/classics.jsonl, eval/bookmarks.jsonl) over the real corpora's tips.
+ *
+ *   npx tsx bench/chunkers-eval.bench.ts
+ *
+ * Indexes both bundles into two temp DBs with the offline hash embedder — once with chunker
+ * `markdown` for both sources (before), once with `classics` / `bookmarks` (after), same chunk size
+ * settings — then runs exact vector search (Searcher, k = 3, restricted to the query's source) for
+ * every eval query. A query is a hit when one of the top 3 chunks is from a gold file and contains
+ * every evidence string of that gold entry (no evidence: any chunk of the file). Prints hit@3 per
+ * corpus and query kind, before → after.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../src/config/load.ts';
+import { Searcher } from '../src/search/search.ts';
+import { runIndex } from '../src/sync/run.ts';
+
+interface EvalQuery {
+  id: string;
+  query: string;
+  kind: string;
+  source: string;
+  gold: { path: string; evidence: string[] }[];
+}
+
+const K = 3;
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const corpora = [join(root, '..', 'shared', 'corpora'), join(root, '..', '..', 'shared', 'corpora')].find((d) => {
+  try {
+    readFileSync(join(d, 'README.md'));
+    return true;
+  } catch {
+    return false;
+  }
+})!;
+const work = mkdtempSync(join(tmpdir(), 'ragsync-chunkers-eval-'));
+for (const name of ['classics', 'bookmarks']) {
+  execFileSync('git', ['clone', '--quiet', '--bare', join(corpora, `${name}.bundle`), join(work, `${name}.git`)]);
+}
+const base = JSON.parse(readFileSync(join(root, 'config', 'ragsync.json'), 'utf8')) as {
+  sources: { name: string; chunker: string }[];
+};
+const queries: EvalQuery[] = ['classics', 'bookmarks'].flatMap((n) =>
+  readFileSync(join(root, 'eval', `${n}.jsonl`), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as EvalQuery),
+);
+
+async function evaluate(variant: 'markdown' | 'domain'): Promise<{ hits: Map<string, boolean>; chunks: number; ms: number }> {
+  const cfgFile = join(work, `${variant}.json`);
+  writeFileSync(
+    cfgFile,
+    JSON.stringify({
+      ...base,
+      db: `${variant}.db`,
+      checkouts: `checkouts-${variant}`,
+      sources: base.sources.map((s) => ({ ...s, url: `${s.name}.git`, chunker: variant === 'markdown' ? 'markdown' : s.chunker })),
+    }),
+  );
+  const config = loadConfig(cfgFile);
+  const t0 = performance.now();
+  const result = await runIndex(config);
+  const ms = performance.now() - t0;
+  if (result.status !== 'ok') throw new Error(`index ${variant}: ${result.status}`);
+  const chunks = result.sources.reduce((n, s) => n + s.chunks.total, 0);
+  const searcher = Searcher.open(config);
+  const hits = new Map<string, boolean>();
+  try {
+    for (const q of queries) {
+      const top = await searcher.search(q.query, { k: K, sources: [q.source] });
+      hits.set(
+        q.id,
+        top.some((h) => q.gold.some((g) => g.path === h.path && g.evidence.every((e) => h.content.includes(e)))),
+      );
+    }
+  } finally {
+    await searcher.close();
+  }
+  return { hits, chunks, ms };
+}
+
+const before = await evaluate('markdown');
+const after = await evaluate('domain');
+
+const groups = new Map<string, EvalQuery[]>();
+for (const q of queries) {
+  for (const key of [`${q.source}\t${q.kind}`, `${q.source}\tall`]) groups.set(key, [...(groups.get(key) ?? []), q]);
+}
+const rate = (hits: Map<string, boolean>, qs: EvalQuery[]) => qs.filter((q) => hits.get(q.id)).length / qs.length;
+const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
+console.log(`hit@${K}, exact vector search, hash embedder (before: markdown chunker; after: classics/bookmarks)`);
+console.log('| corpus | kind | queries | before | after |');
+console.log('|---|---|---:|---:|---:|');
+for (const [key, qs] of [...groups].sort()) {
+  const [source, kind] = key.split('\t');
+  console.log(`| ${source} | ${kind} | ${qs.length} | ${pct(rate(before.hits, qs))} | ${pct(rate(after.hits, qs))} |`);
+}
+console.log(`chunks: before ${before.chunks}, after ${after.chunks}; index time: before ${(before.ms / 1000).toFixed(1)} s, after ${(after.ms / 1000).toFixed(1)} s`);
+const changed = queries.filter((q) => before.hits.get(q.id) !== after.hits.get(q.id));
+for (const q of changed) console.log(`${after.hits.get(q.id) ? '+' : '-'} ${q.id} ${q.query}`);
+rmSync(work, { recursive: true, force: true });

@@ -1,0 +1,136 @@
+/**
+ * Exact top-10 over N × 1024 synthetic unit vectors, three ways, same queries, same run:
+ *   mem   — the in-memory Float32Array index (src/search/vector-index.ts topK)
+ *   vec0  — sqlite-vec's vec0 virtual table KNN (distance_metric=cosine)
+ *   scan  — vec_distance_cosine over a plain BLOB table (what searchVectors did before)
+ * Prints per-query medians, ratios and top-10 overlap with mem. Not part of CI.
+ *
+ *   npx tsx bench/vector-search.bench.ts [N ...]      (default: 10000 100000 300000)
+ */
+import BetterSqlite3 from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { topK } from '../src/search/vector-index.ts';
+import { encodeVector, decodeVector } from '../src/storage/blob.ts';
+
+const DIMS = 1024;
+const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const SIZES = sizes.length ? sizes : [10_000, 100_000, 300_000];
+
+/** Deterministic gaussian-ish unit vectors (xorshift32 + sum of uniforms). */
+function makeRng(seed: number) {
+  let x = seed >>> 0 || 1;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 2 ** 32;
+  };
+}
+function fillUnit(out: Float32Array, rnd: () => number): void {
+  for (let base = 0; base < out.length; base += DIMS) {
+    let norm = 0;
+    for (let j = 0; j < DIMS; j++) {
+      const v = rnd() + rnd() + rnd() - 1.5;
+      out[base + j] = v;
+      norm += v * v;
+    }
+    const inv = 1 / Math.sqrt(norm);
+    for (let j = 0; j < DIMS; j++) out[base + j]! *= inv;
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const overlap = (a: number[], b: number[]) => a.filter((x) => b.includes(x)).length;
+
+function time<T>(fn: () => T): [T, number] {
+  const t = process.hrtime.bigint();
+  const r = fn();
+  return [r, Number(process.hrtime.bigint() - t) / 1e6];
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'ragsync-vbench-'));
+const rows: string[] = [];
+try {
+  for (const n of SIZES) {
+    const rnd = makeRng(n);
+    const vectors = new Float32Array(n * DIMS);
+    fillUnit(vectors, rnd);
+    const refs = Int32Array.from({ length: n }, (_, i) => i + 1);
+    const queries = Array.from({ length: n >= 300_000 ? 5 : 10 }, () => {
+      const q = new Float32Array(DIMS);
+      fillUnit(q, rnd);
+      return q;
+    });
+
+    const db = new BetterSqlite3(join(dir, `${n}.db`));
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = OFF');
+    sqliteVec.load(db);
+    db.exec(`CREATE TABLE plain (id INTEGER PRIMARY KEY, embedding BLOB NOT NULL);
+             CREATE VIRTUAL TABLE knn USING vec0(embedding float[${DIMS}] distance_metric=cosine);`);
+    const insPlain = db.prepare('INSERT INTO plain (id, embedding) VALUES (?, ?)');
+    const insVec = db.prepare('INSERT INTO knn (rowid, embedding) VALUES (?, ?)');
+    const [, buildMs] = time(() =>
+      db.transaction(() => {
+        for (let i = 0; i < n; i++) {
+          const blob = encodeVector(vectors.subarray(i * DIMS, (i + 1) * DIMS));
+          insPlain.run(BigInt(i + 1), blob);
+          insVec.run(BigInt(i + 1), blob);
+        }
+      })(),
+    );
+
+    // What VectorIndex pays once per generation: BLOB rows → one Float32Array.
+    const [, loadMs] = time(() => {
+      const all = new Float32Array(n * DIMS);
+      let i = 0;
+      for (const [, blob] of db.prepare('SELECT id, embedding FROM plain ORDER BY id').raw().iterate() as IterableIterator<
+        [number, Buffer]
+      >) {
+        all.set(decodeVector(blob), i++ * DIMS);
+      }
+      return all;
+    });
+
+    const knn = db.prepare('SELECT rowid FROM knn WHERE embedding MATCH ? AND k = 10 ORDER BY distance').pluck();
+    const scan = db
+      .prepare('SELECT id FROM plain ORDER BY vec_distance_cosine(embedding, ?), id LIMIT 10')
+      .pluck();
+    const t = { mem: [] as number[], vec0: [] as number[], scan: [] as number[] };
+    let ovVec0 = 0;
+    let ovScan = 0;
+    // Warm-up: let V8 optimise topK and SQLite fill its page cache before timing.
+    topK({ dims: DIMS, vectors, refs }, queries[0]!, 10);
+    knn.all(encodeVector(queries[0]!));
+    for (const q of queries) {
+      const [m, mMs] = time(() => topK({ dims: DIMS, vectors, refs }, q, 10).map((x) => x.ref));
+      const blob = encodeVector(q);
+      const [v, vMs] = time(() => (knn.all(blob) as (number | bigint)[]).map(Number));
+      const [s, sMs] = time(() => (scan.all(blob) as (number | bigint)[]).map(Number));
+      t.mem.push(mMs);
+      t.vec0.push(vMs);
+      t.scan.push(sMs);
+      ovVec0 += overlap(m, v);
+      ovScan += overlap(m, s);
+    }
+    db.close();
+    const mem = median(t.mem);
+    const vec0 = median(t.vec0);
+    const sc = median(t.scan);
+    const line =
+      `| ${n.toLocaleString('en')} | ${queries.length} | ${mem.toFixed(1)} | ${vec0.toFixed(1)} | ${sc.toFixed(1)} | ` +
+      `${(vec0 / mem).toFixed(1)}× | ${(sc / mem).toFixed(1)}× | ${((ovVec0 / (10 * queries.length)) * 100).toFixed(0)}% | ` +
+      `${((ovScan / (10 * queries.length)) * 100).toFixed(0)}% | ${(loadMs / 1000).toFixed(2)} s | ${(buildMs / 1000).toFixed(1)} s |`;
+    rows.push(line);
+    console.error(line);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+console.log(`Node ${process.version}, ${DIMS} dims, exact top-10, median ms per query`);
+console.log('| vectors | queries | mem ms | vec0 ms | scan ms | vec0/mem | scan/mem | vec0 top-10 = mem | scan top-10 = mem | load to memory | build db |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+for (const r of rows) console.log(r);

@@ -1,0 +1,38 @@
+// pm2 process file for the ragsync daemon:  pm2 start ecosystem.config.cjs
+// Values come from the environment pm2 is started with, so one file serves every deployment:
+//   RAGSYNC_CONFIG (config file), RAGSYNC_LOG_LEVEL, RAGSYNC_LOG_DIR, RAGSYNC_DAEMON_ARGS (e.g. "--serve").
+const path = require('node:path');
+
+const logDir = process.env.RAGSYNC_LOG_DIR || path.join(__dirname, 'logs');
+
+module.exports = {
+  apps: [
+    {
+      name: 'ragsync',
+      script: path.join(__dirname, 'bin', 'ragsync.js'),
+      args: ['daemon', ...(process.env.RAGSYNC_DAEMON_ARGS || '').split(/\s+/).filter(Boolean)],
+      cwd: __dirname,
+      interpreter: 'node',
+      // One writer per index: never cluster mode, never more than one instance.
+      exec_mode: 'fork',
+      instances: 1,
+      autorestart: true,
+      // Restart after a crash with exponential backoff (100 ms, doubling, capped at 15 s by pm2).
+      exp_backoff_restart_delay: 100,
+      max_memory_restart: process.env.RAGSYNC_MAX_MEMORY || '1G',
+      // pm2 stop sends SIGINT, waits kill_timeout, then SIGKILL. The daemon waits at most
+      // daemon.stopTimeoutMs (default 20 s) for the batch in flight: keep this a few seconds above it.
+      kill_timeout: Number(process.env.RAGSYNC_KILL_TIMEOUT_MS || 25_000),
+      // The daemon logs JSON lines on stdout; errors before the logger exists go to stderr.
+      out_file: path.join(logDir, 'ragsync.out.log'),
+      error_file: path.join(logDir, 'ragsync.err.log'),
+      merge_logs: true,
+      time: false, // pino lines carry their own time
+      env: {
+        NODE_ENV: 'production',
+        RAGSYNC_CONFIG: process.env.RAGSYNC_CONFIG || path.join(__dirname, 'config', 'ragsync.json'),
+        RAGSYNC_LOG_LEVEL: process.env.RAGSYNC_LOG_LEVEL || 'info',
+      },
+    },
+  ],
+};

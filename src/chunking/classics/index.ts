@@ -1,0 +1,80 @@
+import type { ChunkingConfig } from '../../config/schema.ts';
+import { sections } from '../markdown.ts';
+import { normalizeMarkdown, splitFrontMatter } from '../normalize.ts';
+import { pack, paragraphUnits, type Unit } from '../split.ts';
+import type { Chunk, ChunkedDocument, ChunkInput, Chunker, ChunkerFactory } from '../types.ts';
+import { bookOf, pad2 } from './book.ts';
+import { dedupeSlugs, type Entry } from './entry.ts';
+import { keywordsOf } from './lexicon.ts';
+import { qiongtongEntries } from './qiongtong.ts';
+import { headingEntries } from './sections.ts';
+
+/** Bump when the same input would chunk differently. */
+const VERSION = 1;
+export const CONTEXT_SEPARATOR = ' · ';
+
+function fileBase(path: string): string {
+  return (path.split('/').pop() ?? path).replace(/\.(md|markdown)$/i, '');
+}
+
+/** Body → units: paragraphs, then sentences, then (for files punctuated with spaces) clauses. */
+function units(body: string, target: number): Unit[] {
+  const paragraphs = body
+    .split(/\n[ \t]*\n/)
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0);
+  return paragraphs.flatMap((p, i) => paragraphUnits(p, i === 0 ? '' : '\n\n', target, { spaceClauses: true }));
+}
+
+export function chunkClassics(input: ChunkInput, settings: ChunkingConfig): ChunkedDocument {
+  const { data, body } = splitFrontMatter(normalizeMarkdown(input.text));
+  const book = bookOf(input.path);
+  const parsed = sections(body);
+  const entries = dedupeSlugs(
+    book.key === 'qiongtong' ? qiongtongEntries(parsed.sections) : headingEntries(parsed.sections, fileBase(input.path)),
+  );
+  const prefix = `${book.key}${book.volumeKey ? `-${book.volumeKey}` : ''}`;
+  const overlap = Math.floor(settings.targetTokens * settings.overlap);
+  const docMeta = { book: book.key, bookTitle: book.title, volume: book.volume };
+  const chunks: Chunk[] = [];
+  for (const e of entries) {
+    chunks.push(...entryChunks(e, prefix, docMeta, settings.targetTokens, overlap));
+  }
+  const title = data.title || parsed.firstH1 || fileBase(input.path);
+  const metadata: Record<string, unknown> = { ...docMeta, entries: entries.length };
+  if (Object.keys(data).length) metadata.frontMatter = data;
+  return { title, metadata, chunks };
+}
+
+function entryChunks(
+  e: Entry,
+  prefix: string,
+  docMeta: { book: string; bookTitle: string; volume: string | null },
+  target: number,
+  overlap: number,
+): Chunk[] {
+  // The context repeats no book title ("千里命稿 第01章 天干篇" → "第01章 天干篇").
+  const context = e.context.map((c) => (c.startsWith(docMeta.bookTitle) ? c.slice(docMeta.bookTitle.length).replace(/^[\s\-—:：·]+/u, '') : c)).filter(Boolean);
+  const heading = [docMeta.bookTitle, ...(docMeta.volume ? [docMeta.volume] : []), ...context].join(CONTEXT_SEPARATOR);
+  // pack() starts a chunk with the carried-over tail (up to 2 × overlap: one long boundary sentence)
+  // and then adds a unit whatever its size; units within target − 2 × overlap keep chunks in bound.
+  const pieces = pack(units(e.body, target - 2 * overlap), target, overlap);
+  return pieces.map((content, i) => ({
+    key: `${prefix}-${e.slug}-${pad2(i + 1)}`,
+    heading,
+    content,
+    text: `${heading}\n\n${content}`,
+    metadata: {
+      ...docMeta,
+      ...e.metadata,
+      keywords: keywordsOf(`${heading}\n${content}`),
+      part: i + 1,
+      parts: pieces.length,
+    },
+  }));
+}
+
+export const classicsChunker: ChunkerFactory = (settings): Chunker => ({
+  fingerprint: `classics@${VERSION}:t${settings.targetTokens}:o${settings.overlap}`,
+  chunk: (input) => chunkClassics(input, settings),
+});

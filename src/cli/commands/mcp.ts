@@ -1,0 +1,19 @@
+import type { Command } from 'commander';
+import { Searcher } from '../../search/search.ts';
+import { serveStdio } from '../../mcp/server.ts';
+import { config, configOption } from '../options.ts';
+
+export function register(program: Command): void {
+  program
+    .command('mcp')
+    .description('serve the index as an MCP server on stdio (tools: search, related)')
+    .addOption(configOption())
+    .action(async (o) => {
+      const searcher = Searcher.open(config(o));
+      try {
+        await serveStdio(searcher);
+      } finally {
+        await searcher.close();
+      }
+    });
+}

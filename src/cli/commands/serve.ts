@@ -1,0 +1,31 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { Searcher } from '../../search/search.ts';
+import { rerankerFromEnv } from '../../search/rerank.ts';
+import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
+import { config, configOption } from '../options.ts';
+
+export function register(program: Command): void {
+  program
+    .command('serve')
+    .description(`serve /search, /related, /status and /healthz as JSON (bearer token from $${TOKEN_ENV} if set)`)
+    .addOption(configOption())
+    .option('-p, --port <n>', 'port (0 = any free port)', (v: string) => {
+      const n = Number(v);
+      if (!/^\d+$/.test(v) || n > 65535) throw new InvalidArgumentError(`--port must be 0..65535 (got "${v}")`);
+      return n;
+    }, 8787)
+    .option('--host <addr>', 'address to bind', '127.0.0.1')
+    .action(async (o) => {
+      const searcher = Searcher.open(config(o), undefined, rerankerFromEnv());
+      const token = process.env[TOKEN_ENV] || null;
+      const server = createHttpServer(searcher, { token, log: (l) => process.stderr.write(`ragsync serve: ${l}\n`) });
+      const url = await listen(server, o.port, o.host);
+      process.stderr.write(`ragsync serve: listening on ${url}${token ? ' (bearer token required)' : ''}\n`);
+      await new Promise<void>((resolve) => {
+        const stop = () => server.close(() => resolve());
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      await searcher.close();
+    });
+}

@@ -1,0 +1,144 @@
+import cron, { type ScheduledTask } from 'node-cron';
+import { existsSync } from 'node:fs';
+import type { Logger } from 'pino';
+import type { Config } from '../config/load.ts';
+import type { Embedder } from '../embedding/types.ts';
+import { SqliteStore } from '../storage/sqlite.ts';
+import { runIndex, type IndexResult } from '../sync/run.ts';
+import { RagsyncError, EXIT, errorMessage } from '../util/errors.ts';
+import { computeHealth, type Health } from './health.ts';
+import { scheduleIntervalMs, scheduleJobs, type ScheduleJob } from './schedule.ts';
+
+export interface DaemonOptions {
+  config: Config;
+  log: Logger;
+  /** Overrides config daemon.schedule (sources with their own schedule keep it). */
+  schedule?: string;
+  runOnStart?: boolean;
+  /** Apply to the first run only. */
+  dryRun?: boolean;
+  force?: boolean;
+  stopTimeoutMs?: number;
+  /** Tests: use this embedder. */
+  embedder?: Embedder;
+}
+
+export type StopOutcome = 'stopped' | 'timeout';
+
+/**
+ * The scheduler: node-cron jobs request runs; requests made while a run is going are merged and
+ * run right after it (one run at a time in this process; the index lock covers other processes).
+ */
+export class Daemon {
+  readonly jobs: ScheduleJob[];
+  readonly intervalMs: number;
+  readonly startedAt = Date.now();
+  private readonly tasks: ScheduledTask[] = [];
+  private readonly abort = new AbortController();
+  /** Sources requested and not yet run; 'all' for every source. */
+  private pending: Set<string> | 'all' | null = null;
+  private pendingTrigger = 'cron';
+  private current: Promise<void> | null = null;
+  private firstRun = true;
+  private stopping = false;
+  runs = 0;
+
+  constructor(private readonly o: DaemonOptions) {
+    this.jobs = scheduleJobs(o.config, o.schedule);
+    const tz = o.config.daemon?.timezone;
+    this.intervalMs = Math.min(...this.jobs.map((j) => scheduleIntervalMs(j.expression, tz)));
+  }
+
+  start(): void {
+    const tz = this.o.config.daemon?.timezone;
+    for (const job of this.jobs) {
+      const task = cron.schedule(job.expression, () => this.request(job.sources, 'cron'), {
+        name: `ragsync:${job.sources?.join(',') ?? 'all'}`,
+        ...(tz ? { timezone: tz } : {}),
+      });
+      this.tasks.push(task);
+      this.o.log.info({ schedule: job.expression, timezone: tz ?? 'system', sources: job.sources ?? 'all', next: task.getNextRun() }, 'scheduled');
+    }
+    if (this.o.runOnStart ?? this.o.config.daemon?.runOnStart) this.request(null, 'start');
+  }
+
+  /** Asks for a run of `sources` (null: all). Never overlaps: merged into the next run if one is going. */
+  request(sources: string[] | null, trigger: string): void {
+    if (this.stopping) return;
+    if (sources === null || this.pending === 'all') this.pending = 'all';
+    else this.pending = new Set([...(this.pending ?? []), ...sources]);
+    this.pendingTrigger = trigger;
+    if (!this.current) this.current = this.drain().finally(() => (this.current = null));
+  }
+
+  private async drain(): Promise<void> {
+    while (this.pending && !this.stopping) {
+      const want = this.pending;
+      const trigger = this.pendingTrigger;
+      this.pending = null;
+      await this.runOnce(want === 'all' ? undefined : [...want].sort(), trigger);
+    }
+  }
+
+  private async runOnce(sources: string[] | undefined, trigger: string): Promise<IndexResult | null> {
+    const first = this.firstRun;
+    this.firstRun = false;
+    const log = this.o.log;
+    try {
+      const result = await runIndex(this.o.config, {
+        sources,
+        trigger,
+        dryRun: first && !!this.o.dryRun,
+        force: first && !!this.o.force,
+        log,
+        signal: this.abort.signal,
+        embedder: this.o.embedder,
+      });
+      this.runs++;
+      return result;
+    } catch (err) {
+      if (err instanceof RagsyncError && err.exitCode === EXIT.locked) log.warn({ trigger }, `run skipped: ${err.message}`);
+      else log.error({ trigger, err: errorMessage(err) }, 'run failed to start');
+      return null;
+    }
+  }
+
+  /** Resolves when no run is going or queued. */
+  async whenIdle(): Promise<void> {
+    while (this.current) await this.current;
+  }
+
+  /** Health from the run history (for /healthz). */
+  async health(): Promise<Health> {
+    const db = this.o.config.db;
+    if (!existsSync(db)) return computeHealth([], { intervalMs: this.intervalMs, since: this.startedAt });
+    const store = new SqliteStore(db, { readonly: true });
+    try {
+      return computeHealth(await store.recentRuns(20), { intervalMs: this.intervalMs, since: this.startedAt });
+    } finally {
+      await store.close();
+    }
+  }
+
+  /**
+   * Graceful stop: no new runs, abort the current one (it stops after the batch in flight commits),
+   * wait at most `stopTimeoutMs` for it.
+   */
+  async stop(): Promise<StopOutcome> {
+    this.stopping = true;
+    this.pending = null;
+    for (const t of this.tasks) await t.destroy();
+    this.abort.abort();
+    if (!this.current) return 'stopped';
+    const bound = this.o.stopTimeoutMs ?? this.o.config.daemon?.stopTimeoutMs ?? 20_000;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<StopOutcome>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), bound);
+    });
+    try {
+      return await Promise.race([this.current.then((): StopOutcome => 'stopped'), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import type { ChunkFilter } from '../storage/types.ts';
+import { RagsyncError, EXIT } from '../util/errors.ts';
+
+/** Classics book keys (chunk metadata.book, set by the classics chunker). */
+export const BOOKS = ['qiongtong', 'ziping', 'ditian', 'yuanhai', 'sanming', 'all'] as const;
+export type BookKey = (typeof BOOKS)[number];
+
+export interface FilterOptions {
+  sources?: string[];
+  book?: string;
+  tags?: string[];
+  /** 'YYYY-MM' or 'YYYYMM'. */
+  month?: string;
+  since?: string;
+  until?: string;
+  /** Glob on the document path. */
+  path?: string;
+  includeBroken?: boolean;
+}
+
+const usage = (msg: string) => new RagsyncError(msg, EXIT.usage);
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * Validates user-facing filter options into the store's ChunkFilter. Filtering itself happens in
+ * SQL (json_extract on chunk, then document metadata; see storage/sqlite-filter.ts), so the vector
+ * and keyword lists are filtered the same way before fusion.
+ */
+export function toChunkFilter(o: FilterOptions): ChunkFilter {
+  const f: ChunkFilter = {};
+  if (o.sources?.length) f.sources = o.sources;
+  if (o.book !== undefined && o.book !== 'all') {
+    if (!(BOOKS as readonly string[]).includes(o.book)) throw usage(`book must be one of ${BOOKS.join('|')} (got "${o.book}")`);
+    f.book = o.book;
+  }
+  if (o.tags?.length) f.tags = o.tags.map((t) => t.trim()).filter(Boolean);
+  if (o.month !== undefined) {
+    const m = /^(\d{4})-?(\d{2})$/.exec(o.month);
+    if (!m || Number(m[2]) < 1 || Number(m[2]) > 12) throw usage(`month must be YYYY-MM (got "${o.month}")`);
+    f.month = `${m[1]}-${m[2]}`;
+  }
+  for (const key of ['since', 'until'] as const) {
+    const v = o[key];
+    if (v === undefined) continue;
+    if (!DATE.test(v) || Number.isNaN(Date.parse(v))) throw usage(`${key} must be YYYY-MM-DD (got "${v}")`);
+    f[key] = v;
+  }
+  if (o.path !== undefined) {
+    if (!o.path.trim()) throw usage('path glob is empty');
+    f.path = o.path;
+  }
+  if (o.includeBroken) f.includeBroken = true;
+  return f;
+}

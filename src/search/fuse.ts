@@ -1,0 +1,115 @@
+/**
+ * Fusion and post-processing of ranked lists: reciprocal rank fusion, collapse of (near-)identical
+ * texts, temporal decay, MMR diversification. Pure functions over candidates; no I/O.
+ */
+
+export interface Candidate {
+  ref: number;
+  content: string;
+  /** Final score, set by the stages below. */
+  score: number;
+  /** 1-based rank and raw score in each component list. */
+  vector?: { rank: number; score: number };
+  keyword?: { rank: number; score: number };
+  /** ISO date used by temporal decay. */
+  date?: string | null;
+  /** Refs of collapsed near-duplicates. */
+  duplicates?: number[];
+  decay?: number;
+}
+
+export interface RrfWeights {
+  vector: number;
+  keyword: number;
+}
+
+/** RRF's damping constant: 60 as in Cormack et al.; rank 1 is worth 1/61. */
+export const RRF_K = 60;
+
+/** Merges two ranked lists by Σ weight / (RRF_K + rank). */
+export function rrf(
+  vector: { ref: number; content: string; score: number }[],
+  keyword: { ref: number; content: string; score: number }[],
+  weights: RrfWeights = { vector: 1, keyword: 1 },
+): Candidate[] {
+  const byRef = new Map<number, Candidate>();
+  const add = (list: typeof vector, which: 'vector' | 'keyword', w: number) =>
+    list.forEach((h, i) => {
+      const c = byRef.get(h.ref) ?? { ref: h.ref, content: h.content, score: 0 };
+      c[which] = { rank: i + 1, score: h.score };
+      c.score += w / (RRF_K + i + 1);
+      byRef.set(h.ref, c);
+    });
+  add(vector, 'vector', weights.vector);
+  add(keyword, 'keyword', weights.keyword);
+  return [...byRef.values()].sort((a, b) => b.score - a.score || a.ref - b.ref);
+}
+
+/** Character-bigram set of a text, whitespace and punctuation ignored (for near-duplicate tests). */
+export function shingles(text: string): Set<string> {
+  const chars = Array.from(text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ''));
+  const out = new Set<string>();
+  for (let i = 0; i + 1 < chars.length; i++) out.add(chars[i]! + chars[i + 1]!);
+  if (chars.length === 1) out.add(chars[0]!);
+  return out;
+}
+
+export function jaccard(a: Set<string>, b: Set<string>): number {
+  if (!a.size && !b.size) return 1;
+  let inter = 0;
+  const [small, large] = a.size < b.size ? [a, b] : [b, a];
+  for (const x of small) if (large.has(x)) inter++;
+  return inter / (a.size + b.size - inter);
+}
+
+/**
+ * Keeps the best of each group of identical or near-identical texts (Jaccard of character bigrams ≥
+ * threshold): the classics reprint each other's passages across files. Input must be best-first.
+ */
+export function collapseDuplicates<T extends Candidate>(list: T[], threshold = 0.9): T[] {
+  const kept: { c: T; sh: Set<string> }[] = [];
+  for (const c of list) {
+    const sh = shingles(c.content);
+    const same = kept.find((k) => jaccard(k.sh, sh) >= threshold);
+    if (same) (same.c.duplicates ??= []).push(c.ref);
+    else kept.push({ c, sh });
+  }
+  return kept.map((k) => k.c);
+}
+
+/** score × 0.5^(age / halfLife) for candidates with a date; undated ones are left as they are. */
+export function temporalDecay<T extends Candidate>(list: T[], halfLifeDays: number, now = Date.now()): T[] {
+  for (const c of list) {
+    const t = c.date ? Date.parse(c.date) : NaN;
+    if (Number.isNaN(t)) continue;
+    const ageDays = Math.max(0, (now - t) / 86_400_000);
+    c.decay = Math.pow(0.5, ageDays / halfLifeDays);
+    c.score *= c.decay;
+  }
+  return list.sort((a, b) => b.score - a.score || a.ref - b.ref);
+}
+
+/**
+ * Maximal marginal relevance: picks k items trading relevance (score scaled to 0..1) against
+ * similarity to what is already picked. lambda 1 = pure relevance.
+ */
+export function mmr<T extends Candidate>(list: T[], k: number, lambda: number): T[] {
+  if (lambda >= 1 || list.length <= 1) return list.slice(0, k);
+  const max = Math.max(...list.map((c) => c.score)) || 1;
+  const sh = list.map((c) => shingles(c.content));
+  const picked: number[] = [];
+  const left = new Set(list.map((_, i) => i));
+  while (picked.length < k && left.size) {
+    let bestI = -1;
+    let bestV = -Infinity;
+    for (const i of left) {
+      let sim = 0;
+      for (const p of picked) sim = Math.max(sim, jaccard(sh[i]!, sh[p]!));
+      const v = lambda * (list[i]!.score / max) - (1 - lambda) * sim;
+      if (v > bestV) (bestV = v), (bestI = i);
+    }
+    picked.push(bestI);
+    left.delete(bestI);
+  }
+  return picked.map((i) => list[i]!);
+}

@@ -1,0 +1,113 @@
+import type { Store, VectorSet } from '../storage/types.ts';
+
+export interface VectorMatch {
+  /** Row in the index (for vectorAt), and the chunk reference. */
+  row: number;
+  ref: number;
+  score: number;
+}
+
+/** Dot product of query with the row at base; four accumulators let V8 pipeline the loop. */
+function dotAt(v: Float32Array, base: number, q: Float32Array, dims: number): number {
+  let a = 0;
+  let b = 0;
+  let c = 0;
+  let d = 0;
+  let j = 0;
+  for (; j + 3 < dims; j += 4) {
+    a += v[base + j]! * q[j]!;
+    b += v[base + j + 1]! * q[j + 1]!;
+    c += v[base + j + 2]! * q[j + 2]!;
+    d += v[base + j + 3]! * q[j + 3]!;
+  }
+  for (; j < dims; j++) a += v[base + j]! * q[j]!;
+  return a + b + c + d;
+}
+
+/**
+ * Exact top-k over unit vectors: one pass of dot products over a Float32Array, keeping the best k
+ * in a small sorted buffer. `accept` filters rows before they compete.
+ */
+export function topK(
+  set: Pick<VectorSet, 'dims' | 'vectors' | 'refs'>,
+  query: Float32Array,
+  k: number,
+  accept?: (row: number) => boolean,
+): VectorMatch[] {
+  const { dims, vectors, refs } = set;
+  const n = refs.length;
+  const best: VectorMatch[] = [];
+  let floor = -Infinity;
+  for (let row = 0; row < n; row++) {
+    if (accept && !accept(row)) continue;
+    const dot = dotAt(vectors, row * dims, query, dims);
+    if (best.length === k && dot <= floor) continue;
+    // Insertion into a descending buffer of ≤ k: k is small (≤ a few hundred).
+    let i = best.length < k ? best.length : k - 1;
+    if (best.length < k) best.push({ row, ref: refs[row]!, score: dot });
+    while (i > 0 && best[i - 1]!.score < dot) {
+      best[i] = best[i - 1]!;
+      i--;
+    }
+    best[i] = { row, ref: refs[row]!, score: dot };
+    if (best.length === k) floor = best[k - 1]!.score;
+  }
+  return best;
+}
+
+/** Scales each row to unit length in place (cosine = dot product afterwards). */
+export function normalizeRows(vectors: Float32Array, dims: number): void {
+  for (let base = 0; base < vectors.length; base += dims) {
+    let norm = 0;
+    for (let j = 0; j < dims; j++) norm += vectors[base + j]! * vectors[base + j]!;
+    if (norm > 0 && Math.abs(norm - 1) > 1e-6) {
+      const inv = 1 / Math.sqrt(norm);
+      for (let j = 0; j < dims; j++) vectors[base + j]! *= inv;
+    }
+  }
+}
+
+/**
+ * The active fingerprint's vectors in memory, loaded on first use and reloaded when the store's
+ * generation counter moves (a sync committed chunks or vectors) — checked per query, no timer.
+ */
+export class VectorIndex {
+  private set: VectorSet | null = null;
+  private rowOf: Map<number, number> | null = null;
+  loads = 0;
+
+  constructor(
+    private readonly store: Store,
+    readonly fingerprint: string,
+  ) {}
+
+  /** The current set, reloading if the store changed since it was loaded. */
+  async current(): Promise<VectorSet> {
+    const gen = await this.store.generation();
+    if (!this.set || this.set.generation !== gen) {
+      const set = await this.store.loadVectors(this.fingerprint);
+      normalizeRows(set.vectors, set.dims);
+      this.set = set;
+      this.rowOf = null;
+      this.loads++;
+    }
+    return this.set;
+  }
+
+  async search(query: Float32Array, k: number, accept?: (ref: number) => boolean): Promise<VectorMatch[]> {
+    const set = await this.current();
+    if (!set.refs.length) return [];
+    if (query.length !== set.dims) throw new Error(`query has ${query.length} dims, index has ${set.dims}`);
+    const q = Float32Array.from(query);
+    normalizeRows(q, q.length);
+    return topK(set, q, k, accept ? (row) => accept(set.refs[row]!) : undefined);
+  }
+
+  /** The stored (unit) vector of a chunk, or null. */
+  async vectorOf(ref: number): Promise<Float32Array | null> {
+    const set = await this.current();
+    if (!this.rowOf) this.rowOf = new Map(Array.from(set.refs, (r, i) => [r, i]));
+    const row = this.rowOf.get(ref);
+    return row === undefined ? null : set.vectors.subarray(row * set.dims, (row + 1) * set.dims);
+  }
+}

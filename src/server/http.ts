@@ -1,0 +1,117 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Searcher, SearchResult } from '../search/search.ts';
+import { resultJson, sourceItem } from '../search/present.ts';
+import { RagsyncError, EXIT, errorMessage } from '../util/errors.ts';
+import { relatedParams, searchParams, type Format } from './params.ts';
+
+/** The env var holding the optional bearer token. */
+export const TOKEN_ENV = 'RAGSYNC_HTTP_TOKEN';
+
+export interface HealthReport {
+  /** HTTP status to answer with (200 healthy, 503 not). */
+  status: number;
+  body: Record<string, unknown>;
+}
+
+export interface HttpOptions {
+  /** Required as `Authorization: Bearer <token>` on every route but /healthz when set. */
+  token?: string | null;
+  /** Replaces the built-in /healthz (issue 5's richer health check plugs in here). */
+  health?: () => Promise<HealthReport>;
+  log?: (line: string) => void;
+}
+
+/** The built-in health: ok, plus the last run's status and times. */
+export async function basicHealth(searcher: Searcher): Promise<HealthReport> {
+  const { runs } = await searcher.store.status({ runs: 1 });
+  const last = runs[0];
+  return {
+    status: 200,
+    body: {
+      ok: true,
+      lastRun: last ? { id: last.id, status: last.status, startedAt: last.startedAt, finishedAt: last.finishedAt } : null,
+    },
+  };
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const json = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) });
+  res.end(json);
+}
+
+function authorized(req: IncomingMessage, token: string): boolean {
+  const m = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
+  if (!m) return false;
+  const a = Buffer.from(m[1]!.trim());
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+const shape = (results: SearchResult[], format: Format): unknown[] =>
+  format === 'sourceItem' ? results.map(sourceItem) : results.map(resultJson);
+
+/**
+ * The read-only JSON API over one Searcher: GET /search, /related, /status, /healthz. Invalid
+ * parameters → 400 with a message; other failures → 500 with a generic message (details in the log).
+ */
+export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Server {
+  const log = opts.log ?? (() => {});
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('allow', 'GET');
+      return send(res, 405, { error: `method ${req.method} not allowed` });
+    }
+    if (url.pathname === '/healthz') {
+      const h = await (opts.health ?? (() => basicHealth(searcher)))();
+      return send(res, h.status, h.body);
+    }
+    if (opts.token && !authorized(req, opts.token)) {
+      res.setHeader('www-authenticate', 'Bearer');
+      return send(res, 401, { error: 'missing or wrong bearer token' });
+    }
+    switch (url.pathname) {
+      case '/search': {
+        const { query, opts: o, format } = searchParams(url.searchParams);
+        const r = await searcher.searchDetailed(query, o);
+        if (r.rerankError) log(`rerank failed, fused order kept: ${r.rerankError}`);
+        return send(res, 200, { results: shape(r.results, format), ...(r.reranked === null ? {} : { reranked: r.reranked }) });
+      }
+      case '/related': {
+        const { k, format, ...ref } = relatedParams(url.searchParams);
+        return send(res, 200, { results: shape(await searcher.related(ref, { k }), format) });
+      }
+      case '/status': {
+        const s = await searcher.store.status({ runs: 5 });
+        return send(res, 200, { fingerprint: searcher.embedder.info.fingerprint, ...s });
+      }
+      default:
+        return send(res, 404, { error: `no route ${url.pathname}` });
+    }
+  };
+  return createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (err instanceof RagsyncError && err.exitCode === EXIT.usage) return send(res, 400, { error: err.message });
+      log(`${req.method} ${req.url?.split('?')[0]}: ${errorMessage(err)}`);
+      if (!res.headersSent) send(res, 500, { error: 'internal error' });
+      else res.destroy();
+    });
+  });
+}
+
+/** Listens (127.0.0.1 by default; port 0 = ephemeral) and resolves with the bound URL. */
+export async function listen(server: Server, port: number, host = '127.0.0.1'): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address() as AddressInfo;
+  const h = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  return `http://${h}:${addr.port}`;
+}

@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import type { Server } from 'node:http';
+import { loadConfig } from '../../src/config/load.ts';
+import { Searcher } from '../../src/search/search.ts';
+import { createHttpServer, listen } from '../../src/server/http.ts';
+import { makeFixture, type Fixture } from '../helpers/search-fixture.ts';
+
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+let fx: Fixture;
+let searcher: Searcher;
+let server: Server;
+let base: string;
+
+beforeAll(async () => {
+  fx = await makeFixture();
+  searcher = Searcher.open(loadConfig(fx.configFile));
+  server = createHttpServer(searcher, { token: 's3cret' });
+  base = await listen(server, 0);
+});
+afterAll(async () => {
+  await new Promise((r) => server.close(r));
+  await searcher.close();
+  fx.cleanup();
+});
+
+const auth = { authorization: 'Bearer s3cret' };
+const get = async (path: string, headers: Record<string, string> = auth) => {
+  const res = await fetch(base + path, { headers });
+  return { status: res.status, body: (await res.json()) as any };
+};
+
+describe('HTTP API', () => {
+  it('binds to 127.0.0.1', () => {
+    expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('/search answers {results} with the library fields', async () => {
+    const r = await get(`/search?q=${encodeURIComponent('甲木寅月用神')}&book=qiongtong&k=2&mode=hybrid`);
+    expect(r.status).toBe(200);
+    expect(r.body.results[0]).toMatchObject({ source: 'classics', path: 'qiongtong/jiamu.md', book: '穷通宝鉴' });
+    expect(r.body.results.length).toBeLessThanOrEqual(2);
+    expect(JSON.stringify(r.body)).not.toMatch(/embedding|vector"/);
+  });
+
+  it('format=sourceItem gives the chat app shape', async () => {
+    const r = await get(`/search?q=SQLite&source=bookmarks&format=sourceItem&k=1`);
+    expect(r.status).toBe(200);
+    const item = r.body.results[0];
+    expect(Object.keys(item).sort()).toEqual(['id', 'metadata', 'score', 'title', 'transcript', 'url']);
+    expect(item).toMatchObject({ title: 'SQLite Is Enough', url: 'https://example.com/sqlite' });
+    expect(Array.from(item.transcript as string).length).toBeLessThanOrEqual(200);
+  });
+
+  it('/related excludes the document itself', async () => {
+    const r = await get(`/related?source=bookmarks&path=${encodeURIComponent('202401/2024-01-05-sqlite.md')}&k=2`);
+    expect(r.status).toBe(200);
+    expect(r.body.results.map((x: any) => x.path)).not.toContain('202401/2024-01-05-sqlite.md');
+    expect(r.body.results.length).toBe(2);
+  });
+
+  it('invalid parameters → 400 with a message; caps on k and q', async () => {
+    const cases: [string, RegExp][] = [
+      ['/search', /q is required/],
+      ['/search?q=x&k=101', /k must be an integer from 1 to 100/],
+      ['/search?q=x&k=abc', /k must be/],
+      [`/search?q=${'x'.repeat(1001)}`, /longer than 1000/],
+      ['/search?q=x&mode=fuzzy', /mode must be/],
+      ['/search?q=x&book=nope', /book must be one of/],
+      ['/search?q=x&source=nope', /unknown source "nope"/],
+      ['/search?q=x&color=red', /unknown parameter "color"/],
+      ['/search?q=x&format=xml', /format must be/],
+      ['/related?source=bookmarks', /path or id is required/],
+      ['/related?source=bookmarks&path=missing.md', /not in the index/],
+    ];
+    for (const [path, msg] of cases) {
+      const r = await get(path);
+      expect(r.status, path).toBe(400);
+      expect(r.body.error, path).toMatch(msg);
+    }
+  });
+
+  it('bearer token: 401 without it, /healthz open; /status and 404', async () => {
+    expect((await get('/search?q=x', {})).status).toBe(401);
+    expect((await get('/search?q=x', { authorization: 'Bearer wrong' })).status).toBe(401);
+    const h = await get('/healthz', {});
+    expect(h).toMatchObject({ status: 200, body: { ok: true, lastRun: null } });
+    const s = await get('/status');
+    expect(s.status).toBe(200);
+    expect(s.body.sources.map((x: any) => x.name).sort()).toEqual(['bookmarks', 'classics']);
+    expect((await get('/nope')).status).toBe(404);
+    const post = await fetch(base + '/search?q=x', { method: 'POST', headers: auth });
+    expect(post.status).toBe(405);
+  });
+});
+
+describe('ragsync serve (CLI)', () => {
+  it('listens on an ephemeral port, requires the env token, stops on SIGTERM', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'serve', '-c', fx.configFile, '--port', '0'], {
+      cwd: repo,
+      env: { ...process.env, RAGSYNC_HTTP_TOKEN: 'tok-123' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (d: Buffer) => {
+        err += d.toString();
+        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(err);
+        if (m) resolve(m[1]!);
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
+    });
+    expect((await fetch(`${url}/search?q=SQLite`)).status).toBe(401);
+    const ok = await fetch(`${url}/search?q=SQLite&k=1`, { headers: { authorization: 'Bearer tok-123' } });
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as any).results).toHaveLength(1);
+    expect(err).not.toContain('tok-123');
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+  });
+});

@@ -1,0 +1,105 @@
+// A child running a large index is SIGKILLed at many points (reproducible by seed: KILL_SEED=n).
+// After each kill: the file passes integrity_check, the dead run's lock is taken over, and the next
+// run converges to the state of an uninterrupted run while embedding only what was not stored.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config/load.ts';
+import { runIndex } from '../../src/sync/run.ts';
+import { classicsUpstream, dbState, prng, spawnCli, writeConfig, type DbState } from './daemon-helpers.ts';
+
+const SEED = Number(process.env.KILL_SEED ?? 20261122);
+const FAILPOINT_KILLS = 7;
+const RANDOM_KILLS = 4;
+
+let tmp: string;
+let url: string;
+let reference: DbState;
+let batches: number;
+
+beforeAll(async () => {
+  tmp = mkdtempSync(join(tmpdir(), 'ragsync-kill-'));
+  url = classicsUpstream(tmp);
+  const ref = join(tmp, 'reference');
+  mkdirSync(ref);
+  const { file, db } = writeConfig(ref, { url });
+  const result = await runIndex(loadConfig(file));
+  expect(result.status, JSON.stringify(result.sources.map((s) => s.error))).toBe('ok');
+  batches = result.requests;
+  reference = dbState(db);
+  expect(reference.distinctTexts).toBeGreaterThan(300);
+});
+
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** The kill plan for a seed: exact failpoints first, then kills after random delays. */
+function killPlan(seed: number): { label: string; env: Record<string, string>; delayMs?: number }[] {
+  const rand = prng(seed);
+  const plan: { label: string; env: Record<string, string>; delayMs?: number }[] = [];
+  for (let i = 0; i < FAILPOINT_KILLS; i++) {
+    const name = rand() < 0.6 ? 'after-vectors' : 'after-documents';
+    // after-documents is passed less often than after-vectors: keep its n small enough to be reached.
+    const max = name === 'after-vectors' ? batches : 8;
+    const n = 1 + Math.floor(rand() * max);
+    plan.push({ label: `${name}:${n}`, env: { RAGSYNC_FAILPOINT: `${name}:${n}` } });
+  }
+  for (let i = 0; i < RANDOM_KILLS; i++) {
+    // Counted from the run's "planned" log line: the embedding and writing take 0.5–1 s.
+    const delayMs = Math.floor(rand() * 450);
+    plan.push({ label: `${delayMs} ms into the run`, env: {}, delayMs });
+  }
+  return plan;
+}
+
+describe(`SIGKILL during a large index (seed ${SEED})`, () => {
+  it('recovers at every kill point: integrity, lock, convergence, no re-embedding', async () => {
+    const plan = killPlan(SEED);
+    expect(plan.length).toBeGreaterThanOrEqual(10);
+    const summary: string[] = [];
+    for (const [i, point] of plan.entries()) {
+      const dir = join(tmp, `kill-${i}`);
+      mkdirSync(dir);
+      const { file, db } = writeConfig(dir, { url });
+      const child = spawnCli(['index', '-c', file, '--json'], point.env);
+      let timer: NodeJS.Timeout | undefined;
+      let stderr = '';
+      if (point.delayMs !== undefined) {
+        child.stderr!.on('data', (b: Buffer) => {
+          stderr += b.toString();
+          if (!timer && stderr.includes('"msg":"planned"')) timer = setTimeout(() => child.kill('SIGKILL'), point.delayMs);
+        });
+      }
+      const killed = await child.done;
+      clearTimeout(timer);
+      const where = `kill ${i} (${point.label}, seed ${SEED})`;
+      // A failpoint always fires; a random kill may land after the run ended.
+      if (point.delayMs === undefined) expect(killed.signal, where).toBe('SIGKILL');
+
+      const after = dbState(db);
+      expect(after.integrity, where).toBe('ok');
+      // The lock a killed run held is still there, naming the dead process…
+      if (after.lock) expect(after.lock.pid, where).toBe(child.pid);
+
+      // …and the next run (here in this process: a spawn costs a second of tsx start-up) takes it
+      // over instead of failing with "locked".
+      const result = await runIndex(loadConfig(file));
+      expect(result.status, `${where}: ${result.sources.map((s) => s.error).join('; ')}`).toBe('ok');
+
+      const final = dbState(db);
+      expect(final.integrity, where).toBe('ok');
+      expect(final.chunks, where).toEqual(reference.chunks);
+      expect(final.referencedVectors, where).toEqual(reference.referencedVectors);
+      // Nothing stored before the kill is embedded again.
+      expect(result.embedded, where).toBe(final.distinctTexts - after.vectors);
+      expect(final.lock, where).toBeNull();
+      expect(final.runs.filter((r) => r.status === 'running'), where).toEqual([]);
+      if (killed.signal === 'SIGKILL' && after.runs.length) {
+        expect(final.runs.find((r) => r.id === after.runs.at(-1)!.id)?.status, where).toMatch(/aborted|ok/);
+      }
+      summary.push(`${point.label}: ${killed.signal ?? `exit ${killed.code}`}, ${after.vectors}/${final.distinctTexts} vectors kept, ${after.chunks.length} chunks, resume embedded ${result.embedded}`);
+      rmSync(dir, { recursive: true, force: true });
+    }
+    console.log(`kill points (seed ${SEED}):\n  ${summary.join('\n  ')}`);
+  });
+});

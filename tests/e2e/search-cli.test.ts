@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { makeFixture, type Fixture } from '../helpers/search-fixture.ts';
+
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+const cli = (...args: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', ...args], { cwd: repo, encoding: 'utf8' });
+
+let fx: Fixture;
+beforeAll(async () => {
+  fx = await makeFixture();
+});
+afterAll(() => fx.cleanup());
+
+describe('ragsync search (CLI)', () => {
+  it('keeps the JSON contract and adds mode/book/explain', () => {
+    const r = cli('search', '甲木寅月用神', '-c', fx.configFile, '--json', '-k', '3', '--book', 'qiongtong', '--explain');
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as Record<string, unknown>[];
+    expect(out.length).toBeGreaterThan(0);
+    for (const key of ['id', 'source', 'path', 'heading', 'content', 'score', 'book', 'chapter', 'explain']) {
+      expect(out[0]).toHaveProperty(key);
+    }
+    expect(out.every((x) => x.path === 'qiongtong/jiamu.md')).toBe(true);
+    expect(out[0]!.id).toBe('qiongtong/jiamu.md#0');
+  });
+
+  it('filters bookmarks by tag and month in keyword mode', () => {
+    const r = cli('search', 'SQLite', '-c', fx.configFile, '--json', '--mode', 'keyword', '--tag', 'database', '--month', '2024-01');
+    expect(r.status, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as { path: string }[]).map((x) => x.path)).toEqual(['202401/2024-01-05-sqlite.md']);
+  });
+
+  it('prints the explanation in text mode', () => {
+    const r = cli('search', '伤官配印', '-c', fx.configFile, '--explain', '-k', '2');
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/vector #1 .* keyword #1 .*near-duplicates/);
+  });
+
+  it('rejects bad flags with a one-line error and exit 2', () => {
+    const bad = cli('search', 'x', '-c', fx.configFile, '--since', '2024-1-1');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toMatch(/since must be YYYY-MM-DD \(got "2024-1-1"\)/);
+    expect(cli('search', 'x', '-c', fx.configFile, '--mode', 'fuzzy').status).toBe(2);
+  });
+});

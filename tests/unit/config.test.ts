@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig, parseConfig } from '../../src/config/load.ts';
+import { RagsyncError } from '../../src/util/errors.ts';
+import { tempDir, REPO_ROOT } from '../helpers/tmp.ts';
+
+const err = (f: () => unknown) => {
+  try {
+    f();
+  } catch (e) {
+    expect(e).toBeInstanceOf(RagsyncError);
+    return (e as RagsyncError).message;
+  }
+  throw new Error('expected an error');
+};
+
+describe('config', () => {
+  it('resolves relative paths against the config file and fills defaults', () => {
+    const t = tempDir();
+    const file = join(t.dir, 'c.json');
+    writeFileSync(file, JSON.stringify({ db: 'data/x.db', sources: [{ name: 's', url: '../up.git' }, { name: 'd', kind: 'dir', path: 'docs' }] }));
+    const c = loadConfig(file);
+    expect(c.db).toBe(join(t.dir, 'data/x.db'));
+    expect(c.checkouts).toBe(join(t.dir, 'data/checkouts'));
+    expect(c.embedder).toEqual({ provider: 'hash', dims: 1024, batchSize: 256 });
+    expect(c.sources[0]).toMatchObject({ kind: 'git', branch: 'main', url: join(t.dir, '../up.git'), root: join(t.dir, 'data/checkouts/s'), chunker: 'markdown', include: ['**/*.md'], maxFileBytes: 2_000_000 });
+    expect(c.sources[0]!.chunking).toEqual({ targetTokens: 500, overlap: 0.15 });
+    expect(c.sources[1]!.root).toBe(join(t.dir, 'docs'));
+    t.cleanup();
+  });
+
+  it('keeps remote URLs as they are', () => {
+    const c = parseConfig({ sources: [{ name: 's', url: 'https://github.com/s-theo/xx.theojs.cn.git' }] });
+    expect(c.sources[0]!.url).toBe('https://github.com/s-theo/xx.theojs.cn.git');
+  });
+
+  it('names the field and the value in errors', () => {
+    expect(err(() => parseConfig({ sources: [] }, 'c.json'))).toMatch(/^c\.json: sources: /);
+    expect(err(() => parseConfig({ sources: [{ name: 's', kind: 'git' }] }))).toBe('config: sources[0].url: required for a git source');
+    expect(err(() => parseConfig({ sources: [{ name: 'a b', url: 'x' }] }))).toMatch(/sources\[0\]\.name: .*"a b"/);
+    expect(err(() => parseConfig({ sources: [{ name: 's', url: 'x', maxFileBytes: -1 }] }))).toMatch(/sources\[0\]\.maxFileBytes: .*-1/);
+    expect(err(() => parseConfig({ sources: [{ name: 's', url: 'x' }, { name: 's', url: 'y' }] }))).toMatch(/sources\[1\]\.name: duplicate source name "s"/);
+    expect(err(() => parseConfig({ sources: [{ name: 's', url: 'x' }], colour: 'red' }))).toMatch(/colour/);
+    expect(err(() => loadConfig('/nonexistent/ragsync.json'))).toBe('config file not found: /nonexistent/ragsync.json');
+  });
+
+  it('the shipped configs are valid', () => {
+    for (const f of ['config/ragsync.json', 'config/example.json']) expect(() => loadConfig(join(REPO_ROOT, f))).not.toThrow();
+  });
+});

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { computeHealth } from '../../src/daemon/health.ts';
+import type { RunRecord } from '../../src/storage/types.ts';
+
+const HOUR = 3_600_000;
+const NOW = Date.parse('2026-01-01T12:00:00Z');
+let nextId = 100;
+
+/** A run that finished `agoMs` before NOW. Lists are newest first, as status() returns them. */
+function run(status: RunRecord['status'], agoMs: number): RunRecord {
+  const at = new Date(NOW - agoMs).toISOString();
+  return {
+    id: nextId--,
+    trigger: 'cron',
+    status,
+    startedAt: at,
+    finishedAt: status === 'running' ? null : at,
+    fingerprint: 'hash:x',
+    forced: false,
+    embedded: 0,
+    requests: 0,
+    tokens: 0,
+    retries: 0,
+    error: null,
+    sources: [],
+  };
+}
+
+describe('computeHealth', () => {
+  it('200 with the age of the last success', () => {
+    const h = computeHealth([run('ok', 10 * 60_000), run('ok', HOUR)], { intervalMs: HOUR, now: NOW });
+    expect(h).toMatchObject({ ok: true, statusCode: 200, status: 'ok', lastSuccessAgeMs: 10 * 60_000, consecutiveFailures: 0 });
+  });
+
+  it('a partial run counts as a success; aborted and running runs count neither way', () => {
+    const h = computeHealth([run('running', 0), run('aborted', 60_000), run('partial', HOUR)], { intervalMs: HOUR, now: NOW });
+    expect(h).toMatchObject({ statusCode: 200, lastSuccessAgeMs: HOUR, running: true });
+  });
+
+  it('503 when no success within twice the interval', () => {
+    const h = computeHealth([run('ok', 2 * HOUR + 1)], { intervalMs: HOUR, now: NOW });
+    expect(h).toMatchObject({ ok: false, statusCode: 503, status: 'stale', maxAgeMs: 2 * HOUR });
+    expect(computeHealth([run('ok', 2 * HOUR)], { intervalMs: HOUR, now: NOW }).statusCode).toBe(200);
+  });
+
+  it('503 when the last runs failed, even with a recent success', () => {
+    const runs = [run('failed', 60_000), run('failed', 120_000), run('ok', 180_000)];
+    expect(computeHealth(runs, { intervalMs: HOUR, now: NOW })).toMatchObject({ statusCode: 503, status: 'failing', consecutiveFailures: 2 });
+    // One failure is tolerated by default (a blip); the threshold is configurable.
+    expect(computeHealth(runs.slice(1), { intervalMs: HOUR, now: NOW }).statusCode).toBe(200);
+    expect(computeHealth(runs.slice(1), { intervalMs: HOUR, now: NOW, failuresToUnhealthy: 1 }).statusCode).toBe(503);
+  });
+
+  it('no run yet: healthy while the daemon is young, then 503', () => {
+    expect(computeHealth([], { intervalMs: HOUR, now: NOW, since: NOW - HOUR })).toMatchObject({ statusCode: 200, status: 'starting', lastSuccessAgeMs: null });
+    expect(computeHealth([], { intervalMs: HOUR, now: NOW, since: NOW - 3 * HOUR })).toMatchObject({ statusCode: 503, status: 'stale' });
+    expect(computeHealth([], { intervalMs: HOUR, now: NOW }).statusCode).toBe(503);
+  });
+});

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate } from '../../src/search/fuse.ts';
+import { topK } from '../../src/search/vector-index.ts';
+
+const h = (ref: number, content = `text ${ref}`, score = 1) => ({ ref, content, score });
+
+describe('rrf', () => {
+  it('sums weighted reciprocal ranks and records component ranks', () => {
+    const out = rrf([h(1), h(2), h(3)], [h(3), h(4)], { vector: 1, keyword: 2 });
+    const byRef = new Map(out.map((c) => [c.ref, c]));
+    expect(byRef.get(3)!.score).toBeCloseTo(1 / (RRF_K + 3) + 2 / (RRF_K + 1));
+    expect(byRef.get(3)!.vector).toEqual({ rank: 3, score: 1 });
+    expect(byRef.get(3)!.keyword).toEqual({ rank: 1, score: 1 });
+    expect(out[0]!.ref).toBe(3);
+    expect(out.map((c) => c.ref).sort()).toEqual([1, 2, 3, 4]);
+  });
+});
+
+describe('collapseDuplicates', () => {
+  it('keeps the best of near-identical texts and counts the rest', () => {
+    const list: Candidate[] = [
+      { ref: 1, content: '伤官配印，贵不可言；伤官生财，亦主富。', score: 3 },
+      { ref: 2, content: '正官者，克我而阴阳相异者也。', score: 2 },
+      { ref: 3, content: '伤官配印 贵不可言 伤官生财 亦主富', score: 1 },
+    ];
+    const out = collapseDuplicates(list);
+    expect(out.map((c) => c.ref)).toEqual([1, 2]);
+    expect(out[0]!.duplicates).toEqual([3]);
+  });
+});
+
+describe('temporalDecay', () => {
+  it('halves the score per half-life and leaves undated items', () => {
+    const now = Date.parse('2024-03-01T00:00:00Z');
+    const list: Candidate[] = [
+      { ref: 1, content: 'a', score: 1, date: '2024-02-20T00:00:00Z' },
+      { ref: 2, content: 'b', score: 0.9, date: '2024-02-29T00:00:00Z' },
+      { ref: 3, content: 'c', score: 0.5, date: null },
+    ];
+    const out = temporalDecay(list, 10, now);
+    expect(out.map((c) => c.ref)).toEqual([2, 1, 3]);
+    expect(out.find((c) => c.ref === 1)!.decay).toBeCloseTo(0.5);
+  });
+});
+
+describe('mmr', () => {
+  it('prefers a different text over a near-copy of the first pick', () => {
+    const list: Candidate[] = [
+      { ref: 1, content: '甲木参天脱胎要火', score: 1 },
+      { ref: 2, content: '甲木参天脱胎要火春', score: 0.99 },
+      { ref: 3, content: '印绶喜官星生之', score: 0.9 },
+    ];
+    expect(mmr(list, 2, 0.5).map((c) => c.ref)).toEqual([1, 3]);
+    expect(mmr(list, 2, 1).map((c) => c.ref)).toEqual([1, 2]);
+  });
+});
+
+describe('topK', () => {
+  it('returns the exact top k by dot product, best first', () => {
+    const dims = 4;
+    const n = 200;
+    const vectors = new Float32Array(n * dims);
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
+    for (let i = 0; i < vectors.length; i++) vectors[i] = rnd();
+    const refs = Int32Array.from({ length: n }, (_, i) => 1000 + i);
+    const q = Float32Array.from([0.5, -0.2, 0.1, 0.8]);
+    const brute = Array.from({ length: n }, (_, r) => ({
+      ref: 1000 + r,
+      s: [0, 1, 2, 3].reduce((a, j) => a + vectors[r * dims + j]! * q[j]!, 0),
+    })).sort((a, b) => b.s - a.s);
+    const got = topK({ dims, vectors, refs }, q, 10);
+    expect(got.map((m) => m.ref)).toEqual(brute.slice(0, 10).map((b) => b.ref));
+    const even = topK({ dims, vectors, refs }, q, 5, (row) => row % 2 === 0);
+    expect(even.map((m) => m.ref)).toEqual(brute.filter((b) => b.ref % 2 === 0).slice(0, 5).map((b) => b.ref));
+  });
+});

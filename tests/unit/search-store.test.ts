@@ -1,0 +1,153 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import BetterSqlite3 from 'better-sqlite3';
+import { HashEmbedder } from '../../src/embedding/hash.ts';
+import { Searcher } from '../../src/search/search.ts';
+import { queryTokens } from '../../src/search/tokenize.ts';
+import { SqliteStore } from '../../src/storage/sqlite.ts';
+import { loadConfig } from '../../src/config/load.ts';
+import { makeFixture, record, writeFixture, type Fixture } from '../helpers/search-fixture.ts';
+
+let fx: Fixture;
+beforeEach(async () => {
+  fx = await makeFixture();
+});
+afterEach(() => fx.cleanup());
+
+const kw = async (store: SqliteStore, q: string) =>
+  (await store.keywordSearch({ tokens: queryTokens(q), k: 10 })).map((h) => `${h.source}:${h.id}`);
+
+describe('keyword index (FTS5)', () => {
+  it('finds two-character CJK terms and ranks by BM25', async () => {
+    const store = new SqliteStore(fx.db);
+    expect((await kw(store, '甲木'))[0]).toMatch(/^classics:(qiongtong|ditian)/);
+    expect(await kw(store, '用神')).toEqual(['classics:qiongtong/jiamu.md#0']);
+    expect((await kw(store, '伤官配印')).slice(0, 2).sort()).toEqual(['classics:sanming/juan1.md#0', 'classics:ziping/shishen.md#0']);
+    expect(await kw(store, 'jitter')).toEqual(['bookmarks:202401/2024-01-18-retries.md#0']);
+    await store.close();
+  });
+
+  it('follows chunk writes, replacements and deletions in the same transaction', async () => {
+    const store = new SqliteStore(fx.db);
+    const doc = { path: 'x.md', chunks: [['h', '天乙贵人在此'] as [string, string]] };
+    await store.writeDocuments('classics', [record(doc)]);
+    expect(await kw(store, '天乙')).toContain('classics:x.md#0');
+    await store.writeDocuments('classics', [record({ path: 'x.md', chunks: [['h', '羊刃驾杀']] })]);
+    expect(await kw(store, '天乙')).not.toContain('classics:x.md#0');
+    expect(await kw(store, '羊刃')).toEqual(['classics:x.md#0']);
+    await store.writeDocuments('classics', [], ['x.md']);
+    expect(await kw(store, '羊刃')).toEqual([]);
+    const fts = store.db.prepare('SELECT count(*) FROM chunks_fts').pluck().get();
+    const chunks = store.db.prepare('SELECT count(*) FROM chunks').pluck().get();
+    expect(fts).toBe(chunks);
+    await store.close();
+  });
+
+  it('backfills an index made before migration 002, also when first opened read-only', async () => {
+    const raw = new BetterSqlite3(fx.db);
+    raw.exec(`DROP TRIGGER chunks_fts_delete; DROP TABLE chunks_fts; DROP TABLE meta;
+              DELETE FROM schema_migrations WHERE version = 2;`);
+    raw.close();
+    const reader = new SqliteStore(fx.db, { readonly: true });
+    expect(await kw(reader, '用神')).toEqual(['classics:qiongtong/jiamu.md#0']);
+    await reader.close();
+  });
+});
+
+describe('generation counter and the in-memory vector index', () => {
+  it('reloads only after a commit that changes chunks or vectors', async () => {
+    const cfg = loadConfig(fx.configFile);
+    const searcher = Searcher.open(cfg);
+    await searcher.search('甲木', { mode: 'vector' });
+    await searcher.search('伤官', { mode: 'vector' });
+    expect(searcher.index.loads).toBe(1);
+    const writer = new SqliteStore(fx.db);
+    const g0 = await writer.generation();
+    await writeFixture(writer, 'classics', [{ path: 'new.md', chunks: [['新', '魁罡日主，性刚果断']] }]);
+    expect(await writer.generation()).toBeGreaterThan(g0);
+    await writer.close();
+    const hits = await searcher.search('魁罡', { mode: 'vector', k: 1 });
+    expect(hits[0]!.path).toBe('new.md');
+    expect(searcher.index.loads).toBe(2);
+    await searcher.close();
+  });
+
+  it('never returns vectors, and loads one Float32Array of rows × dims', async () => {
+    const store = new SqliteStore(fx.db);
+    const set = await store.loadVectors(new HashEmbedder(256).info.fingerprint);
+    expect(set.vectors.length).toBe(set.refs.length * 256);
+    expect(set.refs.length).toBe(11);
+    const [hit] = await store.getChunks([set.refs[0]!]);
+    expect(Object.values(hit!).some((v) => v instanceof Float32Array || Buffer.isBuffer(v))).toBe(false);
+    await store.close();
+  });
+});
+
+describe('Searcher', () => {
+  let s: Searcher;
+  beforeEach(() => {
+    s = Searcher.open(loadConfig(fx.configFile));
+  });
+  afterEach(async () => s.close());
+
+  it('hybrid finds agent terms; book/chapter come from chunk metadata', async () => {
+    const [top] = await s.search('甲木寅月用神', { k: 3 });
+    expect(top).toMatchObject({ source: 'classics', path: 'qiongtong/jiamu.md', book: '穷通宝鉴', chapter: '论甲木·正月' });
+  });
+
+  it('collapses reprinted passages and explains component ranks', async () => {
+    const r = await s.search('伤官配印', { k: 5, explain: true });
+    expect(r.filter((x) => x.content.startsWith('伤官虽非吉神')).length).toBe(1);
+    expect(r[0]!.explain).toMatchObject({ mode: 'hybrid', duplicates: 1 });
+    expect(r[0]!.explain!.vector!.rank).toBeGreaterThan(0);
+    expect(r[0]!.explain!.keyword!.rank).toBeGreaterThan(0);
+    const all = await s.search('伤官配印', { k: 5, dedupe: false });
+    expect(all.filter((x) => x.content.startsWith('伤官虽非吉神')).map((x) => x.path).sort()).toEqual([
+      'sanming/juan1.md',
+      'ziping/shishen.md',
+    ]);
+  });
+
+  it('filters by book, tag, month, date range, path glob; drops broken chunks unless asked', async () => {
+    const book = await s.search('甲木', { book: 'ditian' });
+    expect(new Set(book.map((x) => x.path))).toEqual(new Set(['ditian/tongshen.md']));
+    const tagged = await s.search('SQLite', { tags: ['Database'] });
+    expect(tagged.map((x) => x.path).sort()).toEqual(['202401/2024-01-05-sqlite.md', '202403/2024-03-02-postgres.md']);
+    expect(tagged[0]).toMatchObject({ url: expect.stringMatching(/^https:/), date: expect.any(String) });
+    const broken = await s.search('SQLite', { tags: ['database'], includeBroken: true });
+    expect(broken.map((x) => x.path)).toContain('202403/2024-03-09-broken.md');
+    const month = await s.search('SQLite', { month: '2024-03', mode: 'keyword' });
+    expect(month.map((x) => x.path)).toEqual(['202403/2024-03-02-postgres.md']);
+    const range = await s.search('SQLite jitter', { since: '2024-01-10', until: '2024-02-01' });
+    expect(range.map((x) => x.path)).toEqual(['202401/2024-01-18-retries.md']);
+    const glob = await s.search('甲木', { path: 'qiongtong/**' });
+    expect(new Set(glob.map((x) => x.path))).toEqual(new Set(['qiongtong/jiamu.md']));
+    const src = await s.search('SQLite', { sources: ['classics'], mode: 'keyword' });
+    expect(src).toEqual([]);
+  });
+
+  it('rejects bad options with a usage error naming the value', async () => {
+    await expect(s.search('x', { book: 'nope' })).rejects.toThrow(/book must be one of .*"nope"/);
+    await expect(s.search('x', { month: '2024-13' })).rejects.toThrow(/month/);
+    await expect(s.search('x', { k: 0 })).rejects.toThrow(/k must be/);
+    await expect(s.search('x', { sources: ['nope'] })).rejects.toThrow(/unknown source "nope"/);
+    await expect(s.search('  ')).rejects.toThrow(/empty query/);
+  });
+
+  it('minScore drops weak results; modes use their own scores', async () => {
+    const v = await s.search('甲木参天', { mode: 'vector', k: 20 });
+    expect(v[0]!.score).toBeLessThanOrEqual(1);
+    const strong = await s.search('甲木参天', { mode: 'vector', k: 20, minScore: 0.5 });
+    expect(strong.length).toBeLessThan(v.length);
+    expect(strong.every((x) => x.score >= 0.5)).toBe(true);
+  });
+
+  it('related: similar documents, itself excluded, one result per document', async () => {
+    const r = await s.related({ source: 'bookmarks', path: '202401/2024-01-05-sqlite.md' }, { k: 3 });
+    expect(r.map((x) => x.path)).not.toContain('202401/2024-01-05-sqlite.md');
+    expect(new Set(r.map((x) => `${x.source}:${x.path}`)).size).toBe(r.length);
+    expect(r[0]!.path).toBe('202403/2024-03-02-postgres.md');
+    const byId = await s.related({ id: '202401/2024-01-05-sqlite.md#0' }, { k: 3, sources: ['bookmarks'] });
+    expect(byId[0]!.path).toBe('202403/2024-03-02-postgres.md');
+    await expect(s.related({ source: 'bookmarks', path: 'nope.md' })).rejects.toThrow(/not in the index/);
+  });
+});
