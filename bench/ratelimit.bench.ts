@@ -50,11 +50,11 @@ interface Scenario {
 
 const scenarios: Scenario[] = [
   // Large batches of long Chinese chunks: tokens bind (as with zhipu / siliconflow in production).
-  { name: 'token-bound', windowMs: 1000, rpm: 1000, tpm: 250_000, batchSize: 32, concurrency: 4, latencyMs: 20 },
-  { name: 'token-bound', windowMs: 5000, rpm: 5000, tpm: 300_000, batchSize: 32, concurrency: 4, latencyMs: 20 },
+  { name: 'token-bound', windowMs: 1000, rpm: 1000, tpm: 250_000, batchSize: 32, concurrency: 8, latencyMs: 20 },
+  { name: 'token-bound', windowMs: 5000, rpm: 5000, tpm: 300_000, batchSize: 32, concurrency: 8, latencyMs: 20 },
   // Small batches: requests bind.
-  { name: 'request-bound', windowMs: 1000, rpm: 60, tpm: 100_000_000, batchSize: 8, concurrency: 4, latencyMs: 20 },
-  { name: 'request-bound', windowMs: 5000, rpm: 80, tpm: 100_000_000, batchSize: 8, concurrency: 4, latencyMs: 20 },
+  { name: 'request-bound', windowMs: 1000, rpm: 60, tpm: 100_000_000, batchSize: 8, concurrency: 8, latencyMs: 20 },
+  { name: 'request-bound', windowMs: 5000, rpm: 80, tpm: 100_000_000, batchSize: 8, concurrency: 8, latencyMs: 20 },
   // One request at a time: what keeping several in flight buys (first 8 documents only).
   { name: 'request-bound, concurrency 1', windowMs: 1000, rpm: 60, tpm: 100_000_000, batchSize: 8, concurrency: 1, latencyMs: 20, maxDocs: 8 },
 ];

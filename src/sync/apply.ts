@@ -140,6 +140,12 @@ export async function* applyPlan(plan: SourcePlan, ctx: ApplyContext): AsyncGene
         yield { type: 'written', source: plan.source, done: written, total: plan.write.length };
       }
     }
+    // Texts of stored documents that only lack a vector for this fingerprint (a switched embedder).
+    for (const h of plan.toEmbed.keys()) {
+      if (queued.has(h) || ctx.embeddedThisRun.has(h)) continue;
+      queued.add(h);
+      queue.push(h);
+    }
     while (queue.length) {
       start(queue.splice(0, embedder.batchSize));
       if (inFlight.length >= maxInFlight) yield* settleOldest();
