@@ -12,7 +12,7 @@ cleanup() { pm2 kill >/dev/null 2>&1 || true; rm -rf "$T"; }
 trap cleanup EXIT
 
 cd "$ROOT"
-[ -f dist/cli/run.js ] || npm run build >/dev/null
+npm run build >/dev/null           # pm2 runs bin/ragsync.js, i.e. the compiled dist/
 
 # A small upstream: one git repo with two Markdown files.
 mkdir -p "$T/up"

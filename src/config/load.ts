@@ -93,7 +93,7 @@ export function describeIssue(issue: z.core.$ZodIssue): string {
   const echo =
     'input' in issue &&
     issue.input !== undefined &&
-    issue.code !== 'custom' &&
+    !(issue.code === 'custom' && typeof issue.input === 'object') &&
     issue.code !== 'unrecognized_keys' &&
     !issue.message.includes('(got ');
   const got = echo ? ` (got ${JSON.stringify(issue.input)})` : '';

@@ -10,7 +10,9 @@ const name = z
 const cronExpression = z
   .string()
   .min(1)
-  .refine((v) => validCron(v), 'not a valid cron expression (5 fields, or 6 with seconds first)');
+  .refine((v) => validCron(v), {
+    error: (iss) => `not a valid cron expression (5 fields, or 6 with seconds first) (got ${JSON.stringify(iss.input)})`,
+  });
 
 function validTimeZone(tz: string): boolean {
   try {
@@ -26,7 +28,11 @@ export const daemonSchema = z
     /** When `ragsync daemon` syncs every source without a schedule of its own. */
     schedule: cronExpression.default('0 * * * *'),
     /** IANA zone the schedules are read in (default: the system's). */
-    timezone: z.string().min(1).refine(validTimeZone, 'not a known IANA time zone').optional(),
+    timezone: z
+      .string()
+      .min(1)
+      .refine(validTimeZone, { error: (iss) => `not a known IANA time zone (got ${JSON.stringify(iss.input)})` })
+      .optional(),
     /** Also run once when the daemon starts. */
     runOnStart: z.boolean().default(false),
     /** On SIGTERM/SIGINT, how long to wait for the current batch before giving up. */

@@ -4,10 +4,11 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/load.ts';
 import type { Embedder } from '../embedding/types.ts';
 import { SqliteStore } from '../storage/sqlite.ts';
+import type { Store } from '../storage/types.ts';
 import { runIndex, type IndexResult } from '../sync/run.ts';
 import { RagsyncError, EXIT, errorMessage } from '../util/errors.ts';
-import { computeHealth, type Health } from './health.ts';
-import { scheduleIntervalMs, scheduleJobs, type ScheduleJob } from './schedule.ts';
+import { computeHealth, storeHealth, type Health } from './health.ts';
+import { healthIntervalMs, scheduleJobs, type ScheduleJob } from './schedule.ts';
 
 export interface DaemonOptions {
   config: Config;
@@ -45,8 +46,7 @@ export class Daemon {
 
   constructor(private readonly o: DaemonOptions) {
     this.jobs = scheduleJobs(o.config, o.schedule);
-    const tz = o.config.daemon?.timezone;
-    this.intervalMs = Math.min(...this.jobs.map((j) => scheduleIntervalMs(j.expression, tz)));
+    this.intervalMs = healthIntervalMs(o.config, o.schedule);
   }
 
   start(): void {
@@ -108,15 +108,16 @@ export class Daemon {
     while (this.current) await this.current;
   }
 
-  /** Health from the run history (for /healthz). */
-  async health(): Promise<Health> {
-    const db = this.o.config.db;
-    if (!existsSync(db)) return computeHealth([], { intervalMs: this.intervalMs, since: this.startedAt });
-    const store = new SqliteStore(db, { readonly: true });
+  /** Health from the run history (for /healthz), judged against this daemon's schedule. */
+  async health(store?: Store): Promise<Health> {
+    const opts = { intervalMs: this.intervalMs, since: this.startedAt };
+    if (store) return storeHealth(store, opts);
+    if (!existsSync(this.o.config.db)) return computeHealth([], opts);
+    const own = new SqliteStore(this.o.config.db, { readonly: true });
     try {
-      return computeHealth(await store.recentRuns(20), { intervalMs: this.intervalMs, since: this.startedAt });
+      return await storeHealth(own, opts);
     } finally {
-      await store.close();
+      await own.close();
     }
   }
 

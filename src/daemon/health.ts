@@ -1,4 +1,4 @@
-import type { RunRecord } from '../storage/types.ts';
+import type { RunRecord, Store } from '../storage/types.ts';
 
 export interface HealthOptions {
   /** The schedule's interval: no success within twice this is unhealthy. */
@@ -60,4 +60,14 @@ export function computeHealth(runs: RunRecord[], opts: HealthOptions): Health {
     lastRun: last ? { id: last.id, status: last.status, startedAt: last.startedAt, finishedAt: last.finishedAt } : null,
     running: last?.status === 'running',
   };
+}
+
+/** Health of the index behind `store` (any process may be the writer: runs are in the database). */
+export async function storeHealth(store: Store, opts: HealthOptions): Promise<Health> {
+  return computeHealth(await store.recentRuns(20), opts);
+}
+
+/** The shape the HTTP server's `health` hook takes: status code + JSON body. */
+export function healthReport(h: Health): { status: number; body: Record<string, unknown> } {
+  return { status: h.statusCode, body: { ...h } };
 }

@@ -97,7 +97,13 @@ export async function acquireIndexLock(store: Store, dbPath: string, log?: Logge
   };
   heldHere.add(dbPath);
   try {
-    const attempt = await store.tryLock(holder, (h) => holderIsStale(h));
+    const attempt = await store.tryLock(holder, (h) => holderIsStale(h)).catch((err: unknown) => {
+      // SQLite's own write lock stayed busy past the busy timeout: another process is writing.
+      if ((err as { code?: unknown }).code === 'SQLITE_BUSY') {
+        throw new RagsyncError(`index is locked: another process has been writing ${dbPath} for too long`, EXIT.locked);
+      }
+      throw err;
+    });
     if (!attempt.acquired) {
       throw new RagsyncError(`index is locked by another run (${describeHolder(attempt.holder)}): ${dbPath}`, EXIT.locked);
     }

@@ -48,3 +48,12 @@ export function scheduleIntervalMs(expression: string, timezone?: string, sample
     void task.destroy();
   }
 }
+
+/**
+ * The interval health judges the index by: the shortest of the daemon's jobs (any successful run
+ * counts). `ragsync serve` can use it too, for an index kept fresh by a daemon or a crontab.
+ */
+export function healthIntervalMs(config: Config, override?: string): number {
+  const tz = config.daemon?.timezone;
+  return Math.min(...scheduleJobs(config, override).map((j) => scheduleIntervalMs(j.expression, tz)));
+}

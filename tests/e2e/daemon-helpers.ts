@@ -13,6 +13,9 @@ export const corpora =
     (d): d is string => !!d && existsSync(join(d, 'classics.bundle')),
   ) ?? join(repoRoot, '..', 'shared', 'corpora');
 
+/** The e2e tests here need the classics bundle; without it (a bare CI box) they are skipped. */
+export const hasClassics = existsSync(join(corpora, 'classics.bundle'));
+
 /** The classics history (oldest first), see corpora/README.md. */
 export const CLASSICS = { initial: '2bd81f3', tip: 'acf8e42' };
 

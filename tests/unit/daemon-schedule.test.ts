@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load.ts';
-import { scheduleIntervalMs, scheduleJobs } from '../../src/daemon/schedule.ts';
+import { healthIntervalMs, scheduleIntervalMs, scheduleJobs } from '../../src/daemon/schedule.ts';
 import { RagsyncError } from '../../src/util/errors.ts';
 
 const source = (name: string, extra: Record<string, unknown> = {}) => ({ name, kind: 'dir', path: `/tmp/${name}`, ...extra });
@@ -40,5 +40,8 @@ describe('scheduleJobs', () => {
     expect(scheduleIntervalMs('0 * * * *')).toBe(3_600_000);
     expect(scheduleIntervalMs('* * * * * *')).toBe(1000);
     expect(scheduleIntervalMs('0 9 * * 1-5', 'UTC')).toBe(3 * 24 * 3_600_000); // Friday → Monday
+    // Health uses the shortest job: any successful run counts.
+    const c = parseConfig({ sources: [source('a'), source('b', { schedule: '*/5 * * * *' })] });
+    expect(healthIntervalMs(c)).toBe(5 * 60_000);
   });
 });

@@ -1,24 +1,34 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { Daemon } from '../../daemon/daemon.ts';
-import { startHealthServer } from '../../daemon/healthz.ts';
+import { healthReport } from '../../daemon/health.ts';
 import { assertCron } from '../../daemon/schedule.ts';
 import { onStopSignals } from '../../daemon/signals.ts';
+import { Searcher } from '../../search/search.ts';
+import { rerankerFromEnv } from '../../search/rerank.ts';
+import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
+import { SqliteStore } from '../../storage/sqlite.ts';
 import { EXIT } from '../../util/errors.ts';
 import { createLogger } from '../../util/log.ts';
-import { config, configOption, positiveInt } from '../options.ts';
+import { config, configOption } from '../options.ts';
+
+function port(v: string): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n > 65535) throw new InvalidArgumentError(`--port must be 0..65535 (got "${v}")`);
+  return n;
+}
 
 export function register(program: Command): void {
   program
     .command('daemon')
-    .description('sync on a cron schedule until SIGTERM/SIGINT (logs JSON on stdout)')
+    .description('sync on a cron schedule until SIGTERM/SIGINT (logs JSON on stdout); --serve adds the HTTP API')
     .addOption(configOption())
     .option('--schedule <expr>', 'cron expression overriding daemon.schedule (6 fields: seconds first)')
     .option('--run-on-start', 'also run once right away')
     .option('--dry-run', 'first run: plan only, write nothing')
     .option('--force', 'first run: re-chunk and re-embed everything')
-    .option('--serve', 'also answer GET /healthz over HTTP')
-    .option('--host <host>', 'address for --serve', '127.0.0.1')
-    .option('--port <n>', 'port for --serve (0: any free port)', (v) => (v === '0' ? 0 : positiveInt('--port', 65535)(v)), 8765)
+    .option('--serve', `also serve the HTTP API (/search, /related, /status, /healthz; bearer token from $${TOKEN_ENV})`)
+    .option('--host <addr>', 'address for --serve', '127.0.0.1')
+    .option('-p, --port <n>', 'port for --serve (0: any free port)', port, 8787)
     .action(async (o) => {
       const cfg = config(o);
       if (o.schedule) assertCron(o.schedule, '--schedule');
@@ -35,14 +45,31 @@ export function register(program: Command): void {
         dryRun: !!o.dryRun,
         force: !!o.force,
       });
-      const server = o.serve ? await startHealthServer(() => daemon.health(), { host: o.host, port: o.port }) : null;
-      if (server) log.info({ url: `${server.url}/healthz` }, 'serving health');
+      let searcher: Searcher | null = null;
+      let server: ReturnType<typeof createHttpServer> | null = null;
+      if (o.serve) {
+        // The API reads the index through a read-only connection: create and migrate it first
+        // (before the first run there is none yet; an older one may lack this version's columns).
+        await new SqliteStore(cfg.db).close();
+        searcher = Searcher.open(cfg, undefined, rerankerFromEnv());
+        const s = searcher;
+        server = createHttpServer(s, {
+          token: process.env[TOKEN_ENV] || null,
+          health: async () => healthReport(await daemon.health(s.store)),
+          log: (line) => log.warn(line),
+        });
+        log.info({ url: await listen(server, o.port, o.host) }, 'serving the HTTP API');
+      }
       daemon.start();
       log.info({ pid: process.pid, db: cfg.db, intervalMs: daemon.intervalMs }, 'daemon started');
       const signal = await stopSignal;
       log.info({ signal }, 'stopping: finishing the batch in flight');
       const outcome = await daemon.stop();
-      await server?.close();
+      if (server) {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+      await searcher?.close();
       off();
       if (outcome === 'timeout') {
         // The database is safe (WAL, per-batch commits); the next run marks this one aborted.

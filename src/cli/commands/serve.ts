@@ -3,6 +3,8 @@ import { Searcher } from '../../search/search.ts';
 import { rerankerFromEnv } from '../../search/rerank.ts';
 import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
 import { config, configOption } from '../options.ts';
+import { healthReport, storeHealth } from '../../daemon/health.ts';
+import { healthIntervalMs } from '../../daemon/schedule.ts';
 
 export function register(program: Command): void {
   program
@@ -16,9 +18,16 @@ export function register(program: Command): void {
     }, 8787)
     .option('--host <addr>', 'address to bind', '127.0.0.1')
     .action(async (o) => {
-      const searcher = Searcher.open(config(o), undefined, rerankerFromEnv());
+      const cfg = config(o);
+      const searcher = Searcher.open(cfg, undefined, rerankerFromEnv());
       const token = process.env[TOKEN_ENV] || null;
-      const server = createHttpServer(searcher, { token, log: (l) => process.stderr.write(`ragsync serve: ${l}\n`) });
+      // /healthz judges the run history against the configured schedule, as the daemon's does.
+      const intervalMs = healthIntervalMs(cfg);
+      const server = createHttpServer(searcher, {
+        token,
+        health: async () => healthReport(await storeHealth(searcher.store, { intervalMs })),
+        log: (l) => process.stderr.write(`ragsync serve: ${l}\n`),
+      });
       const url = await listen(server, o.port, o.host);
       process.stderr.write(`ragsync serve: listening on ${url}${token ? ' (bearer token required)' : ''}\n`);
       await new Promise<void>((resolve) => {
