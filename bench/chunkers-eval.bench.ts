@@ -5,11 +5,12 @@
  *   npx tsx bench/chunkers-eval.bench.ts
  *
  * Indexes both bundles into two temp DBs with the offline hash embedder — once with chunker
- * `markdown` for both sources (before), once with `classics` / `bookmarks` (after), same chunk size
- * settings — then runs exact vector search (Searcher, k = 3, restricted to the query's source) for
- * every eval query. A query is a hit when one of the top 3 chunks is from a gold file and contains
- * every evidence string of that gold entry (no evidence: any chunk of the file). Prints hit@3 per
- * corpus and query kind, before → after.
+ * `markdown` for both sources and no keyword normalisation (before), once with `classics` /
+ * `bookmarks` and normalizeForSearch as the keyword tokeniser's normaliser (after), same chunk size
+ * settings — then searches (Searcher, k = 3, restricted to the query's source) for every eval query
+ * in each mode: exact vector, keyword (FTS5), hybrid (RRF). A query is a hit when one of the top 3
+ * chunks is from a gold file and contains every evidence string of that gold entry (no evidence:
+ * any chunk of the file). Prints hit@3 per corpus, query kind and mode, before → after.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,7 +18,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config/load.ts';
-import { Searcher } from '../src/search/search.ts';
+import { Searcher, type SearchMode } from '../src/search/search.ts';
+import { setSearchNormalizer } from '../src/search/tokenize.ts';
+import { normalizeForSearch } from '../src/text/normalize.ts';
 import { runIndex } from '../src/sync/run.ts';
 
 interface EvalQuery {
@@ -52,7 +55,11 @@ const queries: EvalQuery[] = ['classics', 'bookmarks'].flatMap((n) =>
     .map((l) => JSON.parse(l) as EvalQuery),
 );
 
+const MODES: SearchMode[] = ['vector', 'keyword', 'hybrid'];
+
 async function evaluate(variant: 'markdown' | 'domain'): Promise<{ hits: Map<string, boolean>; chunks: number; ms: number }> {
+  // The keyword index is tokenised at write time: set the normaliser before indexing.
+  setSearchNormalizer(variant === 'domain' ? normalizeForSearch : (t) => t);
   const cfgFile = join(work, `${variant}.json`);
   writeFileSync(
     cfgFile,
@@ -72,12 +79,14 @@ async function evaluate(variant: 'markdown' | 'domain'): Promise<{ hits: Map<str
   const searcher = Searcher.open(config);
   const hits = new Map<string, boolean>();
   try {
-    for (const q of queries) {
-      const top = await searcher.search(q.query, { k: K, sources: [q.source] });
-      hits.set(
-        q.id,
-        top.some((h) => q.gold.some((g) => g.path === h.path && g.evidence.every((e) => h.content.includes(e)))),
-      );
+    for (const mode of MODES) {
+      for (const q of queries) {
+        const top = await searcher.search(q.query, { k: K, sources: [q.source], mode });
+        hits.set(
+          `${mode}\t${q.id}`,
+          top.some((h) => q.gold.some((g) => g.path === h.path && g.evidence.every((e) => h.content.includes(e)))),
+        );
+      }
     }
   } finally {
     await searcher.close();
@@ -92,16 +101,23 @@ const groups = new Map<string, EvalQuery[]>();
 for (const q of queries) {
   for (const key of [`${q.source}\t${q.kind}`, `${q.source}\tall`]) groups.set(key, [...(groups.get(key) ?? []), q]);
 }
-const rate = (hits: Map<string, boolean>, qs: EvalQuery[]) => qs.filter((q) => hits.get(q.id)).length / qs.length;
+const rate = (hits: Map<string, boolean>, mode: string, qs: EvalQuery[]) => qs.filter((q) => hits.get(`${mode}\t${q.id}`)).length / qs.length;
 const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
-console.log(`hit@${K}, exact vector search, hash embedder (before: markdown chunker; after: classics/bookmarks)`);
-console.log('| corpus | kind | queries | before | after |');
-console.log('|---|---|---:|---:|---:|');
+console.log(`hit@${K}, hash embedder; before: markdown chunker, no keyword normalisation; after: classics/bookmarks + normalizeForSearch`);
+console.log(`| corpus | kind | queries | ${MODES.map((m) => `${m} before → after`).join(' | ')} |`);
+console.log(`|---|---|---:|${MODES.map(() => '---:').join('|')}|`);
 for (const [key, qs] of [...groups].sort()) {
   const [source, kind] = key.split('\t');
-  console.log(`| ${source} | ${kind} | ${qs.length} | ${pct(rate(before.hits, qs))} | ${pct(rate(after.hits, qs))} |`);
+  const cells = MODES.map((m) => `${pct(rate(before.hits, m, qs))} → ${pct(rate(after.hits, m, qs))}`);
+  console.log(`| ${source} | ${kind} | ${qs.length} | ${cells.join(' | ')} |`);
 }
 console.log(`chunks: before ${before.chunks}, after ${after.chunks}; index time: before ${(before.ms / 1000).toFixed(1)} s, after ${(after.ms / 1000).toFixed(1)} s`);
-const changed = queries.filter((q) => before.hits.get(q.id) !== after.hits.get(q.id));
-for (const q of changed) console.log(`${after.hits.get(q.id) ? '+' : '-'} ${q.id} ${q.query}`);
+for (const mode of MODES) {
+  for (const q of queries) {
+    const b = before.hits.get(`${mode}\t${q.id}`);
+    const a = after.hits.get(`${mode}\t${q.id}`);
+    if (a !== b) console.log(`${mode} ${a ? '+' : '-'} ${q.id} ${q.query}`);
+    else if (!a && process.env.SHOW_MISSES) console.log(`${mode} miss ${q.id} ${q.query}`);
+  }
+}
 rmSync(work, { recursive: true, force: true });

@@ -19,3 +19,5 @@ export { HashEmbedder } from './embedding/hash.ts';
 export type { Embedder } from './embedding/types.ts';
 export { createChunker } from './chunking/registry.ts';
 export { RagsyncError, EXIT } from './util/errors.ts';
+export { normalizeForSearch, toSimplified } from './text/normalize.ts';
+export { keywordsOf, LEXICON } from './chunking/classics/lexicon.ts';

@@ -110,8 +110,10 @@ export function pack(units: Unit[], target: number, overlapTokens: number): stri
         tail.unshift(c);
         t += c.tokens;
       }
-      cur = tail;
-      curTokens = t;
+      // The carried-over tail never pushes the next chunk past the target: drop it when it would.
+      const keep = t + u.tokens <= target;
+      cur = keep ? tail : [];
+      curTokens = keep ? t : 0;
       fresh = 0;
     }
     cur.push(u);

@@ -122,12 +122,12 @@ const remote = <P extends RemoteProvider>(provider: P) =>
     .superRefine((c, ctx) => {
       const preset = PRESETS[provider];
       if (c.batchSize !== undefined && c.batchSize > preset.maxBatch) {
-        ctx.addIssue({ code: 'custom', path: ['batchSize'], input: c.batchSize, message: `${provider} takes at most ${preset.maxBatch} inputs per request` });
+        ctx.addIssue({ code: 'custom', path: ['batchSize'], input: c.batchSize, message: `${provider} takes at most ${preset.maxBatch} inputs per request (got ${c.batchSize})` });
       }
       const model = c.model ?? preset.model;
       const allowed = model ? allowedDimensionsFor(provider, model) : undefined;
       if (c.dimensions !== undefined && allowed && !allowed.includes(c.dimensions)) {
-        ctx.addIssue({ code: 'custom', path: ['dimensions'], input: c.dimensions, message: `${model} produces ${allowed.join('/')} dimensions` });
+        ctx.addIssue({ code: 'custom', path: ['dimensions'], input: c.dimensions, message: `${model} produces ${allowed.join('/')} dimensions (got ${c.dimensions})` });
       }
       if (provider === 'openai-compatible') {
         for (const f of ['baseUrl', 'model', 'dimensions'] as const) {

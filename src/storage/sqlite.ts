@@ -189,6 +189,16 @@ export class SqliteStore implements Store {
     return missing;
   }
 
+  async storedTextsMissingVectors(source: string, fingerprint: string): Promise<{ path: string; textHash: string; text: string }[]> {
+    return this.db
+      .prepare(
+        `SELECT d.path, c.text_hash AS textHash, c.text
+         FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id
+         WHERE s.name = ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.fingerprint = ? AND v.text_hash = c.text_hash)`,
+      )
+      .all(source, fingerprint) as { path: string; textHash: string; text: string }[];
+  }
+
   async putVectors(fingerprint: string, vectors: VectorRecord[]): Promise<void> {
     const insert = this.db.prepare(
       `INSERT OR REPLACE INTO vectors (fingerprint, text_hash, dims, embedding, created_at) VALUES (?, ?, ?, ?, ?)`,
@@ -467,11 +477,15 @@ export class SqliteStore implements Store {
     }));
   }
 
-  async gc(): Promise<{ vectors: number }> {
-    const vectors = this.db
-      .prepare('DELETE FROM vectors WHERE text_hash NOT IN (SELECT text_hash FROM chunks)')
-      .run().changes;
-    return { vectors };
+  async gc(opts: { keepOnly?: string } = {}): Promise<{ vectors: number }> {
+    return this.db.transaction(() => {
+      let vectors = this.db.prepare('DELETE FROM vectors WHERE text_hash NOT IN (SELECT text_hash FROM chunks)').run().changes;
+      if (opts.keepOnly !== undefined) {
+        vectors += this.db.prepare('DELETE FROM vectors WHERE fingerprint != ?').run(opts.keepOnly).changes;
+        this.db.prepare('DELETE FROM embedders WHERE fingerprint != ?').run(opts.keepOnly);
+      }
+      return { vectors };
+    })();
   }
 
   async *exportChunks(source?: string): AsyncIterable<ExportRow> {

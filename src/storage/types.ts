@@ -231,6 +231,11 @@ export interface Store {
   registerEmbedder(info: EmbedderInfo): Promise<void>;
   /** The subset of `textHashes` that has no vector for `fingerprint`. */
   missingVectors(fingerprint: string, textHashes: Iterable<string>): Promise<Set<string>>;
+  /**
+   * Chunk texts of `source`'s stored documents that have no vector for `fingerprint` — after the
+   * embedder was switched, unchanged documents still need vectors under the new fingerprint.
+   */
+  storedTextsMissingVectors(source: string, fingerprint: string): Promise<{ path: string; textHash: string; text: string }[]>;
   /** Stores (or, with force, replaces) vectors in one transaction. */
   putVectors(fingerprint: string, vectors: VectorRecord[]): Promise<void>;
 
@@ -271,7 +276,8 @@ export interface Store {
   /** The last `limit` runs, newest first (cheap: health checks call it often). */
   recentRuns(limit: number): Promise<RunRecord[]>;
   /** Deletes vectors no chunk references (any fingerprint). */
-  gc(): Promise<{ vectors: number }>;
+  /** With `keepOnly`, also deletes every other fingerprint's vectors (an embedder switched away from). */
+  gc(opts?: { keepOnly?: string }): Promise<{ vectors: number }>;
   exportChunks(source?: string): AsyncIterable<ExportRow>;
   close(): Promise<void>;
 }

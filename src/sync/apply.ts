@@ -111,7 +111,8 @@ export async function* applyPlan(plan: SourcePlan, ctx: ApplyContext): AsyncGene
     if ('error' in done) {
       // Let the other batches finish (and store what they got) before the run stops.
       await Promise.all(inFlight.splice(0));
-      throw done.error;
+      // A request cut short by the signal is a stop, not a provider failure.
+      throw ctx.signal?.aborted ? new AbortedError() : done.error;
     }
     settle(done.hashes);
     yield { type: 'embedded', source: plan.source, done: embeddedHere, total: totalTexts };
@@ -138,6 +139,12 @@ export async function* applyPlan(plan: SourcePlan, ctx: ApplyContext): AsyncGene
         await flush(false);
         yield { type: 'written', source: plan.source, done: written, total: plan.write.length };
       }
+    }
+    // Texts of stored documents that only lack a vector for this fingerprint (a switched embedder).
+    for (const h of plan.toEmbed.keys()) {
+      if (queued.has(h) || ctx.embeddedThisRun.has(h)) continue;
+      queued.add(h);
+      queue.push(h);
     }
     while (queue.length) {
       start(queue.splice(0, embedder.batchSize));

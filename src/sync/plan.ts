@@ -167,6 +167,16 @@ export async function planSource(
     toEmbed.set(h, t);
     tokensToEmbed += estimateTokens(t);
   }
+  if (!opts.force) {
+    // Documents left as they are but without vectors for this fingerprint (the embedder was switched):
+    // their texts are embedded too, so search under the new fingerprint covers the whole index.
+    const rewritten = new Set([...write.flatMap((w) => (w.from ? [w.doc.path, w.from] : [w.doc.path])), ...remove]);
+    for (const r of await store.storedTextsMissingVectors(source.name, opts.fingerprint)) {
+      if (rewritten.has(r.path) || toEmbed.has(r.textHash)) continue;
+      toEmbed.set(r.textHash, r.text);
+      tokensToEmbed += estimateTokens(r.text);
+    }
+  }
   let chunksReused = 0;
   for (const w of write) for (const c of w.doc.chunks) if (!missing.has(c.textHash)) chunksReused++;
 

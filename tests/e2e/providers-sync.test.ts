@@ -8,6 +8,7 @@ import { parseConfig, type Config } from '../../src/config/load.ts';
 import { hashEmbed } from '../../src/embedding/hash.ts';
 import { decodeVector } from '../../src/storage/blob.ts';
 import { runIndex } from '../../src/sync/run.ts';
+import { SqliteStore } from '../../src/storage/sqlite.ts';
 import { sha256 } from '../../src/util/hash.ts';
 import { FakeProvider } from '../helpers/fake-provider.ts';
 import { captureLog } from '../helpers/remote.ts';
@@ -129,6 +130,36 @@ describe('a sync against a failing provider', () => {
     expect(new Set(db.vectors.keys())).toEqual(new Set(good.map((t) => sha256(t))));
     for (const t of bad) expect(db.vectors.has(sha256(t))).toBe(false);
     expect(db.runs[0]!.status).toBe('failed');
+    delete process.env.RAGSYNC_FAKE_KEY;
+  });
+});
+
+describe('switching models', () => {
+  it('embeds into the new fingerprint; the old vectors stay until gc --drop-other-fingerprints', async () => {
+    process.env.RAGSYNC_FAKE_KEY = KEY;
+    const a = parseConfig(configJson());
+    const first = await runIndex(a);
+    expect(first.status).toBe('ok');
+    const total = first.sources[0]!.chunks.toEmbed;
+    const b = parseConfig(configJson({ model: 'fake-model-2' }));
+    const before = fake.requests.length;
+    const second = await runIndex(b);
+    expect(second.fingerprint).toBe(`openai-compatible:fake-model-2:${DIMS}`);
+    expect(fake.requests.slice(before).flatMap((q) => q.inputs)).toHaveLength(total);
+    expect(fake.requests.slice(before).every((q) => q.model === 'fake-model-2')).toBe(true);
+    const store = new SqliteStore(b.db);
+    try {
+      const coverage = (await store.status()).coverage.map((c) => [c.fingerprint, c.covered, c.stored]);
+      expect(coverage).toEqual([
+        [FP, total, total],
+        [second.fingerprint, total, total],
+      ]);
+      expect(await store.gc()).toEqual({ vectors: 0 });
+      expect(await store.gc({ keepOnly: second.fingerprint })).toEqual({ vectors: total });
+      expect((await store.status()).coverage.map((c) => c.fingerprint)).toEqual([second.fingerprint]);
+    } finally {
+      await store.close();
+    }
     delete process.env.RAGSYNC_FAKE_KEY;
   });
 });

@@ -59,13 +59,13 @@ describe('remote embedder against a loopback provider', () => {
       { kind: '500' },
       { kind: '503' },
       { kind: 'reset' },
-      { kind: 'slow', delayMs: 1500 },
+      { kind: 'slow', delayMs: 3000 },
       { kind: 'malformed' },
       { kind: 'wrong-count' },
       { kind: 'nan' },
     );
     const { log, lines } = captureLog();
-    const { embedder } = fakeEmbedder(fake, { apiKeyEnv: 'X_KEY', timeoutMs: 300, maxRetries: 8, breakerThreshold: 20 }, { apiKey: () => KEY, log });
+    const { embedder } = fakeEmbedder(fake, { apiKeyEnv: 'X_KEY', timeoutMs: 800, maxRetries: 8, breakerThreshold: 20 }, { apiKey: () => KEY, log });
     expect(asArrays(await embedder.embed(texts))).toEqual(expected);
     expect(embedder.stats.retries).toBe(7);
     const reasons = lines.map((l) => JSON.parse(l).msg as string).filter((m) => m.startsWith('openai-compatible'));

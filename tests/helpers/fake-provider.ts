@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { createHash } from 'node:crypto';
 import { estimateTokens } from '../../src/chunking/tokens.ts';
 import { hashEmbed } from '../../src/embedding/hash.ts';
 
@@ -33,6 +34,11 @@ export interface FakeProviderOptions {
   limits?: { rpm?: number; tpm?: number; windowMs: number };
   /** Added before every normal reply. */
   latencyMs?: number;
+  /**
+   * 'hash' (default): hashEmbed of each input, so tests can check every stored vector.
+   * 'digest': bytes of the input's sha256, far cheaper, so a benchmark measures the client, not this server.
+   */
+  vectors?: 'hash' | 'digest';
 }
 
 export interface SeenRequest {
@@ -105,6 +111,11 @@ export class FakeProvider {
   }
 
   private async answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method === 'GET' && req.url === '/_stats') {
+      // For a provider running in another process (the benchmark): what it saw, without the texts.
+      const requests = this.requests.map((r) => ({ at: r.at, status: r.status, texts: r.inputs.length, tokens: r.inputs.reduce((n, t) => n + estimateTokens(t), 0) }));
+      return this.reply(res, 200, { requests, limited: this.limited, maxActive: this.maxActive });
+    }
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const at = Date.now();
@@ -133,7 +144,7 @@ export class FakeProvider {
       this.limited++;
       return this.reply(res, 429, { error: { message: 'rate limit exceeded' } });
     }
-    const vectors = () => inputs.map((t) => Array.from(hashEmbed(t, this.opts.dims)));
+    const vectors = () => inputs.map((t) => (this.opts.vectors === 'digest' ? digestVector(t, this.opts.dims) : Array.from(hashEmbed(t, this.opts.dims))));
     switch (b.kind) {
       case 'ok':
         if (this.opts.latencyMs) await sleep(this.opts.latencyMs);
@@ -200,8 +211,13 @@ export class FakeProvider {
 function envelope(vectors: number[][], inputs: string[]) {
   const data = vectors.map((embedding, index) => ({ object: 'embedding', index, embedding }));
   data.reverse();
-  const tokens = inputs.reduce((n, t) => n + estimateTokens(t), 0);
-  return { object: 'list', model: 'fake', data, usage: { prompt_tokens: tokens, total_tokens: tokens } };
+  const chars = inputs.reduce((n, t) => n + t.length, 0);
+  return { object: 'list', model: 'fake', data, usage: { prompt_tokens: chars, total_tokens: chars } };
+}
+
+function digestVector(text: string, dims: number): number[] {
+  const d = createHash('sha256').update(text).digest();
+  return Array.from({ length: dims }, (_, i) => (d[i % d.length]! - 127.5) / 128);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -58,7 +58,8 @@ describe('bookmarks chunker', () => {
       'bm-20250304-050607-testing-without-mocks-summary-01',
     ]);
     const [tldr, summary] = doc.chunks;
-    expect(tldr!.text).toBe('Testing Without Mocks › TL;DR\n#read #testing\n\n文章主张用真实依赖测试。');
+    expect(tldr!.text).toBe('Testing Without Mocks › TL;DR\n#read #testing\nhttps://example.test/post\n\n文章主张用真实依赖测试。');
+    expect(summary!.text).toBe('Testing Without Mocks › Summary\n#read #testing\n\n作者解释了为何模拟对象会让测试失真。');
     expect(tldr!.content).toBe('文章主张用真实依赖测试。');
     expect(summary!.heading).toBe('Testing Without Mocks › Summary');
     expect(summary!.metadata).toEqual({

@@ -85,7 +85,9 @@ describe('classics chunker: 穷通宝鉴', () => {
   it('embeds the context first and stores book, months and keywords', () => {
     const yin = doc.chunks.find((c) => c.key === 'qiongtong-jia-yin-01')!;
     expect(yin.heading).toBe('穷通宝鉴 · 论甲木 · 正月');
-    expect(yin.text.startsWith('穷通宝鉴 · 论甲木 · 正月\n\n三春甲木正月甲木')).toBe(true);
+    // Context, then the leading lexicon terms in normalised form, then the passage.
+    expect(yin.text.startsWith('穷通宝鉴 · 论甲木 · 正月\n甲木 寅月')).toBe(true);
+    expect(yin.text).toContain('\n\n三春甲木正月甲木');
     expect(yin.metadata).toMatchObject({ book: 'qiongtong', bookTitle: '穷通宝鉴', stem: '甲', months: ['正月'], branches: ['寅'] });
     expect(yin.metadata.keywords).toEqual(expect.arrayContaining(['甲木', '寅月']));
     const mao = doc.chunks.find((c) => c.key === 'qiongtong-jia-mao-01')!;
@@ -143,7 +145,27 @@ describe('classics chunker: heading books', () => {
 
   it('is registered and fingerprints its settings', () => {
     const c = createChunker('classics', settings);
-    expect(c.fingerprint).toBe('classics@1:t120:o0.15');
+    expect(c.fingerprint).toBe('classics@2:t120:o0.15');
     expect(classicsChunker(settings).chunk({ path: 'content/命/十喻歌.md', text: '# 十喻歌\n\n一句。\n' }).chunks[0]!.key).toBe('shiyu-ge-s01-01');
+  });
+
+  it('embeds traditional text in simplified characters and keeps the content as written', () => {
+    const text = '# 三命通会(卷十)\n\n## 《三命通会》卷十·看命口訣\n\n陽刃見財，祿馬同鄉。\n';
+    const [c] = chunkClassics({ path: 'content/命/三命通会/三命通会(卷十).md', text }, settings).chunks;
+    expect(c!.heading).toBe('三命通会 · 卷十 · 看命口訣');
+    expect(c!.content).toBe('陽刃見財，祿馬同鄉。');
+    expect(c!.text).toBe('三命通会 · 卷十 · 看命口诀\n羊刃\n\n阳刃见财，禄马同乡。');
+  });
+
+  it('reads 造化元钥 fold markers as headings and cuts its 天干 sections by month', () => {
+    const text = '# 造化元钥(评注)\n\n折叠编辑本段立论特色\n\n立论一段。\n\n折叠甲木\n\n甲木总说。\n\n正月甲木，先丙后癸。\n\n二月甲木，庚金得所。\n';
+    const doc = chunkClassics({ path: 'content/命/造化元钥(评注).md', text }, settings);
+    expect(doc.chunks.map((c) => [c.key, c.heading])).toEqual([
+      ['zaohua-yuanyao-pingzhu-s01-01', '造化元钥 · 评注 · 立论特色'],
+      ['zaohua-yuanyao-pingzhu-jia-zonglun-01', '造化元钥 · 评注 · 甲木 · 总论'],
+      ['zaohua-yuanyao-pingzhu-jia-yin-01', '造化元钥 · 评注 · 甲木 · 正月'],
+      ['zaohua-yuanyao-pingzhu-jia-mao-01', '造化元钥 · 评注 · 甲木 · 二月'],
+    ]);
+    expect(doc.chunks[2]!.metadata).toMatchObject({ stem: '甲', branches: ['寅'] });
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chunkMarkdown, markdownChunker } from '../../src/chunking/markdown.ts';
 import { estimateTokens } from '../../src/chunking/tokens.ts';
-import { splitSentences } from '../../src/chunking/split.ts';
+import { pack, splitSentences } from '../../src/chunking/split.ts';
 
 const settings = { targetTokens: 60, overlap: 0.15 };
 const chunk = (text: string, path = 'book/穷通宝鉴.md', s = settings) => chunkMarkdown({ path, text }, s);
@@ -73,6 +73,24 @@ describe('markdown chunker', () => {
     expect(chunk(text)).toEqual(chunk(text));
     expect(markdownChunker(settings).fingerprint).toBe('markdown@1:t60:o0.15');
     expect(markdownChunker({ targetTokens: 500, overlap: 0.15 }).fingerprint).not.toBe(markdownChunker(settings).fingerprint);
+  });
+});
+
+describe('pack', () => {
+  it('never goes over the target when every unit fits in it, overlap included', () => {
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let round = 0; round < 50; round++) {
+      const units = Array.from({ length: 30 }, (_, i) => {
+        const n = 1 + Math.floor(rand() * 60);
+        return { text: `${'字'.repeat(n - 1)}${i % 10}`, tokens: n };
+      });
+      const chunks = pack(units, 60, 9);
+      for (const c of chunks) expect(estimateTokens(c)).toBeLessThanOrEqual(60);
+      // Every unit appears in some chunk.
+      const all = chunks.join('|');
+      for (const u of units) expect(all).toContain(u.text);
+    }
   });
 });
 

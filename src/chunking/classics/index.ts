@@ -6,12 +6,14 @@ import type { Chunk, ChunkedDocument, ChunkInput, Chunker, ChunkerFactory } from
 import { bookOf, pad2 } from './book.ts';
 import { dedupeSlugs, type Entry } from './entry.ts';
 import { keywordsOf } from './lexicon.ts';
+import { toSimplified } from '../../text/normalize.ts';
 import { qiongtongEntries } from './qiongtong.ts';
-import { headingEntries } from './sections.ts';
+import { foldMarkersToHeadings, headingEntries } from './sections.ts';
 
 /** Bump when the same input would chunk differently. */
-const VERSION = 1;
+const VERSION = 2;
 export const CONTEXT_SEPARATOR = ' · ';
+const KEYWORDS_EMBEDDED = 12;
 
 function fileBase(path: string): string {
   return (path.split('/').pop() ?? path).replace(/\.(md|markdown)$/i, '');
@@ -29,9 +31,12 @@ function units(body: string, target: number): Unit[] {
 export function chunkClassics(input: ChunkInput, settings: ChunkingConfig): ChunkedDocument {
   const { data, body } = splitFrontMatter(normalizeMarkdown(input.text));
   const book = bookOf(input.path);
-  const parsed = sections(body);
+  const zaohua = book.key === 'zaohua-yuanyao';
+  const parsed = sections(zaohua ? foldMarkersToHeadings(body) : body);
   const entries = dedupeSlugs(
-    book.key === 'qiongtong' ? qiongtongEntries(parsed.sections) : headingEntries(parsed.sections, fileBase(input.path)),
+    book.key === 'qiongtong'
+      ? qiongtongEntries(parsed.sections)
+      : headingEntries(parsed.sections, fileBase(input.path), { stemSections: zaohua }),
   );
   const prefix = `${book.key}${book.volumeKey ? `-${book.volumeKey}` : ''}`;
   const overlap = Math.floor(settings.targetTokens * settings.overlap);
@@ -59,19 +64,19 @@ function entryChunks(
   // pack() starts a chunk with the carried-over tail (up to 2 × overlap: one long boundary sentence)
   // and then adds a unit whatever its size; units within target − 2 × overlap keep chunks in bound.
   const pieces = pack(units(e.body, target - 2 * overlap), target, overlap);
-  return pieces.map((content, i) => ({
-    key: `${prefix}-${e.slug}-${pad2(i + 1)}`,
-    heading,
-    content,
-    text: `${heading}\n\n${content}`,
-    metadata: {
-      ...docMeta,
-      ...e.metadata,
-      keywords: keywordsOf(`${heading}\n${content}`),
-      part: i + 1,
-      parts: pieces.length,
-    },
-  }));
+  return pieces.map((content, i) => {
+    const keywords = keywordsOf(`${heading}\n${content}`);
+    return {
+      key: `${prefix}-${e.slug}-${pad2(i + 1)}`,
+      heading,
+      content,
+      // After the context, the chunk's leading lexicon terms in normalised form (寅月 for 正月,
+      // 羊刃 for 阳刃), then the passage — all in simplified characters (三命通会 卷十 is traditional),
+      // so queries in either spelling meet it. `heading` and `content` keep the text as written.
+      text: toSimplified(`${heading}\n${keywords.slice(0, KEYWORDS_EMBEDDED).join(' ')}\n\n${content}`),
+      metadata: { ...docMeta, ...e.metadata, keywords, part: i + 1, parts: pieces.length },
+    };
+  });
 }
 
 export const classicsChunker: ChunkerFactory = (settings): Chunker => ({

@@ -37,6 +37,9 @@ export function remoteFingerprint(s: RemoteSettings): string {
   return s.inputPrefix || s.queryPrefix ? `${base}:p${sha256(`${s.inputPrefix}\0${s.queryPrefix}`).slice(0, 8)}` : base;
 }
 
+/** A text ready to send, with its estimated tokens (counted once: the estimate is not free). */
+type Prepared = { text: string; tokens: number };
+
 const sleepFor = (ms: number, signal?: AbortSignal) => delay(ms, undefined, { signal });
 
 /**
@@ -110,7 +113,7 @@ export class RemoteEmbedder implements Embedder {
   }
 
   /** Prefix, then truncate to the model's limit; logs which text (by hash prefix), never the text. */
-  private prepare(text: string, prefix: string): string {
+  private prepare(text: string, prefix: string): Prepared {
     const r = truncateToTokens(prefix + text, this.settings.maxInputTokens);
     if (r.truncated) {
       this.log.warn(
@@ -118,7 +121,7 @@ export class RemoteEmbedder implements Embedder {
         'input over the model limit: truncated',
       );
     }
-    return r.text;
+    return r;
   }
 
   private key(): string | null {
@@ -133,12 +136,13 @@ export class RemoteEmbedder implements Embedder {
   }
 
   /** One batch: limiter → POST → validate, retried; throws rather than return anything partial. */
-  private async request(inputs: string[], signal?: AbortSignal): Promise<Float32Array[]> {
+  private async request(prepared: Prepared[], signal?: AbortSignal): Promise<Float32Array[]> {
     const key = this.key();
     const s = this.settings;
+    const inputs = prepared.map((p) => p.text);
     const body: EmbeddingsRequest = { model: s.model, input: inputs, encoding_format: 'float' };
     if (s.sendDimensions) body.dimensions = s.dimensions;
-    const tokens = inputs.reduce((n, t) => n + estimateTokens(t), 0);
+    const tokens = prepared.reduce((n, p) => n + p.tokens, 0);
     for (let attempt = 0; ; attempt++) {
       this.checkCircuit();
       const release = await this.limiter.acquire(tokens, signal);
