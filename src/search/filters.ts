@@ -5,18 +5,8 @@ import { RagsyncError, EXIT } from '../util/errors.ts';
 export const BOOKS = ['qiongtong', 'ziping', 'ditian', 'yuanhai', 'sanming', 'all'] as const;
 export type BookKey = (typeof BOOKS)[number];
 
-export interface FilterOptions {
-  sources?: string[];
-  book?: string;
-  tags?: string[];
-  /** 'YYYY-MM' or 'YYYYMM'. */
-  month?: string;
-  since?: string;
-  until?: string;
-  /** Glob on the document path. */
-  path?: string;
-  includeBroken?: boolean;
-}
+/** Filters as callers give them (validated by toChunkFilter): the store's ChunkFilter fields. */
+export type FilterOptions = ChunkFilter;
 
 const usage = (msg: string) => new RagsyncError(msg, EXIT.usage);
 const DATE = /^\d{4}-\d{2}-\d{2}$/;

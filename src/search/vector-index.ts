@@ -43,17 +43,24 @@ export function topK(
     if (accept && !accept(row)) continue;
     const dot = dotAt(vectors, row * dims, query, dims);
     if (best.length === k && dot <= floor) continue;
-    // Insertion into a descending buffer of ≤ k: k is small (≤ a few hundred).
-    let i = best.length < k ? best.length : k - 1;
-    if (best.length < k) best.push({ row, ref: refs[row]!, score: dot });
-    while (i > 0 && best[i - 1]!.score < dot) {
-      best[i] = best[i - 1]!;
-      i--;
-    }
-    best[i] = { row, ref: refs[row]!, score: dot };
-    if (best.length === k) floor = best[k - 1]!.score;
+    floor = offer(best, k, { row, ref: refs[row]!, score: dot });
   }
   return best;
+}
+
+/**
+ * Inserts a match into a descending buffer of at most k (k is small: a few hundred at most) and
+ * returns the score a new match must beat once the buffer is full.
+ */
+function offer(best: VectorMatch[], k: number, m: VectorMatch): number {
+  let i = best.length < k ? best.length : k - 1;
+  if (best.length < k) best.push(m);
+  while (i > 0 && best[i - 1]!.score < m.score) {
+    best[i] = best[i - 1]!;
+    i--;
+  }
+  best[i] = m;
+  return best.length === k ? best[k - 1]!.score : -Infinity;
 }
 
 /** Top k rows of precomputed scores (best first), `accept` filtering rows. */
@@ -69,14 +76,7 @@ export function topKOfScores(
     const dot = scores[row]!;
     if (best.length === k && dot <= floor) continue;
     if (accept && !accept(row)) continue;
-    let i = best.length < k ? best.length : k - 1;
-    if (best.length < k) best.push({ row, ref: refs[row]!, score: dot });
-    while (i > 0 && best[i - 1]!.score < dot) {
-      best[i] = best[i - 1]!;
-      i--;
-    }
-    best[i] = { row, ref: refs[row]!, score: dot };
-    if (best.length === k) floor = best[k - 1]!.score;
+    floor = offer(best, k, { row, ref: refs[row]!, score: dot });
   }
   return best;
 }
