@@ -2,7 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 import { Searcher, MAX_K, MODES, type SearchResult } from '../search/search.ts';
-import { BOOKS } from '../search/filters.ts';
+import { KNOWN_BOOK_KEYS } from '../search/filters.ts';
 import { resultJson } from '../search/present.ts';
 import { errorMessage } from '../util/errors.ts';
 
@@ -26,7 +26,7 @@ export function createMcpServer(searcher: Searcher, version = '0.1.0'): McpServe
         source: z.string().optional().describe('only this source'),
         k: z.number().int().min(1).max(MAX_K).optional().describe('number of results (default 10)'),
         mode: z.enum(MODES).optional().describe('vector | keyword | hybrid (default)'),
-        book: z.enum(BOOKS).optional().describe('classics book key'),
+        book: z.string().optional().describe(`classics book key: ${KNOWN_BOOK_KEYS.join('|')}|all`),
         tags: z.array(z.string()).optional().describe('bookmark tags (all must match)'),
       },
     },

@@ -1,9 +1,15 @@
 import type { ChunkFilter } from '../storage/types.ts';
 import { RagsyncError, EXIT } from '../util/errors.ts';
+import { BOOK_KEYS } from '../chunking/classics/book.ts';
 
-/** Classics book keys (chunk metadata.book, set by the classics chunker). */
+/** The five classics the agent's queryClassics tool names (its schema is fixed), plus 'all'. */
 export const BOOKS = ['qiongtong', 'ziping', 'ditian', 'yuanhai', 'sanming', 'all'] as const;
 export type BookKey = (typeof BOOKS)[number];
+
+/** Every book key the classics chunker gives (chunk metadata.book), for filters. */
+export const KNOWN_BOOK_KEYS: readonly string[] = [...new Set(Object.values(BOOK_KEYS))];
+// Works not in BOOK_KEYS get a generated key of the same shape, so any such slug is accepted.
+const BOOK_KEY = /^[a-z][a-z0-9-]*$/;
 
 /** Filters as callers give them (validated by toChunkFilter): the store's ChunkFilter fields. */
 export type FilterOptions = ChunkFilter;
@@ -20,7 +26,9 @@ export function toChunkFilter(o: FilterOptions): ChunkFilter {
   const f: ChunkFilter = {};
   if (o.sources?.length) f.sources = o.sources;
   if (o.book !== undefined && o.book !== 'all') {
-    if (!(BOOKS as readonly string[]).includes(o.book)) throw usage(`book must be one of ${BOOKS.join('|')} (got "${o.book}")`);
+    if (!BOOK_KEY.test(o.book)) {
+      throw usage(`book must be a book key such as ${BOOKS.join('|')} (got "${o.book}")`);
+    }
     f.book = o.book;
   }
   if (o.tags?.length) f.tags = o.tags.map((t) => t.trim()).filter(Boolean);

@@ -151,7 +151,8 @@ describe('Searcher', () => {
   });
 
   it('rejects bad options with a usage error naming the value', async () => {
-    await expect(s.search('x', { book: 'nope' })).rejects.toThrow(/book must be one of .*"nope"/);
+    await expect(s.search('x', { book: 'No pe!' })).rejects.toThrow(/book must be a book key such as .*"No pe!"/);
+    await expect(s.search('x', { book: 'shenfeng' })).resolves.toEqual([]);
     await expect(s.search('x', { month: '2024-13' })).rejects.toThrow(/month/);
     await expect(s.search('x', { k: 0 })).rejects.toThrow(/k must be/);
     await expect(s.search('x', { sources: ['nope'] })).rejects.toThrow(/unknown source "nope"/);

@@ -1,6 +1,6 @@
 import { Option, InvalidArgumentError, type Command } from 'commander';
 import { Searcher, MAX_K, MODES, type SearchOptions } from '../../search/search.ts';
-import { BOOKS, parseWeights } from '../../search/filters.ts';
+import { KNOWN_BOOK_KEYS, parseWeights } from '../../search/filters.ts';
 import { rerankerFromEnv } from '../../search/rerank.ts';
 import { searchJson, searchText } from '../format.ts';
 import { createEmbedder } from '../../embedding/create.ts';
@@ -22,7 +22,7 @@ export function register(program: Command): void {
     .option('-s, --source <name>', 'only this source (repeatable)', collect)
     .option('-k, --k <n>', 'number of results', positiveInt('-k', MAX_K), 10)
     .addOption(new Option('--mode <mode>', 'ranking').choices(MODES).default('hybrid'))
-    .addOption(new Option('--book <key>', 'classics book').choices(BOOKS))
+    .option('--book <key>', `classics book key: ${KNOWN_BOOK_KEYS.join('|')}|all`)
     .option('--tag <tag>', 'bookmark tag (repeatable: all must match)', collect)
     .option('--month <YYYY-MM>', 'added in this month')
     .option('--since <YYYY-MM-DD>', 'added on or after')
