@@ -1,29 +1,38 @@
 import { Command, CommanderError } from 'commander';
 import { RagsyncError, EXIT, errorMessage } from '../util/errors.ts';
-import * as indexCmd from './commands/index.ts';
-import * as searchCmd from './commands/search.ts';
-import * as statusCmd from './commands/status.ts';
-import * as gcCmd from './commands/gc.ts';
-import * as exportCmd from './commands/export.ts';
-import * as daemonCmd from './commands/daemon.ts';
-import * as serveCmd from './commands/serve.ts';
-import * as evalCmd from './commands/eval.ts';
-import * as mcpCmd from './commands/mcp.ts';
-import * as relatedCmd from './commands/related.ts';
+type CommandModule = { register(program: Command): void };
 
-/** Each command lives in commands/<name>.ts and registers itself here. */
-const COMMANDS = [indexCmd, searchCmd, statusCmd, gcCmd, exportCmd, daemonCmd, serveCmd, evalCmd, mcpCmd, relatedCmd];
+/**
+ * Each command lives in commands/<name>.ts and registers itself. Modules load on demand: a run of
+ * one command imports only that command's code (an hourly no-op `index` should not pay for the
+ * MCP SDK, the HTTP server and the AI SDK); help and unknown commands load them all.
+ */
+const COMMANDS: Record<string, () => Promise<CommandModule>> = {
+  index: () => import('./commands/index.ts'),
+  search: () => import('./commands/search.ts'),
+  related: () => import('./commands/related.ts'),
+  status: () => import('./commands/status.ts'),
+  gc: () => import('./commands/gc.ts'),
+  export: () => import('./commands/export.ts'),
+  daemon: () => import('./commands/daemon.ts'),
+  serve: () => import('./commands/serve.ts'),
+  eval: () => import('./commands/eval.ts'),
+  mcp: () => import('./commands/mcp.ts'),
+};
 
-export function buildProgram(): Command {
+export async function buildProgram(argv: string[] = []): Promise<Command> {
   const program = new Command('ragsync')
     .description('Keep a retrieval index in sync with Markdown in git repositories.')
     .showHelpAfterError()
     .exitOverride();
-  for (const c of COMMANDS) c.register(program);
+  const first = argv.find((a) => !a.startsWith('-'));
+  const wanted = first && first in COMMANDS ? [first] : Object.keys(COMMANDS);
+  for (const name of wanted) (await COMMANDS[name]!()).register(program);
   return program;
 }
+
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const program = await buildProgram(argv);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return Number(process.exitCode ?? 0);

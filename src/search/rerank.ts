@@ -1,4 +1,3 @@
-import { request } from 'undici';
 import { redactUrl } from '../util/redact.ts';
 
 /** Reorders documents by relevance to a query: one score per document index. */
@@ -43,6 +42,8 @@ export class DashScopeReranker implements Reranker {
   async rerank(query: string, documents: string[], signal?: AbortSignal): Promise<{ index: number; score: number }[]> {
     if (!documents.length) return [];
     const timeout = AbortSignal.timeout(this.timeoutMs);
+    // Loaded here, not at start-up: undici costs ~150 ms to import and most searches never rerank.
+    const { request } = await import('undici');
     const res = await request(this.url, {
       method: 'POST',
       headers: { authorization: `Bearer ${this.opts.apiKey}`, 'content-type': 'application/json' },

@@ -180,7 +180,7 @@ export class SqliteStore implements Store {
     for (const part of slices(all)) {
       const found = this.db
         .prepare(
-          `SELECT text_hash FROM vectors WHERE fingerprint = ? AND text_hash IN (${part.map(() => '?').join(',')})`,
+          `SELECT text_hash FROM vectors INDEXED BY vectors_key WHERE fingerprint = ? AND text_hash IN (${part.map(() => '?').join(',')})`,
         )
         .pluck()
         .all(fingerprint, ...part) as string[];
@@ -190,11 +190,20 @@ export class SqliteStore implements Store {
   }
 
   async storedTextsMissingVectors(source: string, fingerprint: string): Promise<{ path: string; textHash: string; text: string }[]> {
+    // The usual answer is "none": decide that from the text_hash index alone (covering, no row
+    // reads) before touching the chunk rows, whose texts make a full scan cost ~100 ms.
+    const any = this.db
+      .prepare(
+        `SELECT 1 FROM chunks c INDEXED BY chunks_text_hash
+         WHERE NOT EXISTS (SELECT 1 FROM vectors v INDEXED BY vectors_key WHERE v.fingerprint = ? AND v.text_hash = c.text_hash) LIMIT 1`,
+      )
+      .get(fingerprint);
+    if (!any) return [];
     return this.db
       .prepare(
         `SELECT d.path, c.text_hash AS textHash, c.text
          FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id
-         WHERE s.name = ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.fingerprint = ? AND v.text_hash = c.text_hash)`,
+         WHERE s.name = ? AND NOT EXISTS (SELECT 1 FROM vectors v INDEXED BY vectors_key WHERE v.fingerprint = ? AND v.text_hash = c.text_hash)`,
       )
       .all(source, fingerprint) as { path: string; textHash: string; text: string }[];
   }
@@ -427,9 +436,9 @@ export class SqliteStore implements Store {
     const coverage = this.db
       .prepare(
         `SELECT e.fingerprint, e.dims,
-           (SELECT count(*) FROM vectors v WHERE v.fingerprint = e.fingerprint
+           (SELECT count(*) FROM vectors v INDEXED BY vectors_key WHERE v.fingerprint = e.fingerprint
               AND v.text_hash IN (SELECT text_hash FROM chunks)) AS covered,
-           (SELECT count(*) FROM vectors v WHERE v.fingerprint = e.fingerprint) AS stored
+           (SELECT count(*) FROM vectors v INDEXED BY vectors_key WHERE v.fingerprint = e.fingerprint) AS stored
          FROM embedders e ORDER BY e.created_at`,
       )
       .all() as StatusReport['coverage'];

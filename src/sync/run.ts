@@ -145,6 +145,15 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
       await store.registerEmbedder(embedder.info);
       runId = await store.startRun({ trigger, fingerprint, forced: !!opts.force });
     }
+    // Every source is fetched at once (network waits and git processes overlap); planning and
+    // applying then go one source at a time. A failed fetch surfaces when its source's turn comes.
+    const snapshots = new Map(
+      selected.map((s) => {
+        const p = snapshotOf(s, dryRun, log);
+        p.catch(() => {}); // handled in the loop below
+        return [s.name, p] as const;
+      }),
+    );
     for (const source of selected) {
       const state = await store.ensureSource({
         name: source.name,
@@ -164,7 +173,7 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
       }
       let plan: SourcePlan;
       try {
-        const snapshot = await snapshotOf(source, dryRun, log);
+        const snapshot = await snapshots.get(source.name)!;
         result.commit = snapshot.commit;
         plan = await planSource(store, source, snapshot, chunkers.get(source.name)!, {
           force: !!opts.force,

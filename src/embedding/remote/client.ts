@@ -1,4 +1,4 @@
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
 
 export interface HttpReply {
   status: number;
@@ -33,8 +33,9 @@ export class EmbeddingsClient {
   }
 
   async post(body: EmbeddingsRequest, apiKey: string | null, signal?: AbortSignal): Promise<HttpReply> {
-    // Created on first use, so a command that never embeds (status, an index run with nothing new) opens nothing.
-    this.pool ??= new Pool(this.origin, {
+    // Created on first use, so a command that never embeds (status, an index run with nothing new)
+    // opens nothing and does not even load undici (~150 ms of start-up).
+    this.pool ??= new (await import('undici')).Pool(this.origin, {
       connections: this.opts.connections,
       keepAliveTimeout: 30_000,
       headersTimeout: this.opts.timeoutMs,
