@@ -10,6 +10,7 @@ import type { ChunkedDocument } from '../../src/chunking/types.ts';
 import { parseConfig, type SourceConfig } from '../../src/config/load.ts';
 import { pathMatcher } from '../../src/sources/match.ts';
 import { normalizeForSearch, toSimplified } from '../../src/text/normalize.ts';
+import { CORPORA, REPO_ROOT } from '../helpers/tmp.ts';
 
 /**
  * Runs the domain chunkers over every file of the real corpora's tip, with the settings of the
@@ -17,12 +18,8 @@ import { normalizeForSearch, toSimplified } from '../../src/text/normalize.ts';
  * bound kept, structure found (穷通宝鉴 months, book keys), broken bookmarks flagged.
  */
 
-const repoRoot = join(import.meta.dirname, '..', '..');
-// ../shared/corpora from the repository root; one level further up from a git worktree under wt/.
-const corpora =
-  [process.env.RAGSYNC_CORPORA, join(repoRoot, '..', 'shared', 'corpora'), join(repoRoot, '..', '..', 'shared', 'corpora')].find(
-    (d): d is string => !!d && existsSync(join(d, 'classics.bundle')),
-  ) ?? join(repoRoot, '..', 'shared', 'corpora');
+const repoRoot = REPO_ROOT;
+const corpora = CORPORA;
 const config = parseConfig(JSON.parse(readFileSync(join(repoRoot, 'config', 'ragsync.json'), 'utf8')), join(repoRoot, 'config', 'ragsync.json'));
 const source = (name: string): SourceConfig => config.sources.find((s) => s.name === name)!;
 

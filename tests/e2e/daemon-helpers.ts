@@ -3,15 +3,11 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { CORPORA, REPO_ROOT } from '../helpers/tmp.ts';
 
-export const repoRoot = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-/** ../shared/corpora from the repo root (or from a worktree's parent), or $RAGSYNC_CORPORA. */
-export const corpora =
-  [process.env.RAGSYNC_CORPORA, join(repoRoot, '..', 'shared', 'corpora'), join(repoRoot, '..', '..', 'shared', 'corpora')].find(
-    (d): d is string => !!d && existsSync(join(d, 'classics.bundle')),
-  ) ?? join(repoRoot, '..', 'shared', 'corpora');
+export const repoRoot = REPO_ROOT;
+export const corpora = CORPORA;
 
 /** The e2e tests here need the classics bundle; without it (a bare CI box) they are skipped. */
 export const hasClassics = existsSync(join(corpora, 'classics.bundle'));

@@ -1,10 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-export const CORPORA = join(REPO_ROOT, '..', 'shared', 'corpora');
+/** ../shared/corpora beside the repository (one level further up from a git worktree), or $RAGSYNC_CORPORA. */
+export const CORPORA =
+  [process.env.RAGSYNC_CORPORA, join(REPO_ROOT, '..', 'shared', 'corpora'), join(REPO_ROOT, '..', '..', 'shared', 'corpora')].find(
+    (d): d is string => !!d && existsSync(join(d, 'classics.bundle')),
+  ) ?? join(REPO_ROOT, '..', 'shared', 'corpora');
 
 /** A fresh temp folder, removed by the returned cleanup. */
 export function tempDir(prefix = 'ragsync-'): { dir: string; cleanup: () => void } {
