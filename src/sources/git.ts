@@ -1,4 +1,4 @@
-import { simpleGit, type SimpleGit } from 'simple-git';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
@@ -27,8 +27,27 @@ const ENV: Record<string, string> = {
   LC_ALL: 'C',
 };
 
-function git(dir?: string): SimpleGit {
-  return simpleGit({ baseDir: dir, timeout: { block: 120_000 } }).env(ENV);
+const TIMEOUT_MS = 120_000;
+
+/** simple-git for the clone (first run only: loaded then, it costs ~50 ms to import). */
+async function clone(url: string, root: string, branch: string): Promise<void> {
+  const { simpleGit } = await import('simple-git');
+  await simpleGit({ timeout: { block: TIMEOUT_MS } })
+    .env(ENV)
+    .clone(url, root, ['--branch', branch, '--single-branch', '--no-tags']);
+}
+
+/**
+ * The hourly path (fetch, rev-parse, ls-tree, reset) runs git directly: a third of simple-git's
+ * per-call cost, which is most of a no-op run. Fails with git's own message (stderr).
+ */
+function run(cwd: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('git', args, { cwd, env: ENV, timeout: TIMEOUT_MS, maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(stderr.trim() || err.message));
+      else resolve(stdout);
+    });
+  });
 }
 
 /** First line of a git error, with credentials removed. */
@@ -65,16 +84,15 @@ async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolea
   if (!existsSync(o.root)) {
     mkdirSync(dirname(o.root), { recursive: true });
     try {
-      await git().clone(o.url, o.root, ['--branch', o.branch, '--single-branch', '--no-tags']);
+      await clone(o.url, o.root, o.branch);
     } catch (err) {
       rmSync(o.root, { recursive: true, force: true });
       throw new RagsyncError(`${where}: clone failed: ${gitError(err)}`);
     }
   }
-  const repo = git(o.root);
   const ref = `refs/remotes/origin/${o.branch}`;
   try {
-    await repo.fetch(['--prune', '--no-tags', o.url, `+refs/heads/${o.branch}:${ref}`]);
+    await run(o.root, ['fetch', '--quiet', '--prune', '--no-tags', o.url, `+refs/heads/${o.branch}:${ref}`]);
   } catch (err) {
     const msg = gitError(err);
     if (/not a git repository|corrupt|bad object|unable to read/i.test(msg)) throw new BrokenCheckout(msg);
@@ -83,16 +101,16 @@ async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolea
   let head: string;
   let commit: string;
   try {
-    [head, commit] = (await repo.raw(['rev-parse', 'HEAD', `${ref}^{commit}`])).trim().split('\n') as [string, string];
+    [head, commit] = (await run(o.root, ['rev-parse', 'HEAD', `${ref}^{commit}`])).trim().split('\n') as [string, string];
   } catch (err) {
     throw new BrokenCheckout(gitError(err));
   }
   if (o.updateWorkTree && head !== commit) {
-    await repo.raw(['reset', '--hard', '--quiet', commit]);
+    await run(o.root, ['reset', '--hard', '--quiet', commit]);
   }
   let files: SourceFile[];
   try {
-    files = await listTree(repo, commit, match);
+    files = await listTree(o.root, commit, match);
   } catch (err) {
     throw new BrokenCheckout(gitError(err));
   }
@@ -109,8 +127,8 @@ async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolea
 }
 
 /** `git ls-tree -r -l -z`: regular files (no links, no submodules) that match, with blob id and size. */
-async function listTree(repo: SimpleGit, commit: string, match: (path: string) => boolean): Promise<SourceFile[]> {
-  const out = await repo.raw(['-c', 'core.quotePath=false', 'ls-tree', '-r', '-l', '-z', commit]);
+async function listTree(root: string, commit: string, match: (path: string) => boolean): Promise<SourceFile[]> {
+  const out = await run(root, ['-c', 'core.quotePath=false', 'ls-tree', '-r', '-l', '-z', commit]);
   const files: SourceFile[] = [];
   for (const entry of out.split('\0')) {
     if (!entry) continue;
