@@ -189,7 +189,7 @@ export class SqliteStore implements Store {
     return missing;
   }
 
-  async storedTextsMissingVectors(source: string, fingerprint: string): Promise<{ path: string; textHash: string; text: string }[]> {
+  async storedTextsMissingVectors(source: string, fingerprint: string): Promise<{ path: string; textHash: string; text: string; tokens: number }[]> {
     // The usual answer is "none": decide that from the text_hash index alone (covering, no row
     // reads) before touching the chunk rows, whose texts make a full scan cost ~100 ms.
     const any = this.db
@@ -201,11 +201,11 @@ export class SqliteStore implements Store {
     if (!any) return [];
     return this.db
       .prepare(
-        `SELECT d.path, c.text_hash AS textHash, c.text
+        `SELECT d.path, c.text_hash AS textHash, c.text, c.tokens
          FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id
          WHERE s.name = ? AND NOT EXISTS (SELECT 1 FROM vectors v INDEXED BY vectors_key WHERE v.fingerprint = ? AND v.text_hash = c.text_hash)`,
       )
-      .all(source, fingerprint) as { path: string; textHash: string; text: string }[];
+      .all(source, fingerprint) as { path: string; textHash: string; text: string; tokens: number }[];
   }
 
   async putVectors(fingerprint: string, vectors: VectorRecord[]): Promise<void> {

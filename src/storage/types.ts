@@ -235,7 +235,10 @@ export interface Store {
    * Chunk texts of `source`'s stored documents that have no vector for `fingerprint` — after the
    * embedder was switched, unchanged documents still need vectors under the new fingerprint.
    */
-  storedTextsMissingVectors(source: string, fingerprint: string): Promise<{ path: string; textHash: string; text: string }[]>;
+  storedTextsMissingVectors(
+    source: string,
+    fingerprint: string,
+  ): Promise<{ path: string; textHash: string; text: string; tokens: number }[]>;
   /** Stores (or, with force, replaces) vectors in one transaction. */
   putVectors(fingerprint: string, vectors: VectorRecord[]): Promise<void>;
 

@@ -151,11 +151,12 @@ export async function planSource(
   const renamedFrom = new Set(write.flatMap((w) => (w.from ? [w.from] : [])));
   const remove = gone.map((d) => d.path).filter((p) => !renamedFrom.has(p));
 
-  const texts = new Map<string, string>();
+  // Distinct texts of the documents to write; their token estimates were made when they were chunked.
+  const texts = new Map<string, ChunkRecord>();
   let chunksTotal = 0;
   for (const w of write) {
     for (const c of w.doc.chunks) {
-      texts.set(c.textHash, c.text);
+      texts.set(c.textHash, c);
       chunksTotal++;
     }
   }
@@ -163,9 +164,9 @@ export async function planSource(
   const toEmbed = new Map<string, string>();
   let tokensToEmbed = 0;
   for (const h of missing) {
-    const t = texts.get(h)!;
-    toEmbed.set(h, t);
-    tokensToEmbed += estimateTokens(t);
+    const c = texts.get(h)!;
+    toEmbed.set(h, c.text);
+    tokensToEmbed += c.tokens;
   }
   if (!opts.force) {
     // Documents left as they are but without vectors for this fingerprint (the embedder was switched):
@@ -174,7 +175,7 @@ export async function planSource(
     for (const r of await store.storedTextsMissingVectors(source.name, opts.fingerprint)) {
       if (rewritten.has(r.path) || toEmbed.has(r.textHash)) continue;
       toEmbed.set(r.textHash, r.text);
-      tokensToEmbed += estimateTokens(r.text);
+      tokensToEmbed += r.tokens;
     }
   }
   let chunksReused = 0;
