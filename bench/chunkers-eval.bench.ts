@@ -19,8 +19,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config/load.ts';
 import { Searcher, type SearchMode } from '../src/search/search.ts';
-import { setSearchNormalizer } from '../src/search/tokenize.ts';
-import { normalizeForSearch } from '../src/text/normalize.ts';
+import { setSearchNormalizer } from '../src/core/text/analyzer.ts';
+import { normalizeForSearch } from '../src/profiles/classics/normalize.ts';
 import { runIndex } from '../src/sync/run.ts';
 
 interface EvalQuery {

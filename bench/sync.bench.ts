@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config/load.ts';
 import { runIndex } from '../src/sync/run.ts';
 import { HashEmbedder } from '../src/embedding/hash.ts';
-import { SqliteStore } from '../src/storage/sqlite.ts';
+import { SqliteStore } from '../src/storage/sqlite/index-store.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const corpora = join(root, '..', 'shared', 'corpora');

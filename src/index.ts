@@ -12,12 +12,12 @@ export {
   type Explain,
 } from './search/search.ts';
 export { BOOKS, type BookKey, type FilterOptions } from './search/filters.ts';
-export { setSearchNormalizer } from './search/tokenize.ts';
-export { SqliteStore } from './storage/sqlite.ts';
-export type { Store, ChunkFilter, ChunkHit } from './storage/types.ts';
+export { setSearchNormalizer } from './core/text/analyzer.ts';
+export { SqliteStore } from './storage/sqlite/index-store.ts';
+export type { Store, ChunkFilter, ChunkHit } from './storage/roles.ts';
 export { HashEmbedder } from './embedding/hash.ts';
 export type { Embedder } from './embedding/types.ts';
 export { createChunker } from './chunking/registry.ts';
-export { RagsyncError, EXIT } from './util/errors.ts';
-export { normalizeForSearch, toSimplified } from './text/normalize.ts';
-export { keywordsOf, LEXICON } from './chunking/classics/lexicon.ts';
+export { RagsyncError, EXIT } from './core/errors.ts';
+export { normalizeForSearch, toSimplified } from './profiles/classics/normalize.ts';
+export { keywordsOf, LEXICON } from './profiles/classics/lexicon.ts';

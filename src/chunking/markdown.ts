@@ -1,6 +1,6 @@
 import { normalizeMarkdown, splitFrontMatter } from './normalize.ts';
 import { pack, paragraphUnits, type Unit } from './split.ts';
-import type { Chunk, ChunkedDocument, ChunkInput, Chunker, ChunkerFactory } from './types.ts';
+import type { Chunk, ChunkedDocument, ChunkInput, Chunker, ChunkerFactory } from '../core/chunk.ts';
 import type { ChunkingConfig } from '../config/schema.ts';
 
 /** Bump when the output of the same input changes: every document is then re-chunked. */

@@ -1,9 +1,9 @@
-import { bookmarksChunker } from './bookmarks/index.ts';
-import { classicsChunker } from './classics/index.ts';
+import { bookmarksChunker } from '../profiles/bookmarks/chunker.ts';
+import { classicsChunker } from '../profiles/classics/chunker.ts';
 import { markdownChunker } from './markdown.ts';
-import type { Chunker, ChunkerFactory } from './types.ts';
+import type { Chunker, ChunkerFactory } from '../core/chunk.ts';
 import type { ChunkingConfig } from '../config/schema.ts';
-import { RagsyncError, EXIT } from '../util/errors.ts';
+import { RagsyncError, EXIT } from '../core/errors.ts';
 
 /** Chunkers by the name a source's `chunker` field uses. */
 const CHUNKERS: Record<string, ChunkerFactory> = {

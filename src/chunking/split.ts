@@ -1,4 +1,4 @@
-import { estimateTokens, isCjk } from './tokens.ts';
+import { estimateTokens, isCjk } from '../core/text/tokens.ts';
 
 /** A piece of text to pack: `text` includes its separator from the previous piece. */
 export interface Unit {

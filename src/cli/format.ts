@@ -1,7 +1,7 @@
 import type { IndexResult, SourceResult } from '../sync/run.ts';
 import type { SearchResult } from '../search/search.ts';
 import { resultJson } from '../search/present.ts';
-import type { StatusReport } from '../storage/types.ts';
+import type { StatusReport } from '../storage/roles.ts';
 
 const short = (sha: string | null) => (sha ? sha.slice(0, 7) : '-');
 

@@ -1,8 +1,8 @@
 import { InvalidArgumentError, Option } from 'commander';
 import { existsSync } from 'node:fs';
 import { loadConfig, type Config } from '../config/load.ts';
-import { SqliteStore } from '../storage/sqlite.ts';
-import { RagsyncError } from '../util/errors.ts';
+import { SqliteStore } from '../storage/sqlite/index-store.ts';
+import { RagsyncError } from '../core/errors.ts';
 
 /** Shared option parsers and helpers for the commands. */
 

@@ -2,7 +2,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { dirname, resolve, isAbsolute } from 'node:path';
 import type { z } from 'zod';
 import { configSchema, type ChunkingConfig, type DaemonConfig, type EmbedderConfig, type SourceConfigRaw } from './schema.ts';
-import { RagsyncError, EXIT } from '../util/errors.ts';
+import { RagsyncError, EXIT } from '../core/errors.ts';
 import { chunkerNames } from '../chunking/registry.ts';
 
 export const DEFAULT_CONFIG_PATH = 'config/ragsync.json';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PRESETS, allowedDimensionsFor, type RemoteProvider } from '../embedding/remote/presets.ts';
+import { PRESETS, allowedDimensionsFor, type RemoteProvider } from './presets.ts';
 import { createRequire } from 'node:module';
 
 // node-cron loads only when a config has a schedule to check (its import costs every command ~30 ms).

@@ -3,10 +3,10 @@ import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load.ts';
 import type { Embedder } from '../embedding/types.ts';
-import { SqliteStore } from '../storage/sqlite.ts';
-import type { Store } from '../storage/types.ts';
+import { SqliteStore } from '../storage/sqlite/index-store.ts';
+import type { Store } from '../storage/roles.ts';
 import { runIndex, type IndexResult } from '../sync/run.ts';
-import { RagsyncError, EXIT, errorMessage } from '../util/errors.ts';
+import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { computeHealth, storeHealth, type Health } from './health.ts';
 import { healthIntervalMs, scheduleJobs, type ScheduleJob } from './schedule.ts';
 

@@ -1,4 +1,4 @@
-import type { RunRecord, Store } from '../storage/types.ts';
+import type { RunRecord, Store } from '../storage/roles.ts';
 
 export interface HealthOptions {
   /** The schedule's interval: no success within twice this is unhealthy. */

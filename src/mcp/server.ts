@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { Searcher, MAX_K, MODES, type SearchResult } from '../search/search.ts';
 import { KNOWN_BOOK_KEYS } from '../search/filters.ts';
 import { resultJson } from '../search/present.ts';
-import { errorMessage } from '../util/errors.ts';
+import { errorMessage } from '../core/errors.ts';
 
 const text = (results: SearchResult[]) => ({
   content: [{ type: 'text' as const, text: JSON.stringify({ results: results.map(resultJson) }) }],

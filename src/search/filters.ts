@@ -1,6 +1,6 @@
-import type { ChunkFilter } from '../storage/types.ts';
-import { RagsyncError, EXIT } from '../util/errors.ts';
-import { BOOK_KEYS } from '../chunking/classics/book.ts';
+import type { ChunkFilter } from '../storage/roles.ts';
+import { RagsyncError, EXIT } from '../core/errors.ts';
+import { BOOK_KEYS } from '../profiles/classics/book.ts';
 
 /** The five classics the agent's queryClassics tool names (its schema is fixed), plus 'all'. */
 export const BOOKS = ['qiongtong', 'ziping', 'ditian', 'yuanhai', 'sanming', 'all'] as const;

@@ -1,4 +1,4 @@
-import type { Store, VectorSet } from '../storage/types.ts';
+import type { Store, VectorSet } from '../storage/roles.ts';
 import { createDotKernel, type DotKernel } from './simd-dots.ts';
 
 export interface VectorMatch {

@@ -3,7 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Searcher, SearchResult } from '../search/search.ts';
 import { resultJson, sourceItem } from '../search/present.ts';
-import { RagsyncError, EXIT, errorMessage } from '../util/errors.ts';
+import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { relatedParams, searchParams, type Format } from './params.ts';
 
 /** The env var holding the optional bearer token. */

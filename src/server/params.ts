@@ -1,5 +1,5 @@
 import { MAX_K, MAX_QUERY_CHARS, MODES, type SearchMode, type SearchOptions } from '../search/search.ts';
-import { RagsyncError, EXIT } from '../util/errors.ts';
+import { RagsyncError, EXIT } from '../core/errors.ts';
 import { parseWeights } from '../search/filters.ts';
 
 /** An invalid request parameter: the HTTP server answers 400 with the message. */

@@ -1,6 +1,6 @@
 import type { Embedder } from '../embedding/types.ts';
-import type { DocumentRecord, Store } from '../storage/types.ts';
-import { failpoint } from '../util/failpoint.ts';
+import type { DocumentRecord, Store } from '../storage/roles.ts';
+import { failpoint } from '../core/failpoint.ts';
 import type { PlannedDocument, SourcePlan } from './plan.ts';
 
 export type Progress =

@@ -1,11 +1,11 @@
-import type { Chunker } from '../chunking/types.ts';
-import { estimateTokens } from '../chunking/tokens.ts';
+import type { Chunker } from '../core/chunk.ts';
+import { estimateTokens } from '../core/text/tokens.ts';
 import type { SourceConfig } from '../config/load.ts';
 import type { Snapshot, SourceFile } from '../sources/types.ts';
 import { decodeText } from '../sources/decode.ts';
-import type { ChunkRecord, DocumentCounts, DocumentRecord, Store, StoredDocument } from '../storage/types.ts';
-import { sha256 } from '../util/hash.ts';
-import { errorMessage } from '../util/errors.ts';
+import type { ChunkRecord, DocumentCounts, DocumentRecord, Store, StoredDocument } from '../storage/roles.ts';
+import { sha256 } from '../core/hash.ts';
+import { errorMessage } from '../core/errors.ts';
 
 export type ChangeKind = 'added' | 'changed' | 'renamed';
 

@@ -7,12 +7,12 @@ import { gitSnapshot } from '../sources/git.ts';
 import { dirSnapshot } from '../sources/dir.ts';
 import { pathMatcher } from '../sources/match.ts';
 import type { Snapshot } from '../sources/types.ts';
-import { SqliteStore } from '../storage/sqlite.ts';
-import type { ChunkCounts, DocumentCounts, RunSourceRecord, SourceRunStatus, Store } from '../storage/types.ts';
-import { RagsyncError, EXIT, errorMessage } from '../util/errors.ts';
-import { redactUrl } from '../util/redact.ts';
-import { silentLogger } from '../util/log.ts';
-import { acquireIndexLock, type IndexLock } from '../daemon/lock.ts';
+import { SqliteStore } from '../storage/sqlite/index-store.ts';
+import type { ChunkCounts, DocumentCounts, RunSourceRecord, SourceRunStatus, Store } from '../storage/roles.ts';
+import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
+import { redactUrl } from '../core/redact.ts';
+import { silentLogger } from '../core/log.ts';
+import { acquireIndexLock, type IndexLock } from './lock.ts';
 import { planSource, countKinds, type SourcePlan, type SkippedFile } from './plan.ts';
 import { applyPlan, AbortedError, type Progress } from './apply.ts';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config/load.ts';
 import { Searcher } from '../../src/search/search.ts';
-import { SqliteStore } from '../../src/storage/sqlite.ts';
+import { SqliteStore } from '../../src/storage/sqlite/index-store.ts';
 import { runIndex } from '../../src/sync/run.ts';
 import { CLASSICS, classicsUpstream, dbState, git, setBranch, writeConfig, type DbState, hasClassics } from './daemon-helpers.ts';
 

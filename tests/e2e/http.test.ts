@@ -8,7 +8,7 @@ import { Searcher } from '../../src/search/search.ts';
 import { createHttpServer, listen } from '../../src/server/http.ts';
 import { healthReport, storeHealth } from '../../src/daemon/health.ts';
 import { healthIntervalMs } from '../../src/daemon/schedule.ts';
-import { SqliteStore } from '../../src/storage/sqlite.ts';
+import { SqliteStore } from '../../src/storage/sqlite/index-store.ts';
 import { makeFixture, type Fixture } from '../helpers/search-fixture.ts';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));

@@ -7,8 +7,8 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/load.ts';
 import { runIndex } from '../../src/sync/run.ts';
-import { holderIsStale, processStart, FOREIGN_STALE_MS } from '../../src/daemon/lock.ts';
-import { RagsyncError, EXIT } from '../../src/util/errors.ts';
+import { holderIsStale, processStart, FOREIGN_STALE_MS } from '../../src/sync/lock.ts';
+import { RagsyncError, EXIT } from '../../src/core/errors.ts';
 import { CLASSICS, classicsUpstream, cli, dbState, isStopped, setBranch, spawnCli, waitFor, writeConfig, hasClassics } from './daemon-helpers.ts';
 
 let tmp: string;

@@ -5,8 +5,8 @@ import { BundleUpstream } from '../helpers/upstream.ts';
 import { CORPORA, tempDir } from '../helpers/tmp.ts';
 import { index, snapshotDb } from '../helpers/index-fixture.ts';
 import { parseConfig } from '../../src/config/load.ts';
-import { SqliteStore } from '../../src/storage/sqlite.ts';
-import { sha256 } from '../../src/util/hash.ts';
+import { SqliteStore } from '../../src/storage/sqlite/index-store.ts';
+import { sha256 } from '../../src/core/hash.ts';
 
 const BUNDLE = join(CORPORA, 'classics.bundle');
 

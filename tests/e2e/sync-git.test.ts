@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { Upstream } from '../helpers/upstream.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { gitConfig, index, snapshotDb } from '../helpers/index-fixture.ts';
-import { sha256 } from '../../src/util/hash.ts';
-import { SqliteStore } from '../../src/storage/sqlite.ts';
+import { sha256 } from '../../src/core/hash.ts';
+import { SqliteStore } from '../../src/storage/sqlite/index-store.ts';
 import { search } from '../../src/search/search.ts';
 import type { Config } from '../../src/config/load.ts';
 

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HashEmbedder } from '../../src/embedding/hash.ts';
-import { SqliteStore } from '../../src/storage/sqlite.ts';
-import type { ChunkRecord, DocumentRecord } from '../../src/storage/types.ts';
-import { sha256 } from '../../src/util/hash.ts';
-import { estimateTokens } from '../../src/chunking/tokens.ts';
+import { SqliteStore } from '../../src/storage/sqlite/index-store.ts';
+import type { ChunkRecord, DocumentRecord } from '../../src/storage/roles.ts';
+import { sha256 } from '../../src/core/hash.ts';
+import { estimateTokens } from '../../src/core/text/tokens.ts';
 
 /** A fixture document: chunks are [heading, content, metadata?]. */
 export interface FixtureDoc {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { brokenReason } from '../../src/chunking/bookmarks/broken.ts';
-import { parseAddedAt, parseHeader } from '../../src/chunking/bookmarks/header.ts';
-import { bookmarkIdentity, chunkBookmark, titleSlug } from '../../src/chunking/bookmarks/index.ts';
+import { brokenReason } from '../../src/profiles/bookmarks/broken.ts';
+import { parseAddedAt, parseHeader } from '../../src/profiles/bookmarks/header.ts';
+import { bookmarkIdentity, chunkBookmark, titleSlug } from '../../src/profiles/bookmarks/chunker.ts';
 import { createChunker } from '../../src/chunking/registry.ts';
-import { estimateTokens } from '../../src/chunking/tokens.ts';
+import { estimateTokens } from '../../src/core/text/tokens.ts';
 
 const settings = { targetTokens: 200, overlap: 0.15 };
 

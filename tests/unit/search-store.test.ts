@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
 import { HashEmbedder } from '../../src/embedding/hash.ts';
 import { Searcher } from '../../src/search/search.ts';
-import { queryTokens } from '../../src/search/tokenize.ts';
-import { SqliteStore } from '../../src/storage/sqlite.ts';
+import { queryTokens } from '../../src/core/text/analyzer.ts';
+import { SqliteStore } from '../../src/storage/sqlite/index-store.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { makeFixture, record, writeFixture, type Fixture } from '../helpers/search-fixture.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { indexTokens, queryTokens } from '../../src/search/tokenize.ts';
+import { indexTokens, queryTokens } from '../../src/core/text/analyzer.ts';
 
 describe('tokenize', () => {
   it('indexes CJK unigrams and bigrams and lowercased words', () => {

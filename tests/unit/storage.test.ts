@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import BetterSqlite3 from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
-import { SqliteStore } from '../../src/storage/sqlite.ts';
-import { decodeVector, encodeVector } from '../../src/storage/blob.ts';
-import { listMigrations } from '../../src/storage/migrate.ts';
+import { SqliteStore } from '../../src/storage/sqlite/index-store.ts';
+import { decodeVector, encodeVector } from '../../src/storage/sqlite/blob.ts';
+import { listMigrations } from '../../src/storage/sqlite/migrate.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 describe('storage', () => {

@@ -6,9 +6,9 @@ import { onStopSignals } from '../../daemon/signals.ts';
 import { Searcher } from '../../search/search.ts';
 import { rerankerFromEnv } from '../../search/rerank.ts';
 import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
-import { SqliteStore } from '../../storage/sqlite.ts';
-import { EXIT } from '../../util/errors.ts';
-import { createLogger } from '../../util/log.ts';
+import { SqliteStore } from '../../storage/sqlite/index-store.ts';
+import { EXIT } from '../../core/errors.ts';
+import { createLogger } from '../../core/log.ts';
 import { config, configOption } from '../options.ts';
 
 function port(v: string): number {

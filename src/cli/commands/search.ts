@@ -4,7 +4,7 @@ import { KNOWN_BOOK_KEYS, parseWeights } from '../../search/filters.ts';
 import { rerankerFromEnv } from '../../search/rerank.ts';
 import { searchJson, searchText } from '../format.ts';
 import { createEmbedder } from '../../embedding/create.ts';
-import { createLogger } from '../../util/log.ts';
+import { createLogger } from '../../core/log.ts';
 import { collect, config, configOption, out, positiveInt } from '../options.ts';
 
 const number = (name: string) => (v: string) => {

@@ -1,4 +1,4 @@
-import { normalizeForSearch } from '../text/normalize.ts';
+import { normalizeForSearch } from '../../profiles/classics/normalize.ts';
 
 /**
  * The keyword tokeniser, shared by indexing (chunks_fts) and queries so both sides agree.

@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import picomatch from 'picomatch';
-import type { ChunkFilter } from './types.ts';
+import type { ChunkFilter } from '../roles.ts';
 
 /**
  * ChunkFilter → SQL over the aliases c (chunks), d (documents), s (sources), with its parameters.

@@ -1,4 +1,4 @@
-import { sha256 } from '../../util/hash.ts';
+import { sha256 } from '../../core/hash.ts';
 
 /** Which book a file is, read from its path: content/命/子平推命/渊海子平(格局篇).md. */
 export interface BookInfo {

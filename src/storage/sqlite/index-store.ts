@@ -5,8 +5,8 @@ import { dirname } from 'node:path';
 import { migrate, listMigrations, appliedVersions } from './migrate.ts';
 import { encodeVector, decodeVector } from './blob.ts';
 import { bumpGeneration, ftsStale, refreshFts } from './fts.ts';
-import { filterSql, registerGlob } from './sqlite-filter.ts';
-import { indexText } from '../search/tokenize.ts';
+import { filterSql, registerGlob } from './filter.ts';
+import { indexText } from '../../core/text/analyzer.ts';
 import type {
   ChunkFilter,
   ChunkHit,
@@ -29,7 +29,7 @@ import type {
   VectorQuery,
   VectorRecord,
   VectorSet,
-} from './types.ts';
+} from '../roles.ts';
 
 export interface OpenOptions {
   /** A read-only connection that sees later commits (searchers). */

@@ -1,9 +1,9 @@
 import type { ChunkingConfig } from '../../config/schema.ts';
-import { sha256 } from '../../util/hash.ts';
-import { sections } from '../markdown.ts';
-import { normalizeMarkdown, splitFrontMatter } from '../normalize.ts';
-import { pack, paragraphUnits, type Unit } from '../split.ts';
-import type { Chunk, ChunkedDocument, ChunkInput, Chunker, ChunkerFactory } from '../types.ts';
+import { sha256 } from '../../core/hash.ts';
+import { sections } from '../../chunking/markdown.ts';
+import { normalizeMarkdown, splitFrontMatter } from '../../chunking/normalize.ts';
+import { pack, paragraphUnits, type Unit } from '../../chunking/split.ts';
+import type { Chunk, ChunkedDocument, ChunkInput, Chunker, ChunkerFactory } from '../../core/chunk.ts';
 import { brokenReason } from './broken.ts';
 import { parseAddedAt, parseHeader, type BookmarkHeader } from './header.ts';
 

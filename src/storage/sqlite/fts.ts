@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { indexText, TOKENIZER_VERSION } from '../search/tokenize.ts';
+import { indexText, TOKENIZER_VERSION } from '../../core/text/analyzer.ts';
 
 /** Bumps the generation counter; call inside the transaction that changes chunks or vectors. */
 export function bumpGeneration(db: Database): void {

@@ -1,4 +1,4 @@
-import { SIMPLIFIED, TRADITIONAL } from './t2s-table.ts';
+import { SIMPLIFIED, TRADITIONAL } from '../../core/text/t2s-table.ts';
 
 /**
  * Normalisation for keyword search, applied alike to indexed text and to queries so that spellings

@@ -1,12 +1,12 @@
 import type { ChunkingConfig } from '../../config/schema.ts';
-import { sections } from '../markdown.ts';
-import { normalizeMarkdown, splitFrontMatter } from '../normalize.ts';
-import { pack, paragraphUnits, type Unit } from '../split.ts';
-import type { Chunk, ChunkedDocument, ChunkInput, Chunker, ChunkerFactory } from '../types.ts';
+import { sections } from '../../chunking/markdown.ts';
+import { normalizeMarkdown, splitFrontMatter } from '../../chunking/normalize.ts';
+import { pack, paragraphUnits, type Unit } from '../../chunking/split.ts';
+import type { Chunk, ChunkedDocument, ChunkInput, Chunker, ChunkerFactory } from '../../core/chunk.ts';
 import { bookOf, pad2 } from './book.ts';
 import { dedupeSlugs, type Entry } from './entry.ts';
 import { keywordsOf } from './lexicon.ts';
-import { toSimplified } from '../../text/normalize.ts';
+import { toSimplified } from './normalize.ts';
 import { qiongtongEntries } from './qiongtong.ts';
 import { foldMarkersToHeadings, headingEntries } from './sections.ts';
 

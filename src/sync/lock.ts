@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { LockHolder, Store } from '../storage/types.ts';
-import { RagsyncError, EXIT } from '../util/errors.ts';
+import type { LockHolder, Store } from '../storage/roles.ts';
+import { RagsyncError, EXIT } from '../core/errors.ts';
 
 /**
  * The index lock: one writer at a time across processes (daemon, manual `ragsync index`, a crontab
