@@ -1,7 +1,6 @@
 import { normalizeMarkdown, splitFrontMatter } from './normalize.ts';
 import { pack, paragraphUnits, type Unit } from './split.ts';
-import type { Chunk, ChunkedDocument, ChunkInput, Chunker, ChunkerFactory } from '../core/chunk.ts';
-import type { ChunkingConfig } from '../config/schema.ts';
+import type { Chunk, ChunkInput, ChunkedDocument, Chunker, ChunkerFactory, ChunkingSettings } from '../core/types.ts';
 
 /** Bump when the output of the same input changes: every document is then re-chunked. */
 const VERSION = 1;
@@ -59,7 +58,7 @@ function headingPath(title: string, path: string[]): string {
   return parts.join(HEADING_SEPARATOR);
 }
 
-export function chunkMarkdown(input: ChunkInput, settings: ChunkingConfig): ChunkedDocument {
+export function chunkMarkdown(input: ChunkInput, settings: ChunkingSettings): ChunkedDocument {
   const { data, body } = splitFrontMatter(normalizeMarkdown(input.text));
   const parsed = sections(body);
   const title = data.title || parsed.firstH1 || fileTitle(input.path);

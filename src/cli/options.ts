@@ -1,8 +1,8 @@
 import { InvalidArgumentError, Option } from 'commander';
-import { existsSync } from 'node:fs';
-import { loadConfig, type Config } from '../config/load.ts';
-import { SqliteStore } from '../storage/sqlite/index-store.ts';
-import { RagsyncError } from '../core/errors.ts';
+import { loadConfig } from '../builtin.ts';
+import type { Config } from '../config/load.ts';
+import { openIndex } from '../storage/open.ts';
+import type { AdminStore } from '../storage/roles.ts';
 
 /** Shared option parsers and helpers for the commands. */
 
@@ -26,7 +26,6 @@ export function config(opts: { config?: string }): Config {
 }
 
 /** Opens an index that must already exist (status, gc, export). */
-export function openExisting(cfg: Config): SqliteStore {
-  if (!existsSync(cfg.db)) throw new RagsyncError(`no index at ${cfg.db}: run "ragsync index" first`);
-  return new SqliteStore(cfg.db);
+export function openExisting(cfg: Config): AdminStore {
+  return openIndex(cfg, 'admin');
 }

@@ -65,6 +65,8 @@ export const sourceSchema = z
     include: z.array(z.string().min(1)).min(1).default(['**/*.md']),
     exclude: z.array(z.string().min(1)).default([]),
     chunker: z.string().min(1).default('markdown'),
+    /** The profile whose analysis, filters and result fields apply (default: the one bringing the chunker). */
+    profile: z.string().min(1).optional(),
     chunking: chunkingSchema.partial().optional(),
     maxFileBytes: z.number().int().positive().default(2_000_000),
     /** Daemon: sync this source on its own cron schedule instead of the daemon's. */

@@ -75,8 +75,8 @@ export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Se
     }
     switch (url.pathname) {
       case '/search': {
-        const { query, opts: o, format } = searchParams(url.searchParams);
-        const r = await searcher.searchDetailed(query, o);
+        const { request, format } = searchParams(url.searchParams, searcher.filterSpecs());
+        const r = await searcher.run(request);
         if (r.rerankError) log(`rerank failed, fused order kept: ${r.rerankError}`);
         return send(res, 200, { results: shape(r.results, format), ...(r.reranked === null ? {} : { reranked: r.reranked }) });
       }

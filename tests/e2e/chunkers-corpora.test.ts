@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STEMS } from '../../src/profiles/classics/lexicon.ts';
 import { createChunker } from '../../src/chunking/registry.ts';
 import { estimateTokens } from '../../src/core/text/tokens.ts';
-import type { ChunkedDocument } from '../../src/core/chunk.ts';
+import type { ChunkedDocument } from '../../src/core/types.ts';
 import { parseConfig, type SourceConfig } from '../../src/config/load.ts';
 import { pathMatcher } from '../../src/sources/match.ts';
 import { normalizeForSearch, toSimplified } from '../../src/profiles/classics/normalize.ts';

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { estimateTokens } from '../../core/text/tokens.ts';
-import type { EmbedderInfo } from '../../storage/roles.ts';
+import type { EmbedderInfo } from '../../core/types.ts';
 import { RagsyncError, EXIT } from '../../core/errors.ts';
 import { sha256 } from '../../core/hash.ts';
 import { silentLogger } from '../../core/log.ts';

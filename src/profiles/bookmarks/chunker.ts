@@ -1,9 +1,8 @@
-import type { ChunkingConfig } from '../../config/schema.ts';
+import type { Chunk, ChunkInput, ChunkedDocument, Chunker, ChunkerFactory, ChunkingSettings } from '../../core/types.ts';
 import { sha256 } from '../../core/hash.ts';
 import { sections } from '../../chunking/markdown.ts';
 import { normalizeMarkdown, splitFrontMatter } from '../../chunking/normalize.ts';
 import { pack, paragraphUnits, type Unit } from '../../chunking/split.ts';
-import type { Chunk, ChunkedDocument, ChunkInput, Chunker, ChunkerFactory } from '../../core/chunk.ts';
 import { brokenReason } from './broken.ts';
 import { parseAddedAt, parseHeader, type BookmarkHeader } from './header.ts';
 
@@ -73,7 +72,7 @@ function units(body: string, target: number): Unit[] {
 
 const KIND_LABEL: Record<BookmarkKind, string> = { tldr: 'TL;DR', summary: 'Summary', raw: 'Article' };
 
-export function chunkBookmark(input: ChunkInput, settings: ChunkingConfig): ChunkedDocument {
+export function chunkBookmark(input: ChunkInput, settings: ChunkingSettings): ChunkedDocument {
   const { body } = splitFrontMatter(normalizeMarkdown(input.text));
   const raw = RAW_SUFFIX.test(input.path);
   const header = raw ? { title: null, url: null, addedAt: null, tags: [] } : parseHeader(body);

@@ -1,12 +1,11 @@
-import type { ChunkingConfig } from '../../config/schema.ts';
+import type { Chunk, ChunkInput, ChunkedDocument, Chunker, ChunkerFactory, ChunkingSettings } from '../../core/types.ts';
 import { sections } from '../../chunking/markdown.ts';
 import { normalizeMarkdown, splitFrontMatter } from '../../chunking/normalize.ts';
 import { pack, paragraphUnits, type Unit } from '../../chunking/split.ts';
-import type { Chunk, ChunkedDocument, ChunkInput, Chunker, ChunkerFactory } from '../../core/chunk.ts';
 import { bookOf, pad2 } from './book.ts';
 import { dedupeSlugs, type Entry } from './entry.ts';
 import { keywordsOf } from './lexicon.ts';
-import { toSimplified } from './normalize.ts';
+import { toSimplified } from '../../core/text/fold.ts';
 import { qiongtongEntries } from './qiongtong.ts';
 import { foldMarkersToHeadings, headingEntries } from './sections.ts';
 
@@ -28,7 +27,7 @@ function units(body: string, target: number): Unit[] {
   return paragraphs.flatMap((p, i) => paragraphUnits(p, i === 0 ? '' : '\n\n', target, { spaceClauses: true }));
 }
 
-export function chunkClassics(input: ChunkInput, settings: ChunkingConfig): ChunkedDocument {
+export function chunkClassics(input: ChunkInput, settings: ChunkingSettings): ChunkedDocument {
   const { data, body } = splitFrontMatter(normalizeMarkdown(input.text));
   const book = bookOf(input.path);
   const zaohua = book.key === 'zaohua-yuanyao';
