@@ -17,7 +17,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../src/config/load.ts';
+import { loadConfig } from '../src/builtin.ts';
+import type { Config } from '../src/config/load.ts';
 import { Searcher, type SearchMode } from '../src/search/search.ts';
 import { setSearchNormalizer } from '../src/core/text/analyzer.ts';
 import { normalizeForSearch } from '../src/profiles/classics/normalize.ts';
@@ -75,7 +76,7 @@ async function evaluate(variant: 'markdown' | 'domain'): Promise<{ hits: Map<str
   const result = await runIndex(config);
   const ms = performance.now() - t0;
   if (result.status !== 'ok') throw new Error(`index ${variant}: ${result.status}`);
-  const chunks = result.sources.reduce((n, s) => n + s.chunks.total, 0);
+  const chunks = result.sources.reduce((n, s) => n + s.planned.chunks, 0);
   const searcher = Searcher.open(config);
   const hits = new Map<string, boolean>();
   try {

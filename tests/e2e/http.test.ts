@@ -3,12 +3,13 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { Server } from 'node:http';
-import { loadConfig } from '../../src/config/load.ts';
+import { loadConfig } from '../../src/builtin.ts';
+import type { Config } from '../../src/config/load.ts';
 import { Searcher } from '../../src/search/search.ts';
 import { createHttpServer, listen } from '../../src/server/http.ts';
 import { healthReport, storeHealth } from '../../src/daemon/health.ts';
 import { healthIntervalMs } from '../../src/daemon/schedule.ts';
-import { SqliteStore } from '../../src/storage/sqlite/index-store.ts';
+import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
 import { makeFixture, type Fixture } from '../helpers/search-fixture.ts';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -135,7 +136,7 @@ describe('/healthz with the schedule health', () => {
   it('answers 503 once the last runs failed', async () => {
     const own = await makeFixture();
     const cfg = loadConfig(own.configFile);
-    const writer = new SqliteStore(own.db);
+    const writer = new SqliteIndex(own.db);
     for (let i = 0; i < 2; i++) {
       const id = await writer.startRun({ trigger: 'cron', fingerprint: 'f', forced: false });
       await writer.finishRun(id, { status: 'failed', embedded: 0, requests: 0, tokens: 0, error: 'boom', sources: [] });

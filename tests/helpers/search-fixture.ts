@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HashEmbedder } from '../../src/embedding/hash.ts';
-import { SqliteStore } from '../../src/storage/sqlite/index-store.ts';
+import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
 import type { ChunkRecord, DocumentRecord } from '../../src/storage/roles.ts';
 import { sha256 } from '../../src/core/hash.ts';
 import { estimateTokens } from '../../src/core/text/tokens.ts';
@@ -43,7 +43,7 @@ export function record(d: FixtureDoc): DocumentRecord {
 }
 
 /** Writes documents and their hash-embedder vectors straight through the Store. */
-export async function writeFixture(store: SqliteStore, source: string, docs: FixtureDoc[], dims = 256): Promise<void> {
+export async function writeFixture(store: SqliteIndex, source: string, docs: FixtureDoc[], dims = 256): Promise<void> {
   const embedder = new HashEmbedder(dims);
   await store.ensureSource({ name: source, kind: 'dir', url: null, branch: null });
   await store.registerEmbedder(embedder.info);
@@ -129,7 +129,7 @@ export interface Fixture {
 export async function makeFixture(dims = 256): Promise<Fixture> {
   const dir = mkdtempSync(join(tmpdir(), 'ragsync-search-'));
   const db = join(dir, 'index.db');
-  const store = new SqliteStore(db);
+  const store = new SqliteIndex(db);
   await writeFixture(store, 'classics', CLASSICS, dims);
   await writeFixture(store, 'bookmarks', BOOKMARKS, dims);
   await store.close();

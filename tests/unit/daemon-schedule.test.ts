@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.ts';
+import { parseConfig } from '../../src/builtin.ts';
+import type { Config } from '../../src/config/load.ts';
 import { healthIntervalMs, scheduleIntervalMs, scheduleJobs } from '../../src/daemon/schedule.ts';
 import { RagsyncError } from '../../src/core/errors.ts';
 

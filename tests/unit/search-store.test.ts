@@ -3,8 +3,9 @@ import BetterSqlite3 from 'better-sqlite3';
 import { HashEmbedder } from '../../src/embedding/hash.ts';
 import { Searcher } from '../../src/search/search.ts';
 import { queryTokens } from '../../src/core/text/analyzer.ts';
-import { SqliteStore } from '../../src/storage/sqlite/index-store.ts';
-import { loadConfig } from '../../src/config/load.ts';
+import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
+import { loadConfig } from '../../src/builtin.ts';
+import type { Config } from '../../src/config/load.ts';
 import { makeFixture, record, writeFixture, type Fixture } from '../helpers/search-fixture.ts';
 
 let fx: Fixture;
@@ -13,12 +14,12 @@ beforeEach(async () => {
 });
 afterEach(() => fx.cleanup());
 
-const kw = async (store: SqliteStore, q: string) =>
+const kw = async (store: SqliteIndex, q: string) =>
   (await store.keywordSearch({ tokens: queryTokens(q), k: 10 })).map((h) => `${h.source}:${h.id}`);
 
 describe('keyword index (FTS5)', () => {
   it('finds two-character CJK terms and ranks by BM25', async () => {
-    const store = new SqliteStore(fx.db);
+    const store = new SqliteIndex(fx.db);
     expect((await kw(store, '甲木'))[0]).toMatch(/^classics:(qiongtong|ditian)/);
     expect(await kw(store, '用神')).toEqual(['classics:qiongtong/jiamu.md#0']);
     expect((await kw(store, '伤官配印')).slice(0, 2).sort()).toEqual(['classics:sanming/juan1.md#0', 'classics:ziping/shishen.md#0']);
@@ -27,7 +28,7 @@ describe('keyword index (FTS5)', () => {
   });
 
   it('normalises both sides: variants, traditional characters and month names meet', async () => {
-    const store = new SqliteStore(fx.db);
+    const store = new SqliteIndex(fx.db);
     expect(await kw(store, '羊刃')).toEqual(['classics:qiongtong/jiamu.md#1']); // indexed as 阳刃
     expect(await kw(store, '傷官配印')).toContain('classics:ziping/shishen.md#0'); // traditional query
     expect(await kw(store, '寅月甲木')).toContain('classics:qiongtong/jiamu.md#0'); // text says 正月甲木
@@ -35,7 +36,7 @@ describe('keyword index (FTS5)', () => {
   });
 
   it('follows chunk writes, replacements and deletions in the same transaction', async () => {
-    const store = new SqliteStore(fx.db);
+    const store = new SqliteIndex(fx.db);
     const doc = { path: 'x.md', chunks: [['h', '天乙贵人在此'] as [string, string]] };
     await store.writeDocuments('classics', [record(doc)]);
     expect(await kw(store, '天乙')).toContain('classics:x.md#0');
@@ -55,7 +56,7 @@ describe('keyword index (FTS5)', () => {
     raw.exec(`DROP TRIGGER chunks_fts_delete; DROP TABLE chunks_fts; DROP TABLE meta;
               DELETE FROM schema_migrations WHERE version = 2;`);
     raw.close();
-    const reader = new SqliteStore(fx.db, { readonly: true });
+    const reader = new SqliteIndex(fx.db, 'read');
     expect(await kw(reader, '用神')).toEqual(['classics:qiongtong/jiamu.md#0']);
     await reader.close();
   });
@@ -69,7 +70,7 @@ describe('generation counter and the in-memory vector index', () => {
     await searcher.search('伤官', { mode: 'vector' });
     expect(searcher.index.loads).toBe(1);
     expect(searcher.index.simd).toBe(true); // 256 dims: the WASM kernel serves it
-    const writer = new SqliteStore(fx.db);
+    const writer = new SqliteIndex(fx.db);
     const g0 = await writer.generation();
     await writeFixture(writer, 'classics', [{ path: 'new.md', chunks: [['新', '魁罡日主，性刚果断']] }]);
     expect(await writer.generation()).toBeGreaterThan(g0);
@@ -97,7 +98,7 @@ describe('generation counter and the in-memory vector index', () => {
   });
 
   it('never returns vectors, and loads one Float32Array of rows × dims', async () => {
-    const store = new SqliteStore(fx.db);
+    const store = new SqliteIndex(fx.db);
     const set = await store.loadVectors(new HashEmbedder(256).info.fingerprint);
     expect(set.vectors.length).toBe(set.refs.length * 256);
     expect(set.refs.length).toBe(11);
