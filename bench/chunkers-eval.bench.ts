@@ -20,8 +20,6 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/builtin.ts';
 import type { Config } from '../src/config/load.ts';
 import { Searcher, type SearchMode } from '../src/search/search.ts';
-import { setSearchNormalizer } from '../src/core/text/analyzer.ts';
-import { normalizeForSearch } from '../src/profiles/classics/normalize.ts';
 import { runIndex } from '../src/sync/run.ts';
 
 interface EvalQuery {
@@ -59,8 +57,7 @@ const queries: EvalQuery[] = ['classics', 'bookmarks'].flatMap((n) =>
 const MODES: SearchMode[] = ['vector', 'keyword', 'hybrid'];
 
 async function evaluate(variant: 'markdown' | 'domain'): Promise<{ hits: Map<string, boolean>; chunks: number; ms: number }> {
-  // The keyword index is tokenised at write time: set the normaliser before indexing.
-  setSearchNormalizer(variant === 'domain' ? normalizeForSearch : (t) => t);
+  // Each source's profile decides its keyword analysis (the markdown profile: the engine's own).
   const cfgFile = join(work, `${variant}.json`);
   writeFileSync(
     cfgFile,

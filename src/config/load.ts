@@ -107,6 +107,8 @@ export function describeIssue(issue: z.core.$ZodIssue): string {
     !(issue.code === 'custom' && typeof issue.input === 'object') &&
     issue.code !== 'unrecognized_keys' &&
     !issue.message.includes('(got ');
-  const got = echo ? ` (got ${JSON.stringify(issue.input)})` : '';
+  const shown = echo ? JSON.stringify(issue.input) : '';
+  // A long value (a thousand-item list) is cut: the message stays one readable line.
+  const got = echo ? ` (got ${shown.length > 80 ? `${shown.slice(0, 77)}…` : shown})` : '';
   return `${path || '(root)'}: ${issue.message}${got}`;
 }

@@ -46,13 +46,13 @@ export const searchOptionsSchema = z
     explain: z.boolean().default(false),
     /** Apply the searcher's reranker to the fused top N (when one is configured). */
     rerank: z.boolean().default(true),
-    /** Profile filters by name: one value, or several for repeatable ones. */
-    filters: z.record(z.string(), z.union([z.string().max(200), list])).default({}),
+    /** Profile filters by name: one value, or several for repeatable ones (held as a list either way). */
+    filters: z.record(z.string(), z.preprocess((v) => (typeof v === 'string' ? [v] : v), list)).default({}),
   })
   .strict();
 
 export const searchRequestSchema = searchOptionsSchema.extend({
-  query: z.string().trim().min(1, { error: 'query is empty' }).max(MAX_QUERY_CHARS, { error: `query longer than ${MAX_QUERY_CHARS} characters` }),
+  query: z.string().trim().min(1, { error: 'empty query' }).max(MAX_QUERY_CHARS, { error: `query longer than ${MAX_QUERY_CHARS} characters` }),
 });
 
 export type SearchOptions = z.input<typeof searchOptionsSchema>;

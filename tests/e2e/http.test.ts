@@ -139,7 +139,7 @@ describe('/healthz with the schedule health', () => {
     const writer = new SqliteIndex(own.db);
     for (let i = 0; i < 2; i++) {
       const id = await writer.startRun({ trigger: 'cron', fingerprint: 'f', forced: false });
-      await writer.finishRun(id, { status: 'failed', embedded: 0, requests: 0, tokens: 0, error: 'boom', sources: [] });
+      await writer.finishRun(id, { status: 'failed', textsEmbedded: 0, requests: 0, tokens: 0, error: 'boom', sources: [] });
     }
     await writer.close();
     const s = Searcher.open(cfg);

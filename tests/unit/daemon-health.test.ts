@@ -17,7 +17,7 @@ function run(status: RunRecord['status'], agoMs: number): RunRecord {
     finishedAt: status === 'running' ? null : at,
     fingerprint: 'hash:x',
     forced: false,
-    embedded: 0,
+    textsEmbedded: 0,
     requests: 0,
     tokens: 0,
     retries: 0,

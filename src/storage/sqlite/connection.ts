@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { appliedVersions, listMigrations, migrate } from './migrate.ts';
 import { registerGlob } from './filter.ts';
+import { defaultAnalyzer, indexTerms } from '../../core/text/analyzer.ts';
 
 export type OpenMode =
   /** Read-write; creates the file and applies pending migrations. */
@@ -23,8 +24,31 @@ function prepare(db: Database): Database {
 }
 
 function migrated(db: Database): Database {
-  migrate(db);
+  if (migrate(db).includes(KEYWORD_INDEX_MIGRATION)) backfillKeywordIndex(db);
   return db;
+}
+
+/** The migration that created chunks_fts. */
+const KEYWORD_INDEX_MIGRATION = 2;
+
+/**
+ * An index made before the keyword index existed gets one now, with the engine's own analysis, so
+ * keyword search works at once. The terms are provisional: those documents carry no analyzer in
+ * their fingerprint, so the next run re-indexes them with their profile's analyzer.
+ */
+function backfillKeywordIndex(db: Database): void {
+  const insert = db.prepare('INSERT INTO chunks_fts (rowid, tokens) VALUES (?, ?)');
+  db.transaction(() => {
+    // Pages by id: better-sqlite3 cannot write while a read cursor is open on the connection.
+    const page = db.prepare('SELECT id, text FROM chunks WHERE id > ? ORDER BY id LIMIT 1000');
+    for (let last = 0; ; ) {
+      const rows = page.all(last) as { id: number; text: string }[];
+      if (!rows.length) break;
+      for (const r of rows) insert.run(r.id, indexTerms(defaultAnalyzer, r.text));
+      last = rows[rows.length - 1]!.id;
+    }
+    bumpGeneration(db);
+  })();
 }
 
 /** Opens a connection with the project's pragmas and SQL functions. */
