@@ -22,7 +22,7 @@ const list = z.array(z.string().trim().min(1).max(200)).max(MAX_LIST, { error: `
 export const searchOptionsSchema = z
   .object({
     k: z.number().int().min(1).max(MAX_K).default(DEFAULT_K),
-    mode: z.enum(MODES).default('hybrid'),
+    mode: z.enum(MODES, { error: (iss) => `mode must be one of ${MODES.join('|')} (got ${JSON.stringify(iss.input)})` }).default('hybrid'),
     /** Only these sources (default: all). */
     sources: list.optional(),
     /** picomatch glob on the document path. */
