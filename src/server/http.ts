@@ -18,7 +18,7 @@ export interface HealthReport {
 export interface HttpOptions {
   /** Required as `Authorization: Bearer <token>` on every route but /healthz when set. */
   token?: string | null;
-  /** Replaces the built-in /healthz (issue 5's richer health check plugs in here). */
+  /** Replaces the built-in /healthz (the run-history health check plugs in here). */
   health?: () => Promise<HealthReport>;
   log?: (line: string) => void;
 }

@@ -122,7 +122,7 @@ describe('ragsync serve (CLI)', () => {
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as any).results).toHaveLength(1);
     expect(err).not.toContain('tok-123');
-    // /healthz: issue 5's rules over the run history, no token needed; this index never ran a sync.
+    // /healthz: the run-history rules, no token needed; this index never ran a sync.
     const h = await fetch(`${url}/healthz`);
     expect(h.status).toBe(503);
     expect(await h.json()).toMatchObject({ ok: false, status: 'stale', lastRun: null });
