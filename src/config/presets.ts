@@ -92,6 +92,9 @@ export function allowedDimensionsFor(provider: RemoteProvider, model: string): r
   return p.model === undefined || model === p.model ? p.allowedDimensions : undefined;
 }
 
+/** How long one embeddings request may take in all, unless the config says otherwise. */
+export const DEFAULT_DEADLINE_MS = 120_000;
+
 /** A remote embedder's settings with the preset filled in. */
 export interface RemoteSettings {
   provider: RemoteProvider;
@@ -106,6 +109,8 @@ export interface RemoteSettings {
   tpm: number | null;
   concurrency: number;
   timeoutMs: number;
+  /** The whole request, however slowly the reply trickles in. */
+  deadlineMs: number;
   maxRetries: number;
   breakerThreshold: number;
   inputPrefix: string;
@@ -125,6 +130,7 @@ export interface RemoteConfigLike {
   tpm?: number;
   concurrency: number;
   timeoutMs: number;
+  deadlineMs?: number;
   maxRetries: number;
   breakerThreshold: number;
   inputPrefix?: string;
@@ -147,6 +153,7 @@ export function resolveRemote(c: RemoteConfigLike): RemoteSettings {
     tpm: c.tpm ?? null,
     concurrency: c.concurrency,
     timeoutMs: c.timeoutMs,
+    deadlineMs: c.deadlineMs ?? DEFAULT_DEADLINE_MS,
     maxRetries: c.maxRetries,
     breakerThreshold: c.breakerThreshold,
     inputPrefix: c.inputPrefix ?? '',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PRESETS, allowedDimensionsFor, type RemoteProvider } from './presets.ts';
 import { createRequire } from 'node:module';
+import { unsafeGitUrl } from './git-url.ts';
 
 // node-cron loads only when a config has a schedule to check (its import costs every command ~30 ms).
 const validCron = (expr: string): boolean =>
@@ -57,9 +58,17 @@ export const sourceSchema = z
   .object({
     name,
     kind: z.enum(['git', 'dir']).default('git'),
-    /** git: the upstream to clone (URL or local path). */
-    url: z.string().min(1).optional(),
-    branch: z.string().min(1).default('main'),
+    /** git: the upstream to clone (URL or local path). Never an option or a transport-helper command. */
+    url: z
+      .string()
+      .min(1)
+      .refine((u) => unsafeGitUrl(u) === null, { error: (iss) => `${unsafeGitUrl(String(iss.input))} (got ${JSON.stringify(iss.input)})` })
+      .optional(),
+    branch: z
+      .string()
+      .min(1)
+      .regex(/^(?!-)(?!.*\.\.)[^\s~^:?*[\\\x00-\x1f\x7f]+$/, 'not a valid branch name')
+      .default('main'),
     /** git: where the checkout lives (default: <checkouts>/<name>); dir: the folder to index. */
     path: z.string().min(1).optional(),
     include: z.array(z.string().min(1)).min(1).default(['**/*.md']),
@@ -69,6 +78,12 @@ export const sourceSchema = z
     profile: z.string().min(1).optional(),
     chunking: chunkingSchema.partial().optional(),
     maxFileBytes: z.number().int().positive().default(2_000_000),
+    /** A run that lists no files may delete every document of this source (default: refused). */
+    allowEmpty: z.boolean().default(false),
+    /** Largest share of this source's documents one run may delete; more is refused (1 = no limit). */
+    maxDeleteShare: z.number().min(0).max(1).default(0.5),
+    /** git: how long one git call (clone, fetch, …) may take in all before it is stopped. */
+    timeoutMs: z.number().int().min(1000).max(3_600_000).default(120_000),
     /** Daemon: sync this source on its own cron schedule instead of the daemon's. */
     schedule: cronExpression.optional(),
   })
@@ -108,6 +123,8 @@ const remoteFields = {
   concurrency: int(1, 64).default(4),
   /** Per request: no response headers or body progress within this long counts as a timeout (retried). */
   timeoutMs: int(10, 600_000).default(60_000),
+  /** Per request: the whole reply must be in within this long, however it trickles (retried as a timeout). */
+  deadlineMs: int(10, 3_600_000).default(120_000),
   /** Retries of one batch after 429, 5xx, resets, timeouts or a malformed response. */
   maxRetries: int(0, 20).default(5),
   /** This many failed requests in a row open the circuit: the run ends, stored batches stay. */

@@ -14,6 +14,7 @@ export interface DashScopeRerankOptions {
   url?: string;
   model?: string;
   topN?: number;
+  /** The whole request: a reply not complete by then (however it trickles) is given up on. */
   timeoutMs?: number;
 }
 
@@ -44,22 +45,31 @@ export class DashScopeReranker implements Reranker {
     const timeout = AbortSignal.timeout(this.timeoutMs);
     // Loaded here, not at start-up: undici costs ~150 ms to import and most searches never rerank.
     const { request } = await import('undici');
-    const res = await request(this.url, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${this.opts.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        model: this.model,
-        input: { query, documents },
-        parameters: { top_n: documents.length, return_documents: false },
-      }),
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-      headersTimeout: this.timeoutMs,
-      bodyTimeout: this.timeoutMs,
-    });
-    const body = await res.body.text();
-    if (res.statusCode !== 200) {
-      throw new Error(`rerank ${redactUrl(this.url)}: HTTP ${res.statusCode}`);
+    let status: number;
+    let body: string;
+    try {
+      const res = await request(this.url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${this.opts.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: this.model,
+          input: { query, documents },
+          parameters: { top_n: documents.length, return_documents: false },
+        }),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
+      status = res.statusCode;
+      // The deadline covers the body too: a reply trickling a byte at a time is cut at timeoutMs.
+      body = await res.body.text();
+    } catch (err) {
+      if (timeout.aborted && !signal?.aborted) {
+        throw new RerankTimeout(`rerank ${redactUrl(this.url)}: no complete answer within ${this.timeoutMs} ms (timed out; RAGSYNC_RERANK_TIMEOUT_MS)`);
+      }
+      throw err;
     }
+    if (status !== 200) throw new Error(`rerank ${redactUrl(this.url)}: HTTP ${status}`);
     let parsed: { output?: { results?: { index?: unknown; relevance_score?: unknown }[] } };
     try {
       parsed = JSON.parse(body);
@@ -77,15 +87,25 @@ export class DashScopeReranker implements Reranker {
   }
 }
 
-/** A reranker from the environment (DASHSCOPE_API_KEY; RAGSYNC_RERANK_URL / _MODEL / _TOP_N), or null. */
+/** The reranker ran out of its whole-request deadline: transient, worth trying on a later search. */
+export class RerankTimeout extends Error {
+  readonly retryable = true;
+  constructor(message: string) {
+    super(message);
+    this.name = 'RerankTimeout';
+  }
+}
+
+/** A reranker from the environment (DASHSCOPE_API_KEY; RAGSYNC_RERANK_URL / _MODEL / _TOP_N / _TIMEOUT_MS), or null. */
 export function rerankerFromEnv(env: NodeJS.ProcessEnv = process.env): Reranker | null {
   const apiKey = env.DASHSCOPE_API_KEY;
   if (!apiKey) return null;
-  const topN = env.RAGSYNC_RERANK_TOP_N ? Number(env.RAGSYNC_RERANK_TOP_N) : undefined;
+  const positive = (v: string | undefined) => (v && Number.isInteger(Number(v)) && Number(v) > 0 ? Number(v) : undefined);
   return new DashScopeReranker({
     apiKey,
     url: env.RAGSYNC_RERANK_URL || undefined,
     model: env.RAGSYNC_RERANK_MODEL || undefined,
-    topN: topN && Number.isInteger(topN) && topN > 0 ? topN : undefined,
+    topN: positive(env.RAGSYNC_RERANK_TOP_N),
+    timeoutMs: positive(env.RAGSYNC_RERANK_TIMEOUT_MS),
   });
 }

@@ -49,6 +49,10 @@ export interface SourcePlan {
   delete: string[];
   /** Documents left for a later run by --max-docs. */
   deferred: number;
+  /** Documents of this source in the index before the run. */
+  stored: number;
+  /** Files the snapshot listed (matching include/exclude, skipped ones included). */
+  listed: number;
   skipped: SkippedFile[];
   /** Distinct texts of the documents to write that have no vector (all of them with --force), hash → text. */
   embed: Map<string, string>;
@@ -153,12 +157,13 @@ export async function planSource(
   }
 
   let deferred = 0;
+  // A rename's old path is removed in the same transaction that writes the new one; a rename left
+  // for later by --max-docs keeps its old path indexed until then (it is not a deletion).
+  const renamedFrom = new Set(write.flatMap((w) => (w.from ? [w.from] : [])));
   if (opts.maxDocs !== undefined && write.length > opts.maxDocs) {
     deferred = write.length - opts.maxDocs;
     write = write.slice(0, opts.maxDocs);
   }
-  // A rename's old path is removed in the same transaction that writes the new one.
-  const renamedFrom = new Set(write.flatMap((w) => (w.from ? [w.from] : [])));
   const remove = gone.map((d) => d.path).filter((p) => !renamedFrom.has(p));
 
   // Distinct texts of the documents to write; their token estimates were made when they were chunked.
@@ -198,6 +203,8 @@ export async function planSource(
     write,
     delete: remove,
     deferred,
+    stored: stored.size,
+    listed: snapshot.files.length,
     skipped,
     embed,
     refill,

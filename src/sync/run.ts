@@ -15,6 +15,7 @@ import type { Snapshot } from '../sources/types.ts';
 import { openIndex } from '../storage/open.ts';
 import type { RunSourceRecord, SyncStore } from '../storage/roles.ts';
 import { applyPlan, AbortedError, noWork, type Progress } from './apply.ts';
+import { checkDeletions } from './delete-guard.ts';
 import { acquireIndexLock, type IndexLock } from './lock.ts';
 import { planSource, type Pipeline, type SkippedFile, type SourcePlan } from './plan.ts';
 
@@ -24,6 +25,10 @@ export interface IndexOptions {
   dryRun?: boolean;
   force?: boolean;
   maxDocs?: number;
+  /** Let sources that list no files lose all their documents (else per source: allowEmpty). */
+  allowEmpty?: boolean;
+  /** Largest share of a source's documents one run may delete (else per source: maxDeleteShare). */
+  maxDeleteShare?: number;
   /** What started the run: 'manual' (CLI), 'cron' (daemon schedule), 'start' (daemon runOnStart). */
   trigger?: string;
   log?: Logger;
@@ -195,6 +200,19 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
       for (const s of plan.skipped) log.warn({ source: source.name, path: s.path }, s.reason);
       log.info({ source: source.name, commit: plan.commitAfter, dryRun, planned: flatCounts(plan.counts) }, 'planned');
       yield { type: 'planned', source: source.name, plan };
+      // Between plan and apply, so a dry run says the same: a source that would lose most of its
+      // documents keeps them all, fails, and its commit stays where it was.
+      const refusal = checkDeletions(plan, {
+        allowEmpty: opts.allowEmpty ?? source.allowEmpty,
+        maxDeleteShare: opts.maxDeleteShare ?? source.maxDeleteShare,
+        force: opts.force,
+      });
+      if (refusal) {
+        result.status = 'failed';
+        result.error = refusal;
+        log.error({ source: source.name, deleting: plan.delete.length, stored: plan.stored }, refusal);
+        continue;
+      }
       const partial = plan.skipped.length > 0 || plan.deferred > 0;
       if (dryRun) {
         result.status = partial ? 'partial' : 'ok';

@@ -1,4 +1,5 @@
 import type { Pool } from 'undici';
+import { DeadlineError } from './errors.ts';
 
 export interface HttpReply {
   status: number;
@@ -16,7 +17,8 @@ export interface EmbeddingsRequest {
 /**
  * POST {baseUrl}/embeddings over one keep-alive undici pool. It only moves bytes: status codes,
  * retries and validation are the caller's business. A response whose headers or body stall
- * longer than `timeoutMs` fails with undici's HeadersTimeout/BodyTimeout error.
+ * longer than `timeoutMs` fails with undici's HeadersTimeout/BodyTimeout error; one that is not
+ * complete within `deadlineMs` however it trickles (a byte a second resets both) with DeadlineError.
  */
 export class EmbeddingsClient {
   private pool: Pool | null = null;
@@ -25,7 +27,7 @@ export class EmbeddingsClient {
 
   constructor(
     baseUrl: string,
-    private readonly opts: { timeoutMs: number; connections: number },
+    private readonly opts: { timeoutMs: number; connections: number; deadlineMs?: number },
   ) {
     const u = new URL(baseUrl);
     this.origin = u.origin;
@@ -44,14 +46,20 @@ export class EmbeddingsClient {
     });
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-    const res = await this.pool.request({
-      path: this.path,
-      method: 'POST',
-      headers,
-      body: JSON.stringify(body),
-      signal,
-    });
-    return { status: res.statusCode, headers: res.headers, body: await res.body.text() };
+    const deadline = this.opts.deadlineMs ? AbortSignal.timeout(this.opts.deadlineMs) : undefined;
+    try {
+      const res = await this.pool.request({
+        path: this.path,
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        signal: deadline && signal ? AbortSignal.any([signal, deadline]) : (deadline ?? signal),
+      });
+      return { status: res.statusCode, headers: res.headers, body: await res.body.text() };
+    } catch (err) {
+      if (deadline?.aborted && !signal?.aborted) throw new DeadlineError(this.opts.deadlineMs!);
+      throw err;
+    }
   }
 
   async close(): Promise<void> {

@@ -15,6 +15,7 @@ import { RateLimiter } from './ratelimit.ts';
 import { backoffMs, DEFAULT_BACKOFF, transportError, type BackoffOptions } from './retry.ts';
 import { truncateToTokens } from './truncate.ts';
 import { parseVectors, statusError } from './validate.ts';
+import { rejectZeroVectors } from './zero-norm.ts';
 
 export interface RemoteDeps {
   log?: Logger;
@@ -88,7 +89,7 @@ export class RemoteEmbedder implements Embedder {
       log: this.log,
       label: this.info.fingerprint,
     });
-    this.client = new EmbeddingsClient(s.baseUrl, { timeoutMs: s.timeoutMs, connections: s.concurrency });
+    this.client = new EmbeddingsClient(s.baseUrl, { timeoutMs: s.timeoutMs, connections: s.concurrency, deadlineMs: s.deadlineMs });
   }
 
   async embed(texts: string[], opts: { signal?: AbortSignal; purpose?: 'document' | 'query' } = {}): Promise<Float32Array[]> {
@@ -153,6 +154,7 @@ export class RemoteEmbedder implements Embedder {
         const reply = await this.client.post(body, key, signal);
         if (reply.status < 200 || reply.status > 299) throw statusError(reply, this.label, key);
         const vectors = parseVectors(reply.body, inputs.length, s.dimensions, this.label);
+        rejectZeroVectors(vectors, this.label);
         this.failuresInRow = 0;
         return vectors;
       } catch (err) {

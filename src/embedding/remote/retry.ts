@@ -1,4 +1,4 @@
-import { ProviderError } from './errors.ts';
+import { DeadlineError, ProviderError } from './errors.ts';
 
 export interface BackoffOptions {
   baseMs: number;
@@ -52,6 +52,7 @@ const RETRYABLE_CODES = new Set([
 
 /** A thrown transport error as a ProviderError (the caller has already handled its own abort). */
 export function transportError(err: unknown, label: string): ProviderError {
+  if (err instanceof DeadlineError) return new ProviderError(`${label}: ${err.message}`, true);
   const e = err as { code?: string; message?: string; cause?: { code?: string } };
   const code = e.code ?? e.cause?.code ?? '';
   const what = /TIMEOUT/.test(code) ? 'timed out' : code ? `connection failed (${code})` : `request failed: ${e.message ?? String(err)}`;
