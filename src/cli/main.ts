@@ -1,5 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
+import { describeSystemError } from '../core/error-words.ts';
+import { currentDb } from './context.ts';
 type CommandModule = { register(program: Command): void };
 
 /**
@@ -43,6 +45,12 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof RagsyncError) {
       process.stderr.write(`ragsync: ${err.message}\n`);
       return err.exitCode;
+    }
+    // A file, database or port problem the user can fix: said in words, not as an internal error.
+    const worded = describeSystemError(err, { file: currentDb() });
+    if (worded) {
+      process.stderr.write(`ragsync: ${worded.message}\n`);
+      return worded.exitCode;
     }
     process.stderr.write(`ragsync: internal error: ${errorMessage(err)}\n`);
     if (process.env.RAGSYNC_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);

@@ -3,6 +3,7 @@ import { loadConfig } from '../builtin.ts';
 import type { Config } from '../config/load.ts';
 import { openIndex } from '../storage/open.ts';
 import type { AdminStore } from '../storage/roles.ts';
+import { setCurrentDb } from './context.ts';
 
 /** Shared option parsers and helpers for the commands. */
 
@@ -22,10 +23,12 @@ export const configOption = () =>
   new Option('-c, --config <file>', 'config file (default: $RAGSYNC_CONFIG or config/ragsync.json)');
 
 export function config(opts: { config?: string }): Config {
-  return loadConfig(opts.config);
+  const cfg = loadConfig(opts.config);
+  setCurrentDb(cfg.db);
+  return cfg;
 }
 
-/** Opens an index that must already exist (status, gc, export). */
+/** Opens an index that must already exist, read-only (status, export). */
 export function openExisting(cfg: Config): AdminStore {
   return openIndex(cfg, 'admin');
 }

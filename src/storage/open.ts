@@ -8,21 +8,23 @@ export interface IndexLocation {
   db: string;
 }
 
-export type IndexRole = 'sync' | 'search' | 'admin';
+export type IndexRole = 'sync' | 'search' | 'admin' | 'maintain';
 
 /**
  * The only place a storage backend is named. Each caller asks for its role:
  * - sync: writes documents and vectors, owns runs and the lock (`dryRun`: a private snapshot, nothing on disk changes);
  * - search: reads, and sees a writer's later commits;
- * - admin: status, gc, export on an index that must exist.
+ * - admin: status and export on an index that must exist, read-only like search;
+ * - maintain: gc, which deletes (and so upgrades an older schema first, as sync does).
+ * Only sync and maintain ever write; none writes to a file that is not a ragsync index.
  */
 export function openIndex(at: IndexLocation, role: 'sync', opts?: { dryRun?: boolean }): SyncStore;
 export function openIndex(at: IndexLocation, role: 'search'): SearchStore;
-export function openIndex(at: IndexLocation, role: 'admin'): AdminStore;
+export function openIndex(at: IndexLocation, role: 'admin' | 'maintain'): AdminStore;
 export function openIndex(at: IndexLocation, role: IndexRole, opts: { dryRun?: boolean } = {}): SyncStore | SearchStore | AdminStore {
   if (role !== 'sync' && !existsSync(at.db)) {
     throw new RagsyncError(`no index at ${at.db}: run "ragsync index" first`, EXIT.failed);
   }
-  if (role === 'search') return new SqliteIndex(at.db, 'read');
+  if (role === 'search' || role === 'admin') return new SqliteIndex(at.db, 'read');
   return new SqliteIndex(at.db, role === 'sync' && opts.dryRun ? 'snapshot' : 'write');
 }

@@ -203,8 +203,12 @@ export interface RunLog extends RunHistory {
   /** Refreshes the holder's heartbeat; false when the lock is no longer ours. */
   heartbeatLock(token: string): Promise<boolean>;
   releaseLock(token: string): Promise<void>;
-  /** Deletes vectors no chunk references; with `keepOnly`, every other fingerprint's vectors too. */
-  gc(opts?: { keepOnly?: string }): Promise<{ vectors: number }>;
+  /**
+   * Deletes vectors no chunk references, except those stored since the start of runs that did not
+   * finish (`spared`: the next run uses them); with `keepOnly`, every other fingerprint's vectors too.
+   * The caller holds the index lock, so no run is writing meanwhile.
+   */
+  gc(opts?: { keepOnly?: string }): Promise<{ vectors: number; spared: number }>;
   exportChunks(source?: string): AsyncIterable<ExportRow>;
 }
 

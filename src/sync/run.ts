@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config, SourceConfig } from '../config/load.ts';
 import { selectSources } from '../config/select.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
+import { describeSystemError } from '../core/error-words.ts';
 import { silentLogger } from '../core/log.ts';
 import { redactUrl } from '../core/redact.ts';
 import { defaultAnalyzer } from '../core/text/analyzer.ts';
@@ -90,7 +91,7 @@ async function snapshotOf(source: SourceConfig, dryRun: boolean, log: Logger): P
   const match = pathMatcher(source.include, source.exclude);
   if (source.kind === 'dir') return dirSnapshot(source.root, match);
   return gitSnapshot(
-    { name: source.name, url: source.url!, branch: source.branch, root: source.root, updateWorkTree: !dryRun, log },
+    { name: source.name, url: source.url!, branch: source.branch, root: source.root, updateWorkTree: !dryRun, timeoutMs: source.timeoutMs, log },
     match,
   );
 }
@@ -262,11 +263,12 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
   }
 }
 
-/** A database write failure in words people act on (disk full names the file). */
+/** A database write failure in words people act on, naming the file (disk full, read-only, corrupt …). */
 function describeWriteError(err: unknown, dbPath: string): string {
   const code = (err as { code?: unknown }).code;
   if (code === 'SQLITE_FULL') return `disk full: cannot write the index ${dbPath} (${errorMessage(err)}); the previous state is kept`;
-  return errorMessage(err);
+  const worded = typeof code === 'string' && code.startsWith('SQLITE_') ? describeSystemError(err, { file: dbPath }) : null;
+  return worded ? `${worded.message} (${errorMessage(err)}); the previous state is kept` : errorMessage(err);
 }
 
 /**

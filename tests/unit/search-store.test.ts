@@ -54,11 +54,17 @@ describe('keyword index (FTS5)', () => {
     await store.close();
   });
 
-  it('backfills an index made before migration 002, also when first opened read-only', async () => {
+  it('backfills an index made before migration 002 when a writer opens it; a reader refuses it untouched', async () => {
     const raw = new BetterSqlite3(fx.db);
     raw.exec(`DROP TRIGGER chunks_fts_delete; DROP TABLE chunks_fts; DROP TABLE meta;
               DELETE FROM schema_migrations WHERE version = 2;`);
     raw.close();
+    // Readers never write schema: they say how to upgrade instead.
+    expect(() => new SqliteIndex(fx.db, 'read')).toThrow(/older schema .*without migration 2.*run "ragsync index" once to upgrade it/);
+    const untouched = new BetterSqlite3(fx.db, { readonly: true });
+    expect(untouched.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'chunks_fts'").pluck().get()).toBe(0);
+    untouched.close();
+    await new SqliteIndex(fx.db, 'write').close();
     const reader = new SqliteIndex(fx.db, 'read');
     expect(await kw(reader, '用神')).toEqual(['classics:qiongtong/jiamu.md#0']);
     await reader.close();

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { runIndex, STATUS_EXIT } from '../../sync/run.ts';
 import { createLogger } from '../../core/log.ts';
 import { onStopSignals } from '../../daemon/signals.ts';
@@ -14,7 +14,9 @@ export function register(program: Command): void {
     .addOption(configOption())
     .option('-s, --source <name>', 'only this source (repeatable)', collect)
     .option('--dry-run', 'print the plan; write nothing, embed nothing')
-    .option('--force', 're-chunk every file and re-embed every chunk text')
+    .option('--force', 're-chunk every file and re-embed every chunk text (and let any deletion through)')
+    .option('--allow-empty', 'let a source that lists no files lose all its documents (default: refused)')
+    .option('--max-delete-share <x>', "largest share (0..1) of a source's documents this run may delete (default: the source's maxDeleteShare, 0.5)", shareArg)
     .option('--max-docs <n>', 'write at most n changed documents this run', positiveInt('--max-docs'))
     .option('--rpm <n>', 'embedding requests per minute (overrides embedder.rpm)', positiveInt('--rpm'))
     .option('--tpm <n>', 'embedding tokens per minute, estimated (overrides embedder.tpm)', positiveInt('--tpm'))
@@ -34,7 +36,16 @@ export function register(program: Command): void {
       try {
         result = await runIndex(
           cfg,
-          { sources: o.source, dryRun: !!o.dryRun, force: !!o.force, maxDocs: o.maxDocs, log, signal: stop.signal },
+          {
+            sources: o.source,
+            dryRun: !!o.dryRun,
+            force: !!o.force,
+            maxDocs: o.maxDocs,
+            allowEmpty: o.allowEmpty ? true : undefined,
+            maxDeleteShare: o.maxDeleteShare,
+            log,
+            signal: stop.signal,
+          },
           bar,
         );
       } finally {
@@ -44,4 +55,10 @@ export function register(program: Command): void {
       out(o.json ? JSON.stringify(indexJson(result)) : indexText(result, !!o.verbose));
       process.exitCode = STATUS_EXIT[result.status];
     });
+}
+
+function shareArg(v: string): number {
+  const n = Number(v);
+  if (!/^\d*\.?\d+$/.test(v) || n > 1) throw new InvalidArgumentError(`--max-delete-share must be a number from 0 to 1 (got "${v}")`);
+  return n;
 }

@@ -1,7 +1,9 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { appliedVersions, listMigrations, migrate } from './migrate.ts';
+import { latestVersion, migrate } from './migrate.ts';
+import { checkSchema, inspectFile, READER_MIN_VERSION, worded } from './identity.ts';
+import { RagsyncError, EXIT } from '../../core/errors.ts';
 import { registerGlob } from './filter.ts';
 import { defaultAnalyzer, indexTerms } from '../../core/text/analyzer.ts';
 
@@ -51,40 +53,67 @@ function backfillKeywordIndex(db: Database): void {
   })();
 }
 
-/** Opens a connection with the project's pragmas and SQL functions. */
+/**
+ * Opens a connection with the project's pragmas and SQL functions. Before anything is written the
+ * file is checked to be a ragsync index (or new) of a schema this version knows (identity.ts); only
+ * 'write' migrates, and readers never write at all (an older index is upgraded by the next index run).
+ * Errors a user can fix (a directory, permissions, a read-only folder) come out in words naming the file.
+ */
 export function openDatabase(file: string, mode: OpenMode): Database {
+  const latest = latestVersion();
+  const state = inspectFile(file);
   if (mode === 'snapshot') {
-    if (!existsSync(file)) return migrated(prepare(new BetterSqlite3(':memory:')));
+    if (state !== 'sqlite') return migrated(prepare(new BetterSqlite3(':memory:')));
     if (!existsSync(file + '-wal')) {
       const bytes = readFileSync(file);
       // Header bytes 18-19 say "WAL"; an in-memory copy must be told it is a rollback-journal file.
       if (bytes.length >= 20) bytes[18] = bytes[19] = 1;
-      return migrated(prepare(new BetterSqlite3(bytes)));
+      return checked(() => new BetterSqlite3(bytes), file, (db) => {
+        checkSchema(db, file, latest);
+        return migrated(prepare(db));
+      });
     }
     // A writer is active (its WAL holds recent commits): read through it, read-only.
-    return prepare(new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 }));
+    return checked(() => new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 }), file, (db) => {
+      checkSchema(db, file, latest, READER_MIN_VERSION);
+      return prepare(db);
+    });
   }
   if (mode === 'read') {
-    if (!existsSync(file)) throw new Error(`no index at ${file}`);
-    // A reader of an index made by an older version: upgrade it once.
-    if (needsUpgrade(file)) openDatabase(file, 'write').close();
-    return prepare(new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 }));
+    if (state !== 'sqlite') throw new RagsyncError(`no index at ${file}${state === 'empty' ? ' (an empty file)' : ''}: run "ragsync index" first`, EXIT.failed);
+    return checked(() => new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 }), file, (db) => {
+      checkSchema(db, file, latest, READER_MIN_VERSION);
+      return prepare(db);
+    });
   }
-  mkdirSync(dirname(file), { recursive: true });
-  const db = new BetterSqlite3(file, { timeout: 10_000 });
-  db.pragma('journal_mode = WAL');
-  // NORMAL is safe in WAL mode: a power cut can lose the last commit, never corrupt the file.
-  db.pragma('synchronous = NORMAL');
-  return migrated(prepare(db));
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+  } catch (err) {
+    throw worded(err, file);
+  }
+  return checked(() => new BetterSqlite3(file, { timeout: 10_000 }), file, (db) => {
+    // Identity first: not even the journal mode of someone else's database is changed.
+    checkSchema(db, file, latest);
+    db.pragma('journal_mode = WAL');
+    // NORMAL is safe in WAL mode: a power cut can lose the last commit, never corrupt the file.
+    db.pragma('synchronous = NORMAL');
+    return migrated(prepare(db));
+  });
 }
 
-function needsUpgrade(file: string): boolean {
-  const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+/** Runs the open steps on a new connection; on any failure closes it and throws in words. */
+function checked(open: () => Database, file: string, steps: (db: Database) => Database): Database {
+  let db: Database;
   try {
-    const done = appliedVersions(db);
-    return listMigrations().some((m) => !done.has(m.version));
-  } finally {
+    db = open();
+  } catch (err) {
+    throw worded(err, file);
+  }
+  try {
+    return steps(db);
+  } catch (err) {
     db.close();
+    throw worded(err, file);
   }
 }
 
