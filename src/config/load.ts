@@ -71,6 +71,24 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
   const db = abs(c.db);
   const checkouts = c.checkouts ? abs(c.checkouts) : resolve(dirname(db), 'checkouts');
+  const sources: SourceConfig[] = c.sources.map(({ chunking, path, profile: _profile, ...s }, i) => ({
+    ...s,
+    profile: profileOf[i]!,
+    // A git url that is a local path is resolved too, so configs can point at ../upstream.git.
+    url: s.url && s.kind === 'git' && isLocalPath(s.url) ? abs(s.url) : s.url,
+    root: path ? abs(path) : resolve(checkouts, s.name),
+    chunking: { ...c.chunking, ...chunking },
+  }));
+  // A checkout is reset to its source's upstream: two sources in one folder would undo each other.
+  const owner = new Map<string, string>();
+  sources.forEach((s, i) => {
+    if (s.kind !== 'git') return;
+    const first = owner.get(s.root);
+    if (first) {
+      throw new RagsyncError(`${where}: sources[${i}].path: the checkout ${s.root} is also source "${first}"'s; give each git source its own folder`, EXIT.usage);
+    }
+    owner.set(s.root, s.name);
+  });
   return {
     file,
     db,
@@ -79,14 +97,7 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
     daemon: c.daemon,
     logLevel: c.logLevel,
     profiles,
-    sources: c.sources.map(({ chunking, path, profile: _profile, ...s }, i) => ({
-      ...s,
-      profile: profileOf[i]!,
-      // A git url that is a local path is resolved too, so configs can point at ../upstream.git.
-      url: s.url && s.kind === 'git' && isLocalPath(s.url) ? abs(s.url) : s.url,
-      root: path ? abs(path) : resolve(checkouts, s.name),
-      chunking: { ...c.chunking, ...chunking },
-    })),
+    sources,
   };
 }
 

@@ -1,5 +1,6 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { shownPath } from '../core/shown-path.ts';
 
 /**
  * Which folders ragsync may reset, re-clone or delete: only checkouts it cloned itself. It marks
@@ -71,7 +72,6 @@ export function writeMarker(root: string, marker: CheckoutMarker): void {
   renameSync(`${file}.tmp`, file);
 }
 
-const shown = (path: string) => (/[\x00-\x1f\x7f]/.test(path) ? JSON.stringify(path) : path);
 
 /**
  * `git status --porcelain=v1 -z` → "modified a.md", "untracked b.md", … Untracked files count: a
@@ -84,7 +84,7 @@ export function describeStatus(porcelainZ: string): string[] {
     const e = entries[i]!;
     if (e.length < 4) continue;
     const code = e.slice(0, 2);
-    const path = shown(e.slice(3));
+    const path = shownPath(e.slice(3));
     if (code[0] === 'R' || code[0] === 'C') i++; // the entry after a rename is its old path
     if (code === '??') out.push(`untracked ${path}`);
     else if (code.includes('D')) out.push(`deleted ${path}`);

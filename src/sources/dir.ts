@@ -3,6 +3,7 @@ import { open, readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { Snapshot, SourceFile } from './types.ts';
 import { RagsyncError } from '../core/errors.ts';
+import { shownPath } from '../core/shown-path.ts';
 
 const SKIP_DIRS = new Set(['.git', 'node_modules']);
 
@@ -58,11 +59,11 @@ async function readRegularFile(full: string, path: string): Promise<Buffer> {
   try {
     fh = await open(full, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new RagsyncError(`${path}: became a symbolic link since it was listed, not followed`);
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new RagsyncError(`${shownPath(path)}: became a symbolic link since it was listed, not followed`);
     throw err;
   }
   try {
-    if (!(await fh.stat()).isFile()) throw new RagsyncError(`${path}: no longer a regular file, not read`);
+    if (!(await fh.stat()).isFile()) throw new RagsyncError(`${shownPath(path)}: no longer a regular file, not read`);
     return await fh.readFile();
   } finally {
     await fh.close();

@@ -170,9 +170,12 @@ async function clone(o: GitSourceOptions, where: string, timeoutMs: number): Pro
   const parent = dirname(o.root);
   mkdirSync(parent, { recursive: true });
   const prefix = `.${basename(o.root)}.ragsync-clone-`;
-  // Left by a clone that was killed: named by ragsync, so ragsync's to remove.
-  for (const name of readdirSync(parent)) if (name.startsWith(prefix)) rmSync(join(parent, name), { recursive: true, force: true });
-  const tmp = join(parent, `${prefix}${randomBytes(4).toString('hex')}`);
+  // Left by a clone whose process was killed: named by ragsync, so ragsync's to remove.
+  for (const name of readdirSync(parent)) {
+    const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]);
+    if (name.startsWith(prefix) && pid && !alive(pid)) rmSync(join(parent, name), { recursive: true, force: true });
+  }
+  const tmp = join(parent, `${prefix}${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
     await run(parent, ['clone', '--quiet', '--branch', o.branch, '--single-branch', '--no-tags', '--', o.url, tmp], timeoutMs, false);
     const marker: CheckoutMarker = { source: o.name, url: redactUrl(o.url), commit: null, createdAt: new Date().toISOString() };
@@ -225,6 +228,15 @@ async function adopt(o: GitSourceOptions, where: string, timeoutMs: number): Pro
   writeMarker(o.root, marker);
   o.log.info({ source: o.name, root: o.root }, 'adopted a clean clone of the same upstream made before checkouts were marked');
   return marker;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** URLs equal up to a trailing slash or ".git" (what git itself treats as the same remote). */
