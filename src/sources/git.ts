@@ -119,7 +119,7 @@ async function snapshotOnce(o: GitSourceOptions, where: string, match: (path: st
   } catch (err) {
     const f = failureOf(err);
     const reason = gitReason(f);
-    if (!f.timedOut && /not a git repository|corrupt|bad object|unable to read|HEAD/i.test(reason) && !missingBranch(reason)) {
+    if (!f.timedOut && /not a git repository|corrupt|bad object|unable to read/i.test(reason) && !missingBranch(reason)) {
       throw new BrokenCheckout(reason);
     }
     const branches = missingBranch(reason) ? await remoteBranches(o.url, t) : undefined;
