@@ -47,10 +47,10 @@ const FS: Record<string, [string, number]> = {
   EMFILE: ['cannot be opened: too many open files in this process', EXIT.failed],
 };
 
-const NET: Record<string, string> = {
-  EADDRINUSE: 'is already in use (another ragsync serve or daemon, or another program, listens there)',
-  EACCES: 'may not be bound by this user (ports below 1024 need privileges)',
-  EADDRNOTAVAIL: 'is not an address of this machine',
+const NET: Record<string, (port: string, address: string) => string> = {
+  EADDRINUSE: (port, address) => `port ${port} on ${address} is already in use (another ragsync serve or daemon, or another program, listens there)`,
+  EACCES: (port, address) => `port ${port} on ${address} may not be bound by this user (ports below 1024 need privileges)`,
+  EADDRNOTAVAIL: (port, address) => `${address} is not an address of this machine (cannot listen on port ${port} there)`,
 };
 
 /**
@@ -64,10 +64,7 @@ export function describeSystemError(err: unknown, ctx: { file?: string } = {}): 
   if (!code) return null;
   if (e.syscall === 'listen' || e.syscall === 'bind' || code === 'EADDRINUSE') {
     const words = NET[code];
-    if (words) {
-      const where = e.port !== undefined ? `port ${String(e.port)}${e.address ? ` on ${String(e.address)}` : ''}` : 'the address';
-      return { message: `${where} ${words}`, exitCode: EXIT.usage };
-    }
+    if (words) return { message: words(String(e.port ?? '?'), String(e.address ?? 'this host')), exitCode: EXIT.usage };
   }
   if (code.startsWith('SQLITE_')) {
     const hit = SQLITE.find(([re]) => re.test(code));

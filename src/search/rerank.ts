@@ -1,4 +1,8 @@
 import { redactUrl } from '../core/redact.ts';
+import { readCapped } from '../core/read-capped.ts';
+
+/** Scores for a few dozen candidates fit in kilobytes: a longer answer is a broken peer. */
+const MAX_REPLY_BYTES = 4 * 2 ** 20;
 
 /** Reorders documents by relevance to a query: one score per document index. */
 export interface Reranker {
@@ -62,7 +66,7 @@ export class DashScopeReranker implements Reranker {
       });
       status = res.statusCode;
       // The deadline covers the body too: a reply trickling a byte at a time is cut at timeoutMs.
-      body = await res.body.text();
+      body = await readCapped(res.body, MAX_REPLY_BYTES);
     } catch (err) {
       if (timeout.aborted && !signal?.aborted) {
         throw new RerankTimeout(`rerank ${redactUrl(this.url)}: no complete answer within ${this.timeoutMs} ms (timed out; RAGSYNC_RERANK_TIMEOUT_MS)`);

@@ -141,7 +141,7 @@ async function snapshotOnce(o: GitSourceOptions, where: string, match: (path: st
       );
     }
     await run(o.root, ['reset', '--hard', '--quiet', commit], t);
-    writeMarker(o.root, { ...marker, commit });
+    writeMarker(o.root, { ...marker, url: redactUrl(o.url), commit });
   }
   let files: SourceFile[];
   try {

@@ -544,6 +544,30 @@ describe('remote calls have a whole-request deadline; zero vectors are a provide
     }
   });
 
+  it('a provider that streams without end, fast, is cut off at a size no batch reaches', async () => {
+    const p = await peer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(1 << 20, 0x20); // a megabyte of spaces, again and again
+      const pump = () => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      res.on('error', () => {});
+      pump();
+    });
+    try {
+      const dir = fresh('flood');
+      const { file } = remoteCfg(dir, p.url, { deadlineMs: 60_000 });
+      const started = Date.now();
+      const r = await runIndex(loadConfig(file));
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(r.sources[0]!.error).toMatch(/openai-compatible m: reply larger than 8388608 bytes; cut off/);
+      expect(p.hits).toBe(1); // not retried: the same batch would bring the same flood
+    } finally {
+      await p.close();
+    }
+  });
+
   it('a batch holding a zero vector is rejected whole, nothing of it stored', async () => {
     const p = await peer((_req, res, body) => {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -660,7 +684,14 @@ describe('requests beyond the limits, and a port in use', () => {
     expect((await fetch(`${base}/search?q=甲木`)).status).toBe(200);
   });
 
-  it('ragsync serve on a port in use says which port, exit 2', async () => {
+  it('a config file that is a directory is named as one, not as invalid JSON', async () => {
+    const dir = fresh('cfgdir');
+    const r = await cliAs(['status', '-c', dir]);
+    expect(r.code).toBe(EXIT.usage);
+    expect(errorLine(r)).toBe(`ragsync: cannot read the config file: ${dir}: is a directory, not a file`);
+  });
+
+  it('ragsync serve on a port in use, or on an address not of this machine, says which, exit 2', async () => {
     const busy = createNetServer();
     await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
     const { port } = busy.address() as AddressInfo;
@@ -668,6 +699,9 @@ describe('requests beyond the limits, and a port in use', () => {
       const r = await cliAs(['serve', '-c', fx.configFile, '--port', String(port)]);
       expect(r.code).toBe(EXIT.usage);
       expect(errorLine(r)).toBe(`ragsync: port ${port} on 127.0.0.1 is already in use (another ragsync serve or daemon, or another program, listens there)`);
+      const away = await cliAs(['serve', '-c', fx.configFile, '--port', String(port), '--host', '192.0.2.1']);
+      expect(away.code).toBe(EXIT.usage);
+      expect(errorLine(away)).toBe(`ragsync: 192.0.2.1 is not an address of this machine (cannot listen on port ${port} there)`);
     } finally {
       busy.close();
     }

@@ -1,5 +1,6 @@
 import type { Pool } from 'undici';
 import { DeadlineError } from './errors.ts';
+import { readCapped } from '../../core/read-capped.ts';
 
 export interface HttpReply {
   status: number;
@@ -18,7 +19,8 @@ export interface EmbeddingsRequest {
  * POST {baseUrl}/embeddings over one keep-alive undici pool. It only moves bytes: status codes,
  * retries and validation are the caller's business. A response whose headers or body stall
  * longer than `timeoutMs` fails with undici's HeadersTimeout/BodyTimeout error; one that is not
- * complete within `deadlineMs` however it trickles (a byte a second resets both) with DeadlineError.
+ * complete within `deadlineMs` however it trickles (a byte a second resets both) with DeadlineError,
+ * and one longer than `maxReplyBytes` (a peer streaming without end) with ReplyTooLarge.
  */
 export class EmbeddingsClient {
   private pool: Pool | null = null;
@@ -27,7 +29,7 @@ export class EmbeddingsClient {
 
   constructor(
     baseUrl: string,
-    private readonly opts: { timeoutMs: number; connections: number; deadlineMs?: number },
+    private readonly opts: { timeoutMs: number; connections: number; deadlineMs?: number; maxReplyBytes?: number },
   ) {
     const u = new URL(baseUrl);
     this.origin = u.origin;
@@ -55,7 +57,7 @@ export class EmbeddingsClient {
         body: JSON.stringify(body),
         signal: deadline && signal ? AbortSignal.any([signal, deadline]) : (deadline ?? signal),
       });
-      return { status: res.statusCode, headers: res.headers, body: await res.body.text() };
+      return { status: res.statusCode, headers: res.headers, body: await readCapped(res.body, this.opts.maxReplyBytes ?? 256 * 2 ** 20) };
     } catch (err) {
       if (deadline?.aborted && !signal?.aborted) throw new DeadlineError(this.opts.deadlineMs!);
       throw err;

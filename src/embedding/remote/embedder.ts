@@ -89,7 +89,13 @@ export class RemoteEmbedder implements Embedder {
       log: this.log,
       label: this.info.fingerprint,
     });
-    this.client = new EmbeddingsClient(s.baseUrl, { timeoutMs: s.timeoutMs, connections: s.concurrency, deadlineMs: s.deadlineMs });
+    this.client = new EmbeddingsClient(s.baseUrl, {
+      timeoutMs: s.timeoutMs,
+      connections: s.concurrency,
+      deadlineMs: s.deadlineMs,
+      // A full batch of floats written out as JSON text is far below 32 bytes a value.
+      maxReplyBytes: Math.max(8 * 2 ** 20, s.batchSize * (s.dimensions || 4096) * 32),
+    });
   }
 
   async embed(texts: string[], opts: { signal?: AbortSignal; purpose?: 'document' | 'query' } = {}): Promise<Float32Array[]> {
