@@ -8,7 +8,9 @@ import type { ProfileRegistry } from '../core/profile.ts';
 export const DEFAULT_CONFIG_PATH = 'config/ragsync.json';
 
 /** A source with every path absolute and chunking settings merged over the global ones. */
-export interface SourceConfig extends Omit<SourceConfigRaw, 'chunking' | 'path' | 'profile'> {
+export interface SourceConfig extends Omit<SourceConfigRaw, 'chunking' | 'path' | 'profile' | 'maxDeleteShare'> {
+  /** The source's own limit, else the top-level one. */
+  maxDeleteShare: number;
   /** The profile in force: the configured one, or the one that brings the chunker. */
   profile: string;
   /** git: the checkout folder; dir: the folder indexed. Absolute. */
@@ -86,6 +88,7 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
       url: s.url && s.kind === 'git' && isLocalPath(s.url) ? abs(s.url) : s.url,
       root: path ? abs(path) : resolve(checkouts, s.name),
       chunking: { ...c.chunking, ...chunking },
+      maxDeleteShare: s.maxDeleteShare ?? c.maxDeleteShare,
     })),
   };
 }

@@ -106,6 +106,8 @@ export interface RemoteSettings {
   tpm: number | null;
   concurrency: number;
   timeoutMs: number;
+  /** Whole request, first byte sent to last received. */
+  deadlineMs: number;
   maxRetries: number;
   breakerThreshold: number;
   inputPrefix: string;
@@ -125,6 +127,7 @@ export interface RemoteConfigLike {
   tpm?: number;
   concurrency: number;
   timeoutMs: number;
+  deadlineMs: number;
   maxRetries: number;
   breakerThreshold: number;
   inputPrefix?: string;
@@ -147,6 +150,7 @@ export function resolveRemote(c: RemoteConfigLike): RemoteSettings {
     tpm: c.tpm ?? null,
     concurrency: c.concurrency,
     timeoutMs: c.timeoutMs,
+    deadlineMs: c.deadlineMs,
     maxRetries: c.maxRetries,
     breakerThreshold: c.breakerThreshold,
     inputPrefix: c.inputPrefix ?? '',

@@ -71,6 +71,10 @@ export const sourceSchema = z
     maxFileBytes: z.number().int().positive().default(2_000_000),
     /** Daemon: sync this source on its own cron schedule instead of the daemon's. */
     schedule: cronExpression.optional(),
+    /** This source may list no files and so lose every document (else such a run is refused). */
+    allowEmpty: z.boolean().default(false),
+    /** Largest share of this source's documents one run may delete (default: the top-level maxDeleteShare). */
+    maxDeleteShare: z.number().min(0).max(1).optional(),
   })
   .strict()
   .superRefine((s, ctx) => {
@@ -108,6 +112,11 @@ const remoteFields = {
   concurrency: int(1, 64).default(4),
   /** Per request: no response headers or body progress within this long counts as a timeout (retried). */
   timeoutMs: int(10, 600_000).default(60_000),
+  /**
+   * Per request, whole: a reply not complete within this long counts as a timeout (retried), even
+   * if bytes keep trickling in. Bounds how long one request can hold a run and the index lock.
+   */
+  deadlineMs: int(10, 3_600_000).default(120_000),
   /** Retries of one batch after 429, 5xx, resets, timeouts or a malformed response. */
   maxRetries: int(0, 20).default(5),
   /** This many failed requests in a row open the circuit: the run ends, stored batches stay. */
@@ -170,6 +179,8 @@ export const configSchema = z
     chunking: chunkingSchema.default({ targetTokens: 500, overlap: 0.15 }),
     sources: z.array(sourceSchema).min(1),
     daemon: daemonSchema.default({ schedule: '0 * * * *', runOnStart: false, stopTimeoutMs: 20_000 }),
+    /** Largest share (0..1) of a source's documents one run may delete; more is refused unless confirmed. */
+    maxDeleteShare: z.number().min(0).max(1).default(0.5),
     /** pino level; $RAGSYNC_LOG_LEVEL wins over it. */
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   })

@@ -17,6 +17,7 @@ import type { RunSourceRecord, SyncStore } from '../storage/roles.ts';
 import { applyPlan, AbortedError, noWork, type Progress } from './apply.ts';
 import { acquireIndexLock, type IndexLock } from './lock.ts';
 import { planSource, type Pipeline, type SkippedFile, type SourcePlan } from './plan.ts';
+import { judgeDeletions } from './delete-guard.ts';
 
 export interface IndexOptions {
   /** Only these sources (default: all). */
@@ -32,6 +33,10 @@ export interface IndexOptions {
   embedder?: Embedder;
   /** Use this store instead of opening config.db (tests); the caller closes it. */
   store?: SyncStore;
+  /** Sources that list no files may lose every document this run (as per-source allowEmpty). */
+  allowEmpty?: boolean;
+  /** Deletions over a source's maxDeleteShare go through this run (`--force` implies it). */
+  allowDelete?: boolean;
 }
 
 export type IndexStatus = 'ok' | 'partial' | 'failed' | 'aborted';
@@ -171,9 +176,11 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
         continue;
       }
       let plan: SourcePlan;
+      let listed: number;
       try {
         const snapshot = await snapshots.get(source.name)!;
         result.commit = snapshot.commit;
+        listed = snapshot.files.length;
         plan = await planSource(store, source, snapshot, pipelines.get(source.name)!, {
           force: !!opts.force,
           maxDocs: opts.maxDocs,
@@ -193,6 +200,24 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
       result.skippedFiles = plan.skipped;
       result.plan = plan;
       for (const s of plan.skipped) log.warn({ source: source.name, path: s.path }, s.reason);
+      // Between plan and apply: a plan that would empty a source, or delete most of it, is refused
+      // (dry runs show the refusal too) and the source keeps every document it has.
+      const verdict = judgeDeletions({
+        where: `source "${source.name}" (${source.kind === 'git' ? redactUrl(source.url!) : source.root})`,
+        stored: state.documents,
+        listed,
+        deleting: plan.delete.length,
+        maxDeleteShare: source.maxDeleteShare,
+        allowEmpty: source.allowEmpty || !!opts.allowEmpty,
+        allowMassDelete: !!opts.allowDelete || !!opts.force,
+        configPath: `sources[${config.sources.indexOf(source)}]`,
+      });
+      if (!verdict.allowed) {
+        result.status = 'failed';
+        result.error = verdict.reason;
+        log.error({ source: source.name, deleting: plan.delete.length, documents: state.documents, listed }, verdict.reason);
+        continue;
+      }
       log.info({ source: source.name, commit: plan.commitAfter, dryRun, planned: flatCounts(plan.counts) }, 'planned');
       yield { type: 'planned', source: source.name, plan };
       const partial = plan.skipped.length > 0 || plan.deferred > 0;

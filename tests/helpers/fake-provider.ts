@@ -23,6 +23,10 @@ export type Behaviour =
   | { kind: 'wrong-dims' }
   | { kind: 'wrong-count' }
   | { kind: 'nan' }
+  /** A reply whose first vector is all zeros (norm 0). */
+  | { kind: 'zero' }
+  /** Headers at once, then the body one byte every `intervalMs`: never idle, never finished in time. */
+  | { kind: 'trickle'; intervalMs: number }
   /** Destroys the socket without answering (connection reset). */
   | { kind: 'reset' };
 
@@ -181,6 +185,25 @@ export class FakeProvider {
         const v = vectors();
         (v[0] as unknown[])[0] = null;
         return this.reply(res, 200, envelope(v, inputs));
+      }
+      case 'zero': {
+        seen.status = 200;
+        const v = vectors();
+        v[0] = v[0]!.map(() => 0);
+        return this.reply(res, 200, envelope(v, inputs));
+      }
+      case 'trickle': {
+        seen.status = 200;
+        const body = Buffer.from(JSON.stringify(envelope(vectors(), inputs)));
+        let closed = false;
+        res.on('close', () => (closed = true));
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
+        for (let i = 0; i < body.length && !closed; i++) {
+          res.write(body.subarray(i, i + 1));
+          await sleep(b.intervalMs);
+        }
+        if (!closed) res.end();
+        return;
       }
       case 'reset':
         seen.status = -1;

@@ -14,7 +14,9 @@ export function register(program: Command): void {
     .addOption(configOption())
     .option('-s, --source <name>', 'only this source (repeatable)', collect)
     .option('--dry-run', 'print the plan; write nothing, embed nothing')
-    .option('--force', 're-chunk every file and re-embed every chunk text')
+    .option('--force', 're-chunk every file and re-embed every chunk text (also lets deletions over maxDeleteShare through)')
+    .option('--allow-empty', 'a source that lists no files may lose all its documents this run')
+    .option('--allow-delete', "deletions over a source's maxDeleteShare go through this run")
     .option('--max-docs <n>', 'write at most n changed documents this run', positiveInt('--max-docs'))
     .option('--rpm <n>', 'embedding requests per minute (overrides embedder.rpm)', positiveInt('--rpm'))
     .option('--tpm <n>', 'embedding tokens per minute, estimated (overrides embedder.tpm)', positiveInt('--tpm'))
@@ -34,7 +36,16 @@ export function register(program: Command): void {
       try {
         result = await runIndex(
           cfg,
-          { sources: o.source, dryRun: !!o.dryRun, force: !!o.force, maxDocs: o.maxDocs, log, signal: stop.signal },
+          {
+            sources: o.source,
+            dryRun: !!o.dryRun,
+            force: !!o.force,
+            maxDocs: o.maxDocs,
+            log,
+            signal: stop.signal,
+            allowEmpty: !!o.allowEmpty,
+            allowDelete: !!o.allowDelete,
+          },
           bar,
         );
       } finally {

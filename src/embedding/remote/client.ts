@@ -1,4 +1,5 @@
 import type { Pool } from 'undici';
+import { withDeadline } from './deadline.ts';
 
 export interface HttpReply {
   status: number;
@@ -16,7 +17,8 @@ export interface EmbeddingsRequest {
 /**
  * POST {baseUrl}/embeddings over one keep-alive undici pool. It only moves bytes: status codes,
  * retries and validation are the caller's business. A response whose headers or body stall
- * longer than `timeoutMs` fails with undici's HeadersTimeout/BodyTimeout error.
+ * longer than `timeoutMs` fails with undici's HeadersTimeout/BodyTimeout error; one that is not
+ * complete within `deadlineMs` (however steadily it trickles) fails with a DeadlineError.
  */
 export class EmbeddingsClient {
   private pool: Pool | null = null;
@@ -25,7 +27,7 @@ export class EmbeddingsClient {
 
   constructor(
     baseUrl: string,
-    private readonly opts: { timeoutMs: number; connections: number },
+    private readonly opts: { timeoutMs: number; connections: number; deadlineMs: number },
   ) {
     const u = new URL(baseUrl);
     this.origin = u.origin;
@@ -44,14 +46,11 @@ export class EmbeddingsClient {
     });
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-    const res = await this.pool.request({
-      path: this.path,
-      method: 'POST',
-      headers,
-      body: JSON.stringify(body),
-      signal,
+    const pool = this.pool;
+    return withDeadline(this.opts.deadlineMs, 'embedder.deadlineMs', signal, async (whole) => {
+      const res = await pool.request({ path: this.path, method: 'POST', headers, body: JSON.stringify(body), signal: whole });
+      return { status: res.statusCode, headers: res.headers, body: await res.body.text() };
     });
-    return { status: res.statusCode, headers: res.headers, body: await res.body.text() };
   }
 
   async close(): Promise<void> {

@@ -88,7 +88,7 @@ export class RemoteEmbedder implements Embedder {
       log: this.log,
       label: this.info.fingerprint,
     });
-    this.client = new EmbeddingsClient(s.baseUrl, { timeoutMs: s.timeoutMs, connections: s.concurrency });
+    this.client = new EmbeddingsClient(s.baseUrl, { timeoutMs: s.timeoutMs, connections: s.concurrency, deadlineMs: s.deadlineMs });
   }
 
   async embed(texts: string[], opts: { signal?: AbortSignal; purpose?: 'document' | 'query' } = {}): Promise<Float32Array[]> {

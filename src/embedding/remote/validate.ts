@@ -1,6 +1,7 @@
 import { ProviderError, redactSecret } from './errors.ts';
 import type { HttpReply } from './client.ts';
 import { parseRetryAfter } from './retry.ts';
+import { isZeroVector } from './vector-checks.ts';
 
 /** The provider's own words from an error body ({error:{message}}, {message}, {error:"…"}), else the raw start. */
 function providerMessage(body: string): string {
@@ -63,6 +64,9 @@ export function parseVectors(body: string, n: number, dims: number, label: strin
       v[k] = x; // a double beyond float32 range would become Infinity: checked below
       if (!Number.isFinite(v[k]!)) throw new ProviderError(`${label}: value out of float32 range in vector ${index}; batch rejected`, true);
     }
+    // An all-zero vector has no direction: cosine against it is NaN, so it would rank nowhere or
+    // everywhere. It is a provider fault like NaN, not a vector to keep.
+    if (isZeroVector(v)) throw new ProviderError(`${label}: zero vector (norm 0) for input ${index}; batch rejected`, true);
     out[index] = v;
   }
   return out as Float32Array[];
