@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
+import { describeIoError } from '../core/io-errors.ts';
 type CommandModule = { register(program: Command): void };
 
 /**
@@ -43,6 +44,12 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof RagsyncError) {
       process.stderr.write(`ragsync: ${err.message}\n`);
       return err.exitCode;
+    }
+    // A file, database or port problem the user can fix: in words naming it, not as a bug.
+    const words = describeIoError(err);
+    if (words) {
+      process.stderr.write(`ragsync: ${words}\n`);
+      return EXIT.usage;
     }
     process.stderr.write(`ragsync: internal error: ${errorMessage(err)}\n`);
     if (process.env.RAGSYNC_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);

@@ -25,7 +25,7 @@ export function config(opts: { config?: string }): Config {
   return loadConfig(opts.config);
 }
 
-/** Opens an index that must already exist (status, gc, export). */
-export function openExisting(cfg: Config): AdminStore {
-  return openIndex(cfg, 'admin');
+/** Opens an index that must already exist (status, gc, export); status and export only read it. */
+export function openExisting(cfg: Config, opts: { readOnly?: boolean } = {}): AdminStore {
+  return openIndex(cfg, 'admin', opts);
 }

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config, SourceConfig } from '../config/load.ts';
 import { selectSources } from '../config/select.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
+import { describeIoError } from '../core/io-errors.ts';
 import { silentLogger } from '../core/log.ts';
 import { redactUrl } from '../core/redact.ts';
 import { defaultAnalyzer } from '../core/text/analyzer.ts';
@@ -273,6 +274,7 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
 function describeWriteError(err: unknown, dbPath: string): string {
   const code = (err as { code?: unknown }).code;
   if (code === 'SQLITE_FULL') return `disk full: cannot write the index ${dbPath} (${errorMessage(err)}); the previous state is kept`;
+  if (typeof code === 'string' && code.startsWith('SQLITE_')) return describeIoError(err, dbPath) ?? errorMessage(err);
   return errorMessage(err);
 }
 

@@ -12,7 +12,7 @@ export function register(program: Command): void {
     .option('-n, --runs <n>', 'how many runs to show', positiveInt('--runs', 1000), 10)
     .action(async (o) => {
       const cfg = config(o);
-      const store = openExisting(cfg);
+      const store = openExisting(cfg, { readOnly: true });
       try {
         const report = await store.status({ runs: o.runs });
         const active = createEmbedder(cfg.embedder).info.fingerprint;
