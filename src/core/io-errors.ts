@@ -1,4 +1,5 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 
 /**
  * SQLite, file-system and socket error codes in words a person can act on, naming the file or the
@@ -52,9 +53,11 @@ export function describeIoError(err: unknown, subject?: string): string | null {
     case 'SQLITE_CORRUPT':
       return `database file ${what} is corrupt (${raw}): restore it from a backup, or move it away and re-index`;
     case 'SQLITE_CANTOPEN':
-      return isDirectory(what)
-        ? `database path ${what} is a directory, not a file: point "db" at a file inside it`
-        : `cannot open database file ${what} (missing folder, no permission, or too many open files)`;
+      if (isDirectory(what)) return `database path ${what} is a directory, not a file: point "db" at a file inside it`;
+      if (!isDirectory(dirname(what))) return `cannot open database file ${what}: its folder does not exist`;
+      return existsSync(what)
+        ? `cannot open database file ${what}: permission denied, or its folder is read-only (SQLite must create ${basename(what)}-wal and ${basename(what)}-shm beside it)`
+        : `cannot create database file ${what}: permission denied, or its folder is read-only`;
     case 'SQLITE_READONLY':
       return `database file ${what} is read-only (the file, its folder or the file system): ragsync must be able to write it and create ${what}-wal and ${what}-shm beside it`;
     case 'SQLITE_PERM':

@@ -203,8 +203,11 @@ export interface RunLog extends RunHistory {
   /** Refreshes the holder's heartbeat; false when the lock is no longer ours. */
   heartbeatLock(token: string): Promise<boolean>;
   releaseLock(token: string): Promise<void>;
-  /** Deletes vectors no chunk references; with `keepOnly`, every other fingerprint's vectors too. */
-  gc(opts?: { keepOnly?: string }): Promise<{ vectors: number }>;
+  /**
+   * Deletes vectors no chunk references, except those stored at or after `spareSince` (ISO time);
+   * with `keepOnly`, every other fingerprint's vectors too.
+   */
+  gc(opts?: { keepOnly?: string; spareSince?: string }): Promise<{ vectors: number }>;
   exportChunks(source?: string): AsyncIterable<ExportRow>;
 }
 
