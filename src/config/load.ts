@@ -73,6 +73,22 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
   const db = abs(c.db);
   const checkouts = c.checkouts ? abs(c.checkouts) : resolve(dirname(db), 'checkouts');
+  const sources: SourceConfig[] = c.sources.map(({ chunking, path, profile: _profile, ...s }, i) => ({
+    ...s,
+    profile: profileOf[i]!,
+    // A git url that is a local path is resolved too, so configs can point at ../upstream.git.
+    url: s.url && s.kind === 'git' && isLocalPath(s.url) ? abs(s.url) : s.url,
+    root: path ? abs(path) : resolve(checkouts, s.name),
+    chunking: { ...c.chunking, ...chunking },
+    maxDeleteShare: s.maxDeleteShare ?? c.maxDeleteShare,
+  }));
+  // Two git sources in one checkout would reset it to each other's upstream in turn.
+  sources.forEach((s, i) => {
+    const first = sources.findIndex((o) => o.kind === 'git' && o.root === s.root);
+    if (s.kind === 'git' && first !== i) {
+      throw new RagsyncError(`${where}: sources[${i}].path: same checkout folder as sources[${first}] (${s.root}): each git source needs its own`, EXIT.usage);
+    }
+  });
   return {
     file,
     db,
@@ -81,15 +97,7 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
     daemon: c.daemon,
     logLevel: c.logLevel,
     profiles,
-    sources: c.sources.map(({ chunking, path, profile: _profile, ...s }, i) => ({
-      ...s,
-      profile: profileOf[i]!,
-      // A git url that is a local path is resolved too, so configs can point at ../upstream.git.
-      url: s.url && s.kind === 'git' && isLocalPath(s.url) ? abs(s.url) : s.url,
-      root: path ? abs(path) : resolve(checkouts, s.name),
-      chunking: { ...c.chunking, ...chunking },
-      maxDeleteShare: s.maxDeleteShare ?? c.maxDeleteShare,
-    })),
+    sources,
   };
 }
 
