@@ -2,7 +2,8 @@
 // Real folders, real git repositories in temp dirs, real SQLite files, the CLI as a child process
 // where the exit code and the message are the point, and a loopback provider for remote calls.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
@@ -160,5 +161,163 @@ describe('1. a source that suddenly yields nothing does not empty the index', ()
     expect(paths(cfg.db)).toHaveLength(6);
     // The commit the index is at did not move: the next run sees the same plan.
     expect((await index(cfg)).sources[0]!.commitBefore).toBe(renamed.sources[0]!.commit);
+  });
+});
+
+describe('2. ragsync never deletes or resets what it did not create', () => {
+  let up: Upstream;
+  const gitIn = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  beforeEach(() => {
+    up = new Upstream(join(t.dir, 'up'));
+    for (let i = 0; i < 3; i++) up.write(`n${i}.md`, doc(i));
+    up.commit('init');
+  });
+  const cfgAt = (path?: string, url = up.bare) =>
+    parseConfig({ db: join(t.dir, 'index.db'), embedder: { provider: 'hash', dims: 64 }, sources: [{ name: 'g', url, ...(path ? { path } : {}) }] });
+  /** Every file under a folder with its bytes (.git excluded): proof nothing was touched. */
+  const tree = (dir: string): Record<string, string> => {
+    const out: Record<string, string> = {};
+    const walk = (d: string) => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        if (e.name === '.git') continue;
+        const p = join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else out[p.slice(dir.length)] = readFileSync(p, 'utf8');
+      }
+    };
+    walk(dir);
+    return out;
+  };
+  const userClone = (dir: string, url = up.bare) => {
+    execFileSync('git', ['clone', '-q', url, dir]);
+    gitIn(dir, 'config', 'user.email', 'me@example.com');
+    gitIn(dir, 'config', 'user.name', 'me');
+    return dir;
+  };
+
+  it('a non-empty folder that is not a git checkout is refused with one line naming it; nothing in it changes', async () => {
+    const mine = join(t.dir, 'my-notes');
+    mkdirSync(join(mine, 'sub'), { recursive: true });
+    writeFileSync(join(mine, 'diary.md'), '# private\n');
+    writeFileSync(join(mine, 'sub', 'x.txt'), 'keep me');
+    const file = writeConfigFile({ db: 'index.db', sources: [{ name: 'g', url: up.bare, path: 'my-notes' }] });
+    const before = tree(mine);
+    const r = await runCli(['index', '-c', file, '--json']);
+    expect(r.code).toBe(1);
+    const err = JSON.parse(r.stdout).sources[0].error as string;
+    expect(err).toContain(mine);
+    expect(err).toMatch(/is not empty and is not a git checkout: refusing to replace it/);
+    expect(err.split('\n')).toHaveLength(1);
+    expect(tree(mine)).toEqual(before);
+  });
+
+  it('a folder inside someone else\'s repository, a file, and a broken repository of the user are refused, untouched', async () => {
+    const repo = userClone(join(t.dir, 'work'));
+    mkdirSync(join(repo, 'docs'));
+    writeFileSync(join(repo, 'docs', 'a.md'), '# mine\n');
+    const r1 = await index(cfgAt(join(repo, 'docs')));
+    expect(r1.sources[0]!.error).toMatch(/is not empty and is not a git checkout/);
+    expect(gitIn(repo, 'status', '--porcelain')).toBe('?? docs/');
+
+    writeFileSync(join(t.dir, 'plain-file'), 'x');
+    expect((await index(cfgAt(join(t.dir, 'plain-file')))).sources[0]!.error).toMatch(/exists and is not a folder/);
+
+    const brokenRepo = userClone(join(t.dir, 'broken'));
+    writeFileSync(join(brokenRepo, 'draft.md'), 'unsaved');
+    rmSync(join(brokenRepo, '.git', 'objects'), { recursive: true });
+    const before = tree(brokenRepo);
+    const r3 = await index(cfgAt(brokenRepo));
+    expect(r3.status).toBe('failed');
+    expect(r3.sources[0]!.error).toMatch(/ragsync did not create/);
+    expect(tree(brokenRepo)).toEqual(before);
+  });
+
+  it("a user's clone with uncommitted edits or local commits is refused, listing what would be lost (abbreviated)", async () => {
+    const repo = userClone(join(t.dir, 'wc'));
+    for (let i = 0; i < 3; i++) writeFileSync(join(repo, `n${i}.md`), `# edited ${i}\n`);
+    for (let i = 0; i < 5; i++) writeFileSync(join(repo, `new${i}.md`), `# draft ${i}\n`);
+    const before = tree(repo);
+    up.write('n9.md', doc(9)).commit('upstream moves on');
+    const r = await index(cfgAt(repo));
+    expect(r.status).toBe('failed');
+    const err = r.sources[0]!.error!;
+    expect(err).toContain(`refusing to reset ${repo}: 8 uncommitted files (`);
+    expect(err).toMatch(/, and 3 more\)/);
+    expect(tree(repo)).toEqual(before);
+
+    gitIn(repo, 'add', '-A');
+    gitIn(repo, 'commit', '-q', '-m', 'my local work');
+    const head = gitIn(repo, 'rev-parse', 'HEAD');
+    const r2 = await index(cfgAt(repo));
+    expect(r2.sources[0]!.error).toMatch(/1 local commit not on the upstream \([0-9a-f]+ my local work\)/);
+    expect(gitIn(repo, 'rev-parse', 'HEAD')).toBe(head);
+    expect(paths(join(t.dir, 'index.db'))).toEqual([]);
+  });
+
+  it('a clean clone of the same URL (as older versions made them) is adopted, and still protected afterwards', async () => {
+    // What ragsync cloned before checkouts were marked.
+    const legacy = join(t.dir, 'data', 'checkouts', 'g');
+    mkdirSync(join(t.dir, 'data', 'checkouts'), { recursive: true });
+    execFileSync('git', ['clone', '-q', '--branch', 'main', '--single-branch', '--no-tags', up.bare, legacy]);
+    const cfg = parseConfig({
+      db: join(t.dir, 'data', 'index.db'),
+      embedder: { provider: 'hash', dims: 64 },
+      sources: [{ name: 'g', url: up.bare }],
+    });
+    expect(cfg.sources[0]!.root).toBe(legacy);
+    const r = await index(cfg);
+    expect(r.status, r.sources[0]!.error ?? '').toBe('ok');
+    expect(readFileSync(join(legacy, '.git', 'ragsync-managed'), 'utf8').trim()).toBe(up.bare);
+    expect(gitIn(legacy, 'status', '--porcelain')).toBe(''); // the marker is not an untracked file
+
+    writeFileSync(join(legacy, 'n1.md'), '# my edit inside the checkout\n');
+    up.write('n5.md', doc(5)).commit('more');
+    const r2 = await index(cfg);
+    expect(r2.sources[0]!.error).toMatch(/1 uncommitted file \(n1\.md\) would be lost/);
+    expect(readFileSync(join(legacy, 'n1.md'), 'utf8')).toContain('my edit');
+  });
+
+  it('a clone of another URL is refused; an existing empty folder is cloned into', async () => {
+    const other = new Upstream(join(t.dir, 'other'));
+    other.write('x.md', '# other\n').commit('x');
+    const repo = userClone(join(t.dir, 'elsewhere'), other.bare);
+    const r = await index(cfgAt(repo));
+    expect(r.sources[0]!.error).toMatch(new RegExp(`is a git checkout of ${other.bare}, not of ${up.bare}`));
+    expect(readdirSync(repo).sort()).toEqual(['.git', 'x.md']);
+
+    const empty = join(t.dir, 'empty');
+    mkdirSync(empty);
+    const ok = await index(cfgAt(empty));
+    expect(ok.status).toBe('ok');
+    expect(readdirSync(empty)).toEqual(expect.arrayContaining(['.git', 'n0.md', 'n1.md', 'n2.md']));
+  });
+
+  it("ragsync's own checkout: broken is cloned again, edited by hand is refused, a force-push is not mistaken for local work", async () => {
+    const cfg = cfgAt();
+    expect((await index(cfg)).status).toBe('ok');
+    const root = cfg.sources[0]!.root;
+    rmSync(join(root, '.git'), { recursive: true });
+    expect((await index(cfg)).status).toBe('ok');
+    expect(existsSync(join(root, '.git', 'ragsync-managed'))).toBe(true);
+
+    up.git('reset', '--hard', 'HEAD~0');
+    up.write('n0.md', '# rewritten\n');
+    up.git('add', '-A');
+    up.git('commit', '--quiet', '--amend', '-m', 'rewritten history');
+    up.git('push', '--quiet', '--force', 'origin', 'HEAD:main');
+    const forced = await index(cfg);
+    expect(forced.status, forced.sources[0]!.error ?? '').toBe('ok');
+
+    writeFileSync(join(root, 'n2.md'), '# hand edit\n');
+    up.write('n7.md', doc(7)).commit('later');
+    const r = await index(cfg);
+    expect(r.sources[0]!.error).toMatch(/1 uncommitted file \(n2\.md\)/);
+    expect(readFileSync(join(root, 'n2.md'), 'utf8')).toBe('# hand edit\n');
+  });
+
+  it('two git sources may not share one checkout folder', () => {
+    expect(() =>
+      parseConfig({ sources: [{ name: 'a', url: up.bare, path: '/tmp/x' }, { name: 'b', url: '/elsewhere.git', path: '/tmp/x' }] }),
+    ).toThrow(/sources\[1\]\.path: same checkout folder as sources\[0\]/);
   });
 });
