@@ -4,10 +4,20 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
 import type { ConfigInput } from '../../src/config/schema.ts';
+import { DashScopeReranker } from '../../src/search/rerank.ts';
+import { runIndex } from '../../src/sync/run.ts';
+import { unfinishedSince } from '../../src/sync/gc.ts';
+import type { RunRecord } from '../../src/storage/roles.ts';
+import { sha256 } from '../../src/core/hash.ts';
+import { isStopped, spawnCli, waitFor } from './daemon-helpers.ts';
+import { FakeProvider } from '../helpers/fake-provider.ts';
+import { fakeEmbedder } from '../helpers/remote.ts';
 import { runCli } from '../helpers/cli.ts';
 import { index, snapshotDb } from '../helpers/index-fixture.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -319,5 +329,158 @@ describe('2. ragsync never deletes or resets what it did not create', () => {
     expect(() =>
       parseConfig({ sources: [{ name: 'a', url: up.bare, path: '/tmp/x' }, { name: 'b', url: '/elsewhere.git', path: '/tmp/x' }] }),
     ).toThrow(/sources\[1\]\.path: same checkout folder as sources\[0\]/);
+  });
+});
+
+describe('3. every remote call has a whole-request deadline', () => {
+  let fake: FakeProvider;
+  beforeEach(async () => {
+    fake = await FakeProvider.start({ dims: 16 });
+  });
+  afterEach(async () => {
+    await fake.close();
+  });
+
+  it('a provider trickling one byte at a time is cut at deadlineMs, counted as a retryable timeout, named in the error', async () => {
+    // Never idle for the 2 s idle timeout, never finished: only the deadline can end it.
+    fake.queue({ kind: 'trickle', intervalMs: 20 });
+    const { embedder } = fakeEmbedder(fake, { deadlineMs: 300, maxRetries: 2 });
+    const started = Date.now();
+    const vectors = await embedder.embed(['alpha', 'beta']);
+    expect(vectors).toHaveLength(2);
+    expect(embedder.stats.retries).toBe(1);
+    expect(Date.now() - started).toBeLessThan(2000);
+
+    fake.fallback = { kind: 'trickle', intervalMs: 20 };
+    const { embedder: e2 } = fakeEmbedder(fake, { deadlineMs: 200, maxRetries: 1 });
+    await expect(e2.embed(['gamma'])).rejects.toThrow(/timed out: no complete response within 200 ms \(embedder\.deadlineMs\) \(gave up after 2 attempts\)/);
+    await embedder.close();
+    await e2.close();
+  });
+
+  it('an index run against a trickling provider ends, fails cleanly and releases the lock', async () => {
+    const dir = folder('notes', 3);
+    fake.fallback = { kind: 'trickle', intervalMs: 20 };
+    const cfg = dirConfig(dir, {}, {
+      embedder: { provider: 'openai-compatible', baseUrl: fake.baseUrl, model: 'm', dimensions: 16, deadlineMs: 150, maxRetries: 1, timeoutMs: 5000 },
+    });
+    const started = Date.now();
+    const r = await runIndex(cfg);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(r.status).toBe('failed');
+    expect(r.sources[0]!.error).toContain('no complete response within 150 ms');
+    fake.fallback = { kind: 'ok' };
+    const again = await runIndex(cfg); // not "index is locked"
+    expect(again.status).toBe('ok');
+  });
+
+  it('the reranker is cut at its timeout while bytes keep trickling, and says so', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const timer = setInterval(() => res.write(' '), 20);
+      res.on('close', () => clearInterval(timer));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/rerank`;
+      const reranker = new DashScopeReranker({ apiKey: 'k', url, timeoutMs: 250 });
+      const started = Date.now();
+      await expect(reranker.rerank('q', ['a', 'b'])).rejects.toThrow(`rerank ${url}: no complete answer within 250 ms`);
+      expect(Date.now() - started).toBeLessThan(2000);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+});
+
+describe('7. vectors are validated before storage', () => {
+  it('a zero vector is a provider fault: retried, and never stored', async () => {
+    const fake = await FakeProvider.start({ dims: 16 });
+    try {
+      fake.queue({ kind: 'zero' });
+      const { embedder } = fakeEmbedder(fake, { maxRetries: 2 });
+      const v = await embedder.embed(['alpha', 'beta']);
+      expect(embedder.stats.retries).toBe(1);
+      for (const x of v) expect(x.some((c) => c !== 0)).toBe(true);
+      await embedder.close();
+
+      fake.fallback = { kind: 'zero' };
+      const dir = folder('notes', 2);
+      const cfg = dirConfig(dir, {}, { embedder: { provider: 'openai-compatible', baseUrl: fake.baseUrl, model: 'm', dimensions: 16, maxRetries: 1 } });
+      const r = await runIndex(cfg);
+      expect(r.status).toBe('failed');
+      expect(r.sources[0]!.error).toMatch(/zero vector \(norm 0\) for input \d+; batch rejected/);
+      expect(snapshotDb(cfg.db).vectors).toEqual([]);
+    } finally {
+      await fake.close();
+    }
+  });
+});
+
+describe('4. gc and index cannot race', () => {
+  const vectorCount = (db: string) => snapshotDb(db).vectors.length;
+  /** A dir source of n notes, embedded two texts per batch so a run passes many failpoints. */
+  function setup(n: number) {
+    const dir = folder('notes', n);
+    const file = writeConfigFile({ db: 'index.db', embedder: { provider: 'hash', dims: 64, batchSize: 2 }, sources: [{ name: 'notes', kind: 'dir', path: 'notes' }] });
+    const cfg = dirConfig(dir, {}, { embedder: { provider: 'hash', dims: 64, batchSize: 2 } });
+    return { dir, file, cfg, db: join(t.dir, 'index.db') };
+  }
+
+  it('gc during a run (paused after storing vectors) exits 75 naming the holder and deletes nothing', async () => {
+    const { file, db, dir } = setup(2);
+    expect((await runCli(['index', '-c', file])).code).toBe(0);
+    for (let i = 10; i < 20; i++) writeFileSync(join(dir, `m${i}.md`), doc(i));
+    const run = spawnCli(['index', '-c', file, '--json'], { RAGSYNC_FAILPOINT: 'after-vectors:2:stop' });
+    try {
+      await waitFor(() => isStopped(run.pid!) || run.exitCode !== null, 'the run to pause after its second batch');
+      expect(run.exitCode).toBeNull();
+      const stored = vectorCount(db);
+      const gc = await runCli(['gc', '-c', file]);
+      expect(gc.code).toBe(75);
+      expect(gc.stderr.trim()).toMatch(new RegExp(`^ragsync: index is locked by another run \\(pid ${run.pid} `));
+      expect(vectorCount(db)).toBe(stored);
+    } finally {
+      run.kill('SIGCONT');
+    }
+    const done = await run.done;
+    expect(done.code, done.stderr).toBe(0);
+  });
+
+  it('gc after a run was killed spares what it stored: the next run embeds nothing already stored', async () => {
+    const { dir, file, cfg, db } = setup(6);
+    expect((await index(cfg)).status).toBe('ok');
+    rmSync(join(dir, 'n0.md')); // its text becomes garbage (old)
+    expect((await index(cfg)).status).toBe('ok');
+    const orphans = vectorCount(db) - snapshotDb(db).distinct.size;
+    expect(orphans).toBeGreaterThan(0);
+
+    for (let i = 10; i < 20; i++) writeFileSync(join(dir, `m${i}.md`), doc(i));
+    const killed = await spawnCli(['index', '-c', file], { RAGSYNC_FAILPOINT: 'after-vectors:3' }).done;
+    expect(killed.signal).toBe('SIGKILL');
+    const afterKill = snapshotDb(db);
+    // Its last batch of vectors committed, the documents they belong to did not: unreferenced, like garbage.
+    const storedByKilledRun = afterKill.vectors.length - (afterKill.distinct.size + orphans);
+    expect(storedByKilledRun).toBe(2);
+
+    const gc = await runCli(['gc', '-c', file, '--json']);
+    expect(gc.code, gc.stderr).toBe(0);
+    expect(JSON.parse(gc.stdout)).toEqual({ vectors: orphans });
+
+    const next = await index(cfg);
+    expect(next.status).toBe('ok');
+    const final = snapshotDb(db);
+    const kept = new Set(afterKill.vectors.map((v) => v.hash));
+    expect(next.sent.map((s) => sha256(s)).filter((h) => kept.has(h))).toEqual([]);
+    expect(next.textsEmbedded).toBe(final.distinct.size - (afterKill.vectors.length - orphans));
+  });
+
+  it('which runs gc spares: the running ones, and failed or aborted ones after the last completed run', () => {
+    const run = (id: number, status: string, startedAt: string) => ({ id, status, startedAt }) as unknown as RunRecord;
+    expect(unfinishedSince([run(3, 'ok', 'c'), run(2, 'failed', 'b'), run(1, 'running', 'a')])).toBe('a');
+    expect(unfinishedSince([run(3, 'aborted', 'c'), run(2, 'failed', 'b'), run(1, 'partial', 'a')])).toBe('b');
+    expect(unfinishedSince([run(2, 'ok', 'b'), run(1, 'failed', 'a')])).toBeNull();
+    expect(unfinishedSince([])).toBeNull();
   });
 });
