@@ -47,13 +47,16 @@ export function describeIoError(err: unknown, subject?: string): string | null {
   const raw = typeof e.message === 'string' ? e.message : '';
   // SQLite's extended codes (SQLITE_READONLY_DBMOVED, SQLITE_IOERR_WRITE …) share their base's meaning.
   const base = code.startsWith('SQLITE_') ? code.split('_').slice(0, 2).join('_') : code;
+  // SQLite reports a directory as CANTOPEN or IOERR depending on the mode: say what it is.
+  if (base.startsWith('SQLITE_') && isDirectory(what)) {
+    return `database path ${what} is a directory, not a file: point "db" at a file inside it`;
+  }
   switch (base) {
     case 'SQLITE_NOTADB':
       return `database file ${what} is not a SQLite database (or is encrypted or damaged beyond its header): point "db" at a ragsync index, or move the file away`;
     case 'SQLITE_CORRUPT':
       return `database file ${what} is corrupt (${raw}): restore it from a backup, or move it away and re-index`;
     case 'SQLITE_CANTOPEN':
-      if (isDirectory(what)) return `database path ${what} is a directory, not a file: point "db" at a file inside it`;
       if (!isDirectory(dirname(what))) return `cannot open database file ${what}: its folder does not exist`;
       return existsSync(what)
         ? `cannot open database file ${what}: permission denied, or its folder is read-only (SQLite must create ${basename(what)}-wal and ${basename(what)}-shm beside it)`

@@ -3,8 +3,11 @@
 // where the exit code and the message are the point, and a loopback provider for remote calls.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import BetterSqlite3 from 'better-sqlite3';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/builtin.ts';
@@ -15,6 +18,9 @@ import { runIndex } from '../../src/sync/run.ts';
 import { unfinishedSince } from '../../src/sync/gc.ts';
 import type { RunRecord } from '../../src/storage/roles.ts';
 import { sha256 } from '../../src/core/hash.ts';
+import { describeIoError } from '../../src/core/io-errors.ts';
+import { openIndex } from '../../src/storage/open.ts';
+import { listMigrations } from '../../src/storage/sqlite/migrate.ts';
 import { isStopped, spawnCli, waitFor } from './daemon-helpers.ts';
 import { FakeProvider } from '../helpers/fake-provider.ts';
 import { fakeEmbedder } from '../helpers/remote.ts';
@@ -39,8 +45,8 @@ function folder(name: string, n: number): string {
   return dir;
 }
 
-function writeConfigFile(cfg: Record<string, unknown>): string {
-  const file = join(t.dir, 'ragsync.json');
+function writeConfigFile(cfg: Record<string, unknown>, name = 'ragsync.json'): string {
+  const file = join(t.dir, name);
   writeFileSync(file, JSON.stringify({ embedder: { provider: 'hash', dims: 64 }, ...cfg }));
   return file;
 }
@@ -482,5 +488,244 @@ describe('4. gc and index cannot race', () => {
     expect(unfinishedSince([run(3, 'aborted', 'c'), run(2, 'failed', 'b'), run(1, 'partial', 'a')])).toBe('b');
     expect(unfinishedSince([run(2, 'ok', 'b'), run(1, 'failed', 'a')])).toBeNull();
     expect(unfinishedSince([])).toBeNull();
+  });
+});
+
+describe("6. the database is ragsync's, or it is refused", () => {
+  /** Another program's SQLite file (rollback journal, as most are). */
+  function foreignDb(file: string, appId = 0): Buffer {
+    const c = new BetterSqlite3(file);
+    c.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES (\'mine\'), (\'also mine\');');
+    if (appId) c.pragma(`application_id = ${appId}`);
+    c.close();
+    return readFileSync(file);
+  }
+  const listing = () => readdirSync(t.dir).sort();
+
+  it('read commands refuse another program\'s database and change nothing, not even a -wal file', async () => {
+    const db = join(t.dir, 'other.db');
+    const bytes = foreignDb(db);
+    const file = writeConfigFile({ db: 'other.db', sources: [{ name: 'notes', kind: 'dir', path: 'notes' }] });
+    const files = listing();
+    const runs = await Promise.all(
+      [['status'], ['search', 'x'], ['export'], ['related', 'a.md'], ['serve', '--port', '0'], ['mcp']].map((args) => runCli([...args, '-c', file])),
+    );
+    for (const r of runs) {
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr.trim()).toMatch(new RegExp(`^ragsync: not a ragsync index: ${db}`));
+    }
+    expect(readFileSync(db).equals(bytes)).toBe(true);
+    expect(listing()).toEqual(files);
+  });
+
+  it('index and gc refuse it too, before writing anything; so does a file with another application id', async () => {
+    const db = join(t.dir, 'other.db');
+    const bytes = foreignDb(db);
+    folder('notes', 2);
+    const file = writeConfigFile({ db: 'other.db', sources: [{ name: 'notes', kind: 'dir', path: 'notes' }] });
+    for (const args of [['index'], ['index', '--dry-run'], ['gc']]) {
+      const r = await runCli([...args, '-c', file]);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain(`not a ragsync index: ${db}`);
+    }
+    expect(readFileSync(db).equals(bytes)).toBe(true);
+
+    const tagged = join(t.dir, 'tagged.db');
+    const c = new BetterSqlite3(tagged);
+    c.pragma('application_id = 42');
+    c.close();
+    const taggedBytes = readFileSync(tagged);
+    expect(() => runIndexSyncConfig(tagged)).toThrow(`not a ragsync index: ${tagged}`);
+    expect(readFileSync(tagged).equals(taggedBytes)).toBe(true);
+  });
+
+  /** Opens `db` as the writer would (what index and gc do first). */
+  function runIndexSyncConfig(db: string) {
+    return openIndex({ db }, 'sync');
+  }
+
+  it('an index from a newer ragsync is refused by writers and readers, naming both versions; nothing is written', async () => {
+    const dir = folder('notes', 2);
+    const cfg = dirConfig(dir);
+    expect((await index(cfg)).status).toBe('ok');
+    const c = new BetterSqlite3(cfg.db);
+    c.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (9, 'future', 'later')").run();
+    c.close();
+    const state = () => {
+      const r = new BetterSqlite3(cfg.db, { readonly: true });
+      try {
+        return r.prepare("SELECT (SELECT count(*) FROM runs) || '/' || (SELECT count(*) FROM documents) || '/' || (SELECT count(*) FROM index_lock)").pluck().get();
+      } finally {
+        r.close();
+      }
+    };
+    const before = state();
+    writeFileSync(join(dir, 'n9.md'), doc(9));
+    const known = Math.max(...listMigrations().map((m) => m.version));
+    const message = `index ${cfg.db} has schema version 9; this ragsync knows up to ${known}: upgrade ragsync`;
+    await expect(runIndex(cfg)).rejects.toThrow(message);
+    expect(() => openIndex(cfg, 'admin', { readOnly: true })).toThrow(message);
+    expect(() => openIndex(cfg, 'search')).toThrow(message);
+    expect(() => openIndex(cfg, 'sync', { dryRun: true })).toThrow(message);
+    expect(state()).toBe(before);
+  });
+
+  it('readers never migrate an older index: they say to run index, which upgrades it and marks the file as ragsync\'s', async () => {
+    const dir = folder('notes', 2);
+    const cfg = dirConfig(dir);
+    expect((await index(cfg)).status).toBe('ok');
+    const appId = (file: string) => {
+      const r = new BetterSqlite3(file, { readonly: true });
+      try {
+        return r.pragma('application_id', { simple: true });
+      } finally {
+        r.close();
+      }
+    };
+    expect(appId(cfg.db)).toBe(0x52475359);
+    // As an index made before migration 006 was.
+    const c = new BetterSqlite3(cfg.db);
+    c.exec('DELETE FROM schema_migrations WHERE version = 6; PRAGMA application_id = 0;');
+    c.close();
+    const file = writeConfigFile({ db: cfg.db, sources: [{ name: 'notes', kind: 'dir', path: dir }] });
+    const st = await runCli(['status', '-c', file]);
+    expect(st.code).toBe(2);
+    expect(st.stderr).toMatch(/has schema version 5; this ragsync needs 6: run "ragsync index" once to upgrade it/);
+    expect(appId(cfg.db)).toBe(0);
+    expect((await index(cfg)).status).toBe('ok');
+    expect(appId(cfg.db)).toBe(0x52475359);
+    expect((await runCli(['status', '-c', file])).code).toBe(0);
+  });
+
+  it('a zero-byte file is a new index for `index`, and "no index" for readers', async () => {
+    const dir = folder('notes', 2);
+    const cfg = dirConfig(dir);
+    writeFileSync(cfg.db, '');
+    expect(() => openIndex(cfg, 'search')).toThrow(/no index at .*: run "ragsync index" first/);
+    expect(readFileSync(cfg.db)).toHaveLength(0);
+    expect((await index(cfg)).status).toBe('ok');
+  });
+});
+
+describe('8. errors a user can fix name the file or port and the reason, with the documented exit code', () => {
+  const canChattr = (() => {
+    const probe = join(tmpdir(), `ragsync-chattr-${process.pid}`);
+    try {
+      writeFileSync(probe, '');
+      execFileSync('chattr', ['+i', probe], { stdio: 'ignore' });
+      execFileSync('chattr', ['-i', probe], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    } finally {
+      rmSync(probe, { force: true });
+    }
+  })();
+
+  let n = 0;
+  const cfgFor = (db: string) => writeConfigFile({ db, sources: [{ name: 'notes', kind: 'dir', path: 'notes' }] }, `c${n++}.json`);
+  const expectWords = (r: { code: number | null; stderr: string }, code: number, words: string | RegExp) => {
+    expect(r.code, r.stderr).toBe(code);
+    expect(r.stderr).not.toContain('internal error');
+    const last = r.stderr.trim().split('\n').at(-1)!;
+    if (typeof words === 'string') expect(last).toContain(words);
+    else expect(last).toMatch(words);
+  };
+
+  it('a database path that is a directory, a file that is not SQLite, a corrupt index', async () => {
+    const dir = folder('notes', 3);
+    const dirDb = join(t.dir, 'db-dir');
+    mkdirSync(dirDb);
+    const textDb = join(t.dir, 'notes.txt');
+    writeFileSync(textDb, 'just some text, '.repeat(300));
+    const text = readFileSync(textDb);
+    // A real index whose pages past the first are overwritten: the schema reads, the tables do not.
+    const corrupt = dirConfig(dir);
+    expect((await index(corrupt)).status).toBe('ok');
+    const fd = openSync(corrupt.db, 'r+');
+    writeSync(fd, Buffer.alloc(4096 * 8, 0xab), 0, 4096 * 8, 4096);
+    closeSync(fd);
+    const [a, b, c, d, e, f] = await Promise.all([
+      runCli(['index', '-c', cfgFor('db-dir')]),
+      runCli(['status', '-c', cfgFor('db-dir')]),
+      runCli(['index', '-c', cfgFor('notes.txt')]),
+      runCli(['search', 'x', '-c', cfgFor('notes.txt')]),
+      runCli(['status', '-c', cfgFor(corrupt.db)]),
+      runCli(['export', '-c', cfgFor(corrupt.db)]),
+    ]);
+    expectWords(a!, 2, `database path ${dirDb} is a directory, not a file`);
+    expectWords(b!, 2, `database path ${dirDb} is a directory, not a file`);
+    expectWords(c!, 2, `database file ${textDb} is not a SQLite database`);
+    expectWords(d!, 2, `database file ${textDb} is not a SQLite database`);
+    expect(readFileSync(textDb).equals(text)).toBe(true);
+    expectWords(e!, 2, `database file ${corrupt.db} is corrupt (database disk image is malformed)`);
+    expectWords(f!, 2, `database file ${corrupt.db} is corrupt`);
+  });
+
+  it.skipIf(!canChattr)('a read-only database file, and a folder where it cannot be created (chattr: root ignores modes)', async () => {
+    const dir = folder('notes', 2);
+    const cfg = dirConfig(dir);
+    expect((await index(cfg)).status).toBe('ok');
+    writeFileSync(join(dir, 'new.md'), doc(5));
+    const locked = join(t.dir, 'locked');
+    mkdirSync(locked);
+    execFileSync('chattr', ['+i', cfg.db]);
+    execFileSync('chattr', ['+i', locked]);
+    try {
+      const [ro, denied] = await Promise.all([
+        runCli(['index', '-c', cfgFor(cfg.db)]),
+        runCli(['index', '-c', cfgFor(join(locked, 'sub', 'index.db'))]),
+      ]);
+      expectWords(ro, 2, `database file ${cfg.db} is read-only`);
+      expectWords(denied, 2, `permission denied: ${join(locked, 'sub', 'index.db')}`);
+    } finally {
+      execFileSync('chattr', ['-i', cfg.db]);
+      execFileSync('chattr', ['-i', locked]);
+    }
+    expect(paths(cfg.db)).toHaveLength(2);
+  });
+
+  it('the words come from the real error codes (the lowest level, testable without privileges)', () => {
+    const file = join(t.dir, 'ro.db');
+    new BetterSqlite3(file).exec('CREATE TABLE x (y)');
+    const ro = new BetterSqlite3(file, { readonly: true });
+    let err: unknown;
+    try {
+      ro.exec('INSERT INTO x VALUES (1)');
+    } catch (e) {
+      err = e;
+    }
+    ro.close();
+    expect((err as { code: string }).code).toBe('SQLITE_READONLY');
+    expect(describeIoError(err, file)).toMatch(new RegExp(`^database file ${file} is read-only`));
+    let fsErr: unknown;
+    try {
+      readFileSync(join(t.dir, 'missing', 'x'));
+    } catch (e) {
+      fsErr = e;
+    }
+    expect(describeIoError(fsErr)).toBe(`not found: ${join(t.dir, 'missing', 'x')}`);
+    expect(describeIoError(Object.assign(new Error('x'), { code: 'EACCES', path: '/srv/x.db' }))).toBe('permission denied: /srv/x.db');
+    expect(describeIoError(new Error('no code'))).toBeNull();
+  });
+
+  it('a port already in use: serve and daemon --serve say which address, exit 2', async () => {
+    const dir = folder('notes', 1);
+    const cfg = dirConfig(dir);
+    expect((await index(cfg)).status).toBe('ok');
+    const busy = createNetServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    const port = (busy.address() as AddressInfo).port;
+    try {
+      const file = cfgFor(cfg.db);
+      const [serve, daemon] = await Promise.all([
+        runCli(['serve', '-c', file, '--port', String(port)]),
+        runCli(['daemon', '-c', file, '--serve', '--port', String(port), '--schedule', '0 0 1 1 *'], { RAGSYNC_LOG_FORMAT: 'json' }),
+      ]);
+      expectWords(serve, 2, `address 127.0.0.1:${port} is already in use`);
+      expectWords(daemon, 2, `address 127.0.0.1:${port} is already in use`);
+    } finally {
+      busy.close();
+    }
   });
 });
