@@ -2,7 +2,8 @@ import { readFileSync, existsSync } from 'node:fs';
 import { dirname, resolve, isAbsolute } from 'node:path';
 import type { z } from 'zod';
 import { configSchema, type ChunkingConfig, type DaemonConfig, type EmbedderConfig, type SourceConfigRaw } from './schema.ts';
-import { RagsyncError, EXIT } from '../core/errors.ts';
+import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
+import { describeIoError } from '../core/io-errors.ts';
 import type { ProfileRegistry } from '../core/profile.ts';
 
 export const DEFAULT_CONFIG_PATH = 'config/ragsync.json';
@@ -40,9 +41,15 @@ export function resolveConfigPath(flag?: string): string {
 export function loadConfig(profiles: ProfileRegistry, flag?: string): Config {
   const file = resolveConfigPath(flag);
   if (!existsSync(file)) throw new RagsyncError(`config file not found: ${file}`, EXIT.usage);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new RagsyncError(`cannot read the config file: ${describeIoError(err, file) ?? errorMessage(err)}`, EXIT.usage);
+  }
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    raw = JSON.parse(text);
   } catch (err) {
     throw new RagsyncError(`${file}: not valid JSON: ${(err as Error).message}`, EXIT.usage);
   }

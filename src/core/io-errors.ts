@@ -93,6 +93,11 @@ export function describeIoError(err: unknown, subject?: string): string | null {
       return `already exists: ${what}`;
     case 'EADDRINUSE':
       return `address ${what} is already in use (another server is listening there): stop it or choose another --port`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return e.syscall === 'getaddrinfo' && typeof (e as { hostname?: unknown }).hostname === 'string'
+        ? `cannot resolve host ${(e as { hostname: string }).hostname} (check --host)`
+        : null;
     case 'EADDRNOTAVAIL':
       return `cannot listen on ${what}: no such address on this machine (check --host)`;
     default:

@@ -3,7 +3,7 @@
 // where the exit code and the message are the point, and a loopback provider for remote calls.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -127,6 +127,34 @@ describe('1. a source that suddenly yields nothing does not empty the index', ()
     const ok = await index(dirConfig(dir), { allowDelete: true });
     expect(ok.status).toBe('ok');
     expect(paths(db)).toHaveLength(5);
+  });
+
+  it('renames left for later by --max-docs are not deletions: the old paths stay indexed until renamed', async () => {
+    const dir = folder('notes', 6);
+    const db = join(t.dir, 'index.db');
+    expect((await index(dirConfig(dir))).status).toBe('ok');
+    mkdirSync(join(dir, 'moved'));
+    for (let i = 0; i < 6; i++) renameSync(join(dir, `n${i}.md`), join(dir, 'moved', `n${i}.md`));
+    const first = await index(dirConfig(dir), { maxDocs: 2 });
+    expect(first.status).toBe('partial');
+    expect(first.sources[0]!.written.documents).toMatchObject({ renamed: 2, deleted: 0 });
+    expect(paths(db)).toHaveLength(6);
+    const rest = await index(dirConfig(dir));
+    expect(rest.status).toBe('ok');
+    expect(rest.textsEmbedded).toBe(0);
+    expect(paths(db)).toEqual([0, 1, 2, 3, 4, 5].map((i) => `notes:moved/n${i}.md`));
+  });
+
+  it('a folder source whose path is now a file, or gone, fails with its path and keeps its documents', async () => {
+    const dir = folder('notes', 2);
+    expect((await index(dirConfig(dir))).status).toBe('ok');
+    rmSync(dir, { recursive: true });
+    const gone = await index(dirConfig(dir));
+    expect(gone.sources[0]!.error).toBe(`folder not found: ${dir}`);
+    writeFileSync(dir, 'a file now');
+    const file = await index(dirConfig(dir));
+    expect(file.sources[0]!.error).toBe(`${dir} is not a folder`);
+    expect(paths(join(t.dir, 'index.db'))).toHaveLength(2);
   });
 
   it('one refused source does not stop the others: the run is partial (exit 3)', async () => {
