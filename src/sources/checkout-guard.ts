@@ -160,10 +160,11 @@ function sameUrl(a: string, b: string): boolean {
 
 /**
  * A git checkout without ragsync's marker: adopted (marked, when `write`) only when its origin is
- * the configured URL and it holds no unsaved work, which is what a checkout cloned by a version of
- * ragsync before the markers looks like. Anything else is refused with the reason.
+ * the configured URL, it is on the configured branch and it holds no unsaved work, which is what a
+ * checkout cloned by a version of ragsync before the markers looks like. Anything else is refused
+ * with the reason.
  */
-export async function adoptCheckout(root: string, url: string, git: GitRunner, write: boolean): Promise<void> {
+export async function adoptCheckout(root: string, url: string, branch: string, git: GitRunner, write: boolean): Promise<void> {
   let origin: string;
   try {
     origin = (await git(root, ['config', '--get', 'remote.origin.url'])).trim();
@@ -173,6 +174,13 @@ export async function adoptCheckout(root: string, url: string, git: GitRunner, w
   if (!sameUrl(origin, url)) {
     throw new RagsyncError(
       `${root} is a git checkout of ${redactUrl(origin)}, not of ${redactUrl(url)}, and ragsync did not create it: refusing to reset it`,
+    );
+  }
+  // A reset moves the branch checked out: adopting a clone on another branch would rewrite that one.
+  const current = (await git(root, ['symbolic-ref', '--quiet', '--short', 'HEAD']).catch(() => '')).trim();
+  if (current !== branch) {
+    throw new RagsyncError(
+      `${root} is a git checkout ragsync did not create, ${current ? `on branch ${current}` : 'with a detached HEAD'}, not on ${branch}: refusing to reset it`,
     );
   }
   let work: UnsavedWork;

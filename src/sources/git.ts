@@ -162,7 +162,7 @@ async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolea
     }
   } else if (state.kind === 'unmarked') {
     // A dry run checks but does not mark: it writes nothing of its own.
-    await adoptCheckout(o.root, o.url, run, o.updateWorkTree).catch((err: unknown) => {
+    await adoptCheckout(o.root, o.url, o.branch, run, o.updateWorkTree).catch((err: unknown) => {
       throw err instanceof RagsyncError ? new RagsyncError(`${where}: ${err.message}`) : err;
     });
   } else if (o.updateWorkTree) {

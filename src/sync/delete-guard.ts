@@ -39,8 +39,9 @@ export function judgeDeletions(c: DeletionCheck): DeletionVerdict {
         `the index keeps them. If the source really is empty now, run with --allow-empty or set ${c.configPath}.allowEmpty`,
     };
   }
-  // Removing one document is never a mass deletion (in a two-file source it would be 50 %+).
-  if (c.deleting === 1 || c.allowMassDelete) return { allowed: true };
+  // Removing one document is not a mass deletion (in a two-file source it would be 50 %+), unless
+  // the user allows none at all (maxDeleteShare 0).
+  if ((c.deleting === 1 && c.maxDeleteShare > 0) || c.allowMassDelete) return { allowed: true };
   const share = c.deleting / c.stored;
   if (share <= c.maxDeleteShare) return { allowed: true };
   return {

@@ -16,6 +16,7 @@ import type { ConfigInput } from '../../src/config/schema.ts';
 import { DashScopeReranker } from '../../src/search/rerank.ts';
 import { runIndex } from '../../src/sync/run.ts';
 import { unfinishedSince } from '../../src/sync/gc.ts';
+import { judgeDeletions } from '../../src/sync/delete-guard.ts';
 import type { RunRecord } from '../../src/storage/roles.ts';
 import { sha256 } from '../../src/core/hash.ts';
 import { describeIoError } from '../../src/core/io-errors.ts';
@@ -155,6 +156,21 @@ describe('1. a source that suddenly yields nothing does not empty the index', ()
     const file = await index(dirConfig(dir));
     expect(file.sources[0]!.error).toBe(`${dir} is not a folder`);
     expect(paths(join(t.dir, 'index.db'))).toHaveLength(2);
+  });
+
+  it('the decision itself (pure): boundaries, confirmations, and what each one lifts', () => {
+    const base = { where: 'source "s"', stored: 10, listed: 10, deleting: 0, maxDeleteShare: 0.5, allowEmpty: false, allowMassDelete: false, configPath: 'sources[0]' };
+    const ok = (c: Partial<typeof base>) => judgeDeletions({ ...base, ...c }).allowed;
+    expect(ok({ deleting: 5, listed: 5 })).toBe(true); // exactly the share
+    expect(ok({ deleting: 6, listed: 4 })).toBe(false);
+    expect(ok({ deleting: 6, listed: 4, allowMassDelete: true })).toBe(true);
+    expect(ok({ deleting: 6, listed: 4, allowEmpty: true })).toBe(true);
+    expect(ok({ stored: 1, deleting: 1, listed: 1 })).toBe(true); // one file replaced by another
+    expect(ok({ stored: 3, deleting: 1, listed: 2, maxDeleteShare: 0 })).toBe(false); // 0: none at all
+    expect(ok({ stored: 1, deleting: 1, listed: 0 })).toBe(false); // emptied, even of one document
+    expect(ok({ stored: 4, deleting: 4, listed: 0, allowMassDelete: true })).toBe(false); // --force does not empty
+    expect(ok({ stored: 4, deleting: 4, listed: 0, allowEmpty: true })).toBe(true);
+    expect(ok({ stored: 0, deleting: 0, listed: 0 })).toBe(true); // nothing indexed, nothing to lose
   });
 
   it('one refused source does not stop the others: the run is partial (exit 3)', async () => {
@@ -321,13 +337,19 @@ describe('2. ragsync never deletes or resets what it did not create', () => {
     expect(readFileSync(join(legacy, 'n1.md'), 'utf8')).toContain('my edit');
   });
 
-  it('a clone of another URL is refused; an existing empty folder is cloned into', async () => {
+  it('a clone of another URL or on another branch is refused; an existing empty folder is cloned into', async () => {
     const other = new Upstream(join(t.dir, 'other'));
     other.write('x.md', '# other\n').commit('x');
     const repo = userClone(join(t.dir, 'elsewhere'), other.bare);
     const r = await index(cfgAt(repo));
     expect(r.sources[0]!.error).toMatch(new RegExp(`is a git checkout of ${other.bare}, not of ${up.bare}`));
     expect(readdirSync(repo).sort()).toEqual(['.git', 'x.md']);
+
+    const onBranch = userClone(join(t.dir, 'feature-wc'));
+    gitIn(onBranch, 'checkout', '-q', '-b', 'feature');
+    const fr = await index(cfgAt(onBranch));
+    expect(fr.sources[0]!.error).toMatch(/on branch feature, not on main: refusing to reset it/);
+    expect(gitIn(onBranch, 'symbolic-ref', '--short', 'HEAD')).toBe('feature');
 
     const empty = join(t.dir, 'empty');
     mkdirSync(empty);
@@ -565,6 +587,28 @@ describe("6. the database is ragsync's, or it is refused", () => {
     const taggedBytes = readFileSync(tagged);
     expect(() => runIndexSyncConfig(tagged)).toThrow(`not a ragsync index: ${tagged}`);
     expect(readFileSync(tagged).equals(taggedBytes)).toBe(true);
+  });
+
+  it('a WAL-mode database of another program is refused from its bytes: no -wal or -shm appears beside it', () => {
+    const db = join(t.dir, 'app.db');
+    const c = new BetterSqlite3(db);
+    c.pragma('journal_mode = WAL');
+    c.exec("CREATE TABLE settings (k TEXT, v TEXT); INSERT INTO settings VALUES ('theme', 'dark');");
+    c.close();
+    const bytes = readFileSync(db);
+    const files = listing();
+    expect(files).toEqual(['app.db']);
+    for (const open of [
+      () => openIndex({ db }, 'search'),
+      () => openIndex({ db }, 'admin', { readOnly: true }),
+      () => openIndex({ db }, 'admin'),
+      () => openIndex({ db }, 'sync'),
+      () => openIndex({ db }, 'sync', { dryRun: true }),
+    ]) {
+      expect(open).toThrow(`not a ragsync index: ${db}`);
+    }
+    expect(listing()).toEqual(files);
+    expect(readFileSync(db).equals(bytes)).toBe(true);
   });
 
   /** Opens `db` as the writer would (what index and gc do first). */

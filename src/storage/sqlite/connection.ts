@@ -2,7 +2,7 @@ import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrate } from './migrate.ts';
-import { assertOwnSchema } from './identity.ts';
+import { assertOwnSchema, refuseForeignFile } from './identity.ts';
 import { registerGlob } from './filter.ts';
 import { defaultAnalyzer, indexTerms } from '../../core/text/analyzer.ts';
 
@@ -79,15 +79,18 @@ export function openDatabase(file: string, mode: OpenMode): Database {
       return migrated(prepare(checked(copy, (db) => assertOwnSchema(db, file, false))));
     }
     // A writer is active (its WAL holds recent commits): read through it, read-only.
+    refuseForeignFile(file);
     const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 });
     return prepare(checked(db, (c) => assertOwnSchema(c, file, false)));
   }
   if (mode === 'read') {
     if (!existsSync(file)) throw new Error(`no index at ${file}`);
+    refuseForeignFile(file);
     const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 });
     return prepare(checked(db, (c) => assertOwnSchema(c, file, true)));
   }
   mkdirSync(dirname(file), { recursive: true });
+  refuseForeignFile(file);
   const db = checked(new BetterSqlite3(file, { timeout: 10_000 }), (c) => {
     assertOwnSchema(c, file, false);
     c.pragma('journal_mode = WAL');

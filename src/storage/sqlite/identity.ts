@@ -1,4 +1,5 @@
-import type { Database } from 'better-sqlite3';
+import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { RagsyncError, EXIT } from '../../core/errors.ts';
 import { listMigrations } from './migrate.ts';
 
@@ -34,6 +35,49 @@ export function identify(db: Database): Identity {
   return { kind: 'foreign' };
 }
 
+const notOurs = (file: string) =>
+  new RagsyncError(`not a ragsync index: ${file} (a SQLite database with other tables; point "db" at another file)`, EXIT.usage);
+
+/** Largest WAL-mode file examined from a private copy rather than opened in place. */
+const COPY_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Refuses another program's database from its bytes alone, before SQLite opens it: opening a
+ * WAL-mode file in place (even read-only) creates -wal and -shm files beside it. The header says
+ * the application id; a WAL-mode file with no -wal beside it is whole, so a private in-memory copy
+ * shows its tables. Anything undecided here is checked by assertOwnSchema after opening.
+ */
+export function refuseForeignFile(file: string): void {
+  let header: Buffer;
+  let size: number;
+  try {
+    size = statSync(file).size;
+    if (size < 100) return;
+    header = Buffer.alloc(100);
+    const fd = openSync(file, 'r');
+    try {
+      readSync(fd, header, 0, 100, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return; // SQLite reports it in its own words (a directory, no permission …)
+  }
+  if (header.toString('latin1', 0, 16) !== 'SQLite format 3\0') return;
+  const appId = header.readUInt32BE(68);
+  if (appId === APPLICATION_ID) return;
+  if (appId !== 0) throw notOurs(file);
+  if (header[18] !== 2 || existsSync(file + '-wal') || size > COPY_MAX_BYTES) return;
+  const bytes = readFileSync(file);
+  bytes[18] = bytes[19] = 1; // read the copy as a rollback-journal file
+  const copy = new BetterSqlite3(bytes);
+  try {
+    if (identify(copy).kind === 'foreign') throw notOurs(file);
+  } finally {
+    copy.close();
+  }
+}
+
 /** The newest schema version this code knows. */
 export const knownVersion = (): number => Math.max(0, ...listMigrations().map((m) => m.version));
 
@@ -45,9 +89,7 @@ export const knownVersion = (): number => Math.max(0, ...listMigrations().map((m
 export function assertOwnSchema(db: Database, file: string, forRead: boolean): void {
   const id = identify(db);
   const known = knownVersion();
-  if (id.kind === 'foreign') {
-    throw new RagsyncError(`not a ragsync index: ${file} (a SQLite database with other tables; point "db" at another file)`, EXIT.usage);
-  }
+  if (id.kind === 'foreign') throw notOurs(file);
   if (id.kind === 'empty') {
     if (forRead) throw new RagsyncError(`no index at ${file} (the file is empty): run "ragsync index" first`, EXIT.failed);
     return;
