@@ -90,7 +90,7 @@ export function describeIoError(err: unknown, subject?: string): string | null {
     case 'ENOENT':
       return `not found: ${what}`;
     case 'EEXIST':
-      return `already exists: ${what}`;
+      return e.syscall === 'mkdir' ? `${what} exists and is not a folder` : `already exists: ${what}`;
     case 'EADDRINUSE':
       return `address ${what} is already in use (another server is listening there): stop it or choose another --port`;
     case 'ENOTFOUND':

@@ -779,6 +779,11 @@ describe('8. errors a user can fix name the file or port and the reason, with th
     expect(describeIoError(fsErr)).toBe(`not found: ${join(t.dir, 'missing', 'x')}`);
     expect(describeIoError(Object.assign(new Error('x'), { code: 'EACCES', path: '/srv/x.db' }))).toBe('permission denied: /srv/x.db');
     expect(describeIoError(new Error('no code'))).toBeNull();
+
+    // A database whose folder cannot be made because a file is in the way.
+    const blocker = join(t.dir, 'blocker');
+    writeFileSync(blocker, 'x');
+    expect(() => openIndex({ db: join(blocker, 'index.db') }, 'sync')).toThrow(`${blocker} exists and is not a folder`);
   });
 
   it('a port already in use: serve and daemon --serve say which address, exit 2', async () => {

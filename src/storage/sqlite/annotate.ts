@@ -20,7 +20,9 @@ export function tagWithPath(err: unknown, file: string): unknown {
 /** A failure to open `file` as one line naming it (exit 2: nothing was attempted). */
 export function openFailure(err: unknown, file: string): RagsyncError {
   if (err instanceof RagsyncError) return err;
-  const words = describeIoError(err, file) ?? `cannot open the index ${file}: ${errorMessage(err)}`;
+  // A file-system error names its own path (a parent folder that is a file, say); SQLite's do not.
+  const own = (err as { path?: unknown })?.path;
+  const words = describeIoError(err, typeof own === 'string' ? own : file) ?? `cannot open the index ${file}: ${errorMessage(err)}`;
   return new RagsyncError(words, EXIT.usage);
 }
 
