@@ -22,6 +22,7 @@ import { sha256 } from '../../src/core/hash.ts';
 import { describeIoError } from '../../src/core/io-errors.ts';
 import { openIndex } from '../../src/storage/open.ts';
 import { listMigrations } from '../../src/storage/sqlite/migrate.ts';
+import { withPathOnErrors } from '../../src/storage/sqlite/annotate.ts';
 import { isStopped, spawnCli, waitFor } from './daemon-helpers.ts';
 import { FakeProvider } from '../helpers/fake-provider.ts';
 import { fakeEmbedder } from '../helpers/remote.ts';
@@ -757,7 +758,7 @@ describe('8. errors a user can fix name the file or port and the reason, with th
     expect(paths(cfg.db)).toHaveLength(2);
   });
 
-  it('the words come from the real error codes (the lowest level, testable without privileges)', () => {
+  it('the words come from the real error codes (the lowest level, testable without privileges)', async () => {
     const file = join(t.dir, 'ro.db');
     new BetterSqlite3(file).exec('CREATE TABLE x (y)');
     const ro = new BetterSqlite3(file, { readonly: true });
@@ -779,6 +780,24 @@ describe('8. errors a user can fix name the file or port and the reason, with th
     expect(describeIoError(fsErr)).toBe(`not found: ${join(t.dir, 'missing', 'x')}`);
     expect(describeIoError(Object.assign(new Error('x'), { code: 'EACCES', path: '/srv/x.db' }))).toBe('permission denied: /srv/x.db');
     expect(describeIoError(new Error('no code'))).toBeNull();
+
+    // Errors from any backend method (async, or an async iterator such as export's) name the file.
+    const sqliteLike = () => Object.assign(new Error('database disk image is malformed'), { code: 'SQLITE_CORRUPT' });
+    const self = { file: '/srv/index.db' };
+    const viaAsync = withPathOnErrors(async () => {
+      throw sqliteLike();
+    }, () => self.file);
+    const viaIterator = withPathOnErrors(async function* () {
+      yield 1;
+      throw sqliteLike();
+    }, () => self.file);
+    const a = await viaAsync.call(self).catch((e: unknown) => e);
+    expect(describeIoError(a)).toMatch(/^database file \/srv\/index\.db is corrupt/);
+    const b = await (async () => {
+      for await (const _ of viaIterator.call(self) as AsyncIterable<unknown>) void _;
+    })().catch((e: unknown) => e);
+    expect((b as { code: string }).code).toBe('SQLITE_CORRUPT');
+    expect(describeIoError(b)).toMatch(/^database file \/srv\/index\.db is corrupt/);
 
     // A database whose folder cannot be made because a file is in the way.
     const blocker = join(t.dir, 'blocker');
