@@ -6,6 +6,7 @@ import type { Snapshot, SourceFile } from './types.ts';
 import { readBlobs } from './catfile.ts';
 import { RagsyncError, errorMessage } from '../core/errors.ts';
 import { redactUrl } from '../core/redact.ts';
+import { failpoint } from '../core/failpoint.ts';
 import {
   adoptCheckout,
   describeUnsaved,
@@ -66,6 +67,7 @@ async function cloneNew(url: string, root: string, branch: string): Promise<void
   rmSync(tmp, { recursive: true, force: true });
   try {
     await clone(url, tmp, branch);
+    failpoint('after-clone');
     markCheckout(tmp, url);
     renameSync(tmp, root);
   } finally {

@@ -382,6 +382,18 @@ describe('2. ragsync never deletes or resets what it did not create', () => {
     expect(readFileSync(join(root, 'n2.md'), 'utf8')).toBe('# hand edit\n');
   });
 
+  it('a run killed mid-clone leaves no half-made checkout at the path: the next run clones again', async () => {
+    const file = writeConfigFile({ db: 'index.db', sources: [{ name: 'g', url: up.bare }] });
+    const killed = await spawnCli(['index', '-c', file], { RAGSYNC_FAILPOINT: 'after-clone:1' }).done;
+    expect(killed.signal).toBe('SIGKILL');
+    const checkouts = join(t.dir, 'checkouts');
+    expect(readdirSync(checkouts)).toEqual([expect.stringMatching(/^\.g\.ragsync-clone-\d+$/)]);
+    const cfg = parseConfig({ db: join(t.dir, 'index.db'), embedder: { provider: 'hash', dims: 64 }, sources: [{ name: 'g', url: up.bare }] }, file);
+    const r = await index(cfg);
+    expect(r.status, r.sources[0]!.error ?? '').toBe('ok');
+    expect(readdirSync(checkouts)).toEqual(['g']);
+  });
+
   it('two git sources may not share one checkout folder', () => {
     expect(() =>
       parseConfig({ sources: [{ name: 'a', url: up.bare, path: '/tmp/x' }, { name: 'b', url: '/elsewhere.git', path: '/tmp/x' }] }),
