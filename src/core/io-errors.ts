@@ -78,9 +78,10 @@ export function describeIoError(err: unknown, subject?: string): string | null {
       return `out of memory while using database file ${what}`;
     case 'EACCES':
     case 'EPERM':
-      return e.syscall === 'listen' || e.syscall === 'bind'
-        ? `permission denied to listen on ${what} (ports below 1024 need privileges): choose another --port`
-        : `permission denied: ${what}`;
+      if (e.syscall === 'listen' || e.syscall === 'bind') {
+        return `permission denied to listen on ${what} (ports below 1024 need privileges): choose another --port`;
+      }
+      return e.syscall === 'mkdir' ? `permission denied: cannot create folder ${what}` : `permission denied: ${what}`;
     case 'EROFS':
       return `read-only file system: cannot write ${what}`;
     case 'EISDIR':

@@ -762,7 +762,7 @@ describe('8. errors a user can fix name the file or port and the reason, with th
         runCli(['index', '-c', cfgFor(join(locked, 'sub', 'index.db'))]),
       ]);
       expectWords(ro, 2, `database file ${cfg.db} is read-only`);
-      expectWords(denied, 2, `permission denied: ${join(locked, 'sub', 'index.db')}`);
+      expectWords(denied, 2, `permission denied: cannot create folder ${join(locked, 'sub')}`);
     } finally {
       execFileSync('chattr', ['-i', cfg.db]);
       execFileSync('chattr', ['-i', locked]);
