@@ -418,7 +418,7 @@ describe('3. every remote call has a whole-request deadline', () => {
     const vectors = await embedder.embed(['alpha', 'beta']);
     expect(vectors).toHaveLength(2);
     expect(embedder.stats.retries).toBe(1);
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(Date.now() - started).toBeLessThan(6000);
 
     fake.fallback = { kind: 'trickle', intervalMs: 20 };
     const { embedder: e2 } = fakeEmbedder(fake, { deadlineMs: 200, maxRetries: 1 });
@@ -435,7 +435,7 @@ describe('3. every remote call has a whole-request deadline', () => {
     });
     const started = Date.now();
     const r = await runIndex(cfg);
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(Date.now() - started).toBeLessThan(10000);
     expect(r.status).toBe('failed');
     expect(r.sources[0]!.error).toContain('no complete response within 150 ms');
     fake.fallback = { kind: 'ok' };
@@ -455,7 +455,7 @@ describe('3. every remote call has a whole-request deadline', () => {
       const reranker = new DashScopeReranker({ apiKey: 'k', url, timeoutMs: 250 });
       const started = Date.now();
       await expect(reranker.rerank('q', ['a', 'b'])).rejects.toThrow(`rerank ${url}: no complete answer within 250 ms`);
-      expect(Date.now() - started).toBeLessThan(2000);
+      expect(Date.now() - started).toBeLessThan(6000);
     } finally {
       server.closeAllConnections();
       server.close();
