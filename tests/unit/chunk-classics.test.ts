@@ -156,8 +156,8 @@ describe('classics chunker: heading books', () => {
     const [c] = chunkClassics({ path: 'content/命/三命通会/三命通会(卷十).md', text }, settings).chunks;
     expect(c!.heading).toBe('三命通会 · 卷十 · 看命口訣');
     expect(c!.content).toBe('陽刃見財，祿馬同鄉。');
-    // Embedded in canonical punctuation too: no 。 at the end (clauses.ts).
-    expect(c!.text).toBe('三命通会 · 卷十 · 看命口诀\n羊刃\n\n阳刃见财，禄马同乡');
+    // Embedded in canonical punctuation: ，/。 read as spaces, none at the end (clauses.ts).
+    expect(c!.text).toBe('三命通会 · 卷十 · 看命口诀\n羊刃\n\n阳刃见财 禄马同乡');
   });
 
   it('reads 造化元钥 fold markers as headings and cuts its 天干 sections by month', () => {

@@ -3,10 +3,10 @@ import { estimateTokens } from '../tokens.ts';
 
 /**
  * The upstream re-punctuates whole books without changing a word: ，and 。 become spaces, a 。 at
- * a line end is dropped. Chunk boundaries and embedded texts are therefore computed on a canonical
- * form in which both spellings read the same — every run of ，/。 and spaces is one space, and none
- * is left at a line end or before a quote — so such an edit costs no embedding. The content shown keeps the text as
- * written.
+ * a line end or before a quote is dropped. Chunk boundaries and embedded texts are therefore
+ * computed on a canonical form in which both spellings read the same — every run of ，/。 and
+ * spaces is one space, none is left at a line end or before a quote — so such an edit costs no
+ * embedding. The content shown keeps the text as written.
  */
 
 // A separator: a run of ，/。 and spaces; at a line end or before a quote or bracket (group 1:
@@ -21,11 +21,12 @@ export function canonicalClauses(text: string): string {
 }
 
 /**
- * Size of canonical text in estimated tokens, plus one per separator and line break: they stand in
- * for the ，/。 of a punctuated copy, so the text as written is not larger than this.
+ * Size of canonical text in estimated tokens, plus one per separator, per line break and for the
+ * end: the places where a punctuated copy has a ，/。 token. Both spellings get the same size, and
+ * neither is much larger as written.
  */
-function canonicalTokens(canonical: string): number {
-  let marks = 0;
+function canonicalTokens(canonical: string, atEnd: boolean): number {
+  let marks = atEnd ? 1 : 0;
   for (let i = 0; i < canonical.length; i++) {
     const c = canonical.charCodeAt(i);
     if (c === 32 || c === 10) marks++;
@@ -35,7 +36,7 @@ function canonicalTokens(canonical: string): number {
 
 /** Size in estimated tokens, the same for every punctuation of the text (see canonicalTokens). */
 export function clauseTokens(text: string): number {
-  return canonicalTokens(canonicalClauses(text));
+  return canonicalTokens(canonicalClauses(text), true);
 }
 
 /**
@@ -79,7 +80,7 @@ export function clausePieces(text: string): { text: string; tokens: number }[] {
     if (end <= start) continue;
     const cEnd = toCanonical(end);
     const piece = text.slice(start, end);
-    out.push({ text: piece, tokens: canonicalTokens(canonical.slice(cStart, cEnd)) });
+    out.push({ text: piece, tokens: canonicalTokens(canonical.slice(cStart, cEnd), end === text.length) });
     start = end;
     cStart = cEnd;
   }
