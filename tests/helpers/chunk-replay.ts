@@ -78,3 +78,10 @@ export async function replayChunking(gitDir: string, commits: string[], include:
 export function commitsOf(gitDir: string, branch = 'main'): string[] {
   return git(gitDir, 'rev-list', '--reverse', branch).trim().split('\n');
 }
+
+/** Every file of `sha` that `match` accepts, read with one git process. */
+export async function readTree(gitDir: string, sha: string, match: (path: string) => boolean): Promise<{ path: string; text: string }[]> {
+  const out: { path: string; text: string }[] = [];
+  for await (const { path, bytes } of readBlobs(gitDir, changedBlobs(gitDir, sha, true, match))) out.push({ path, text: decodeText(path, bytes) });
+  return out;
+}
