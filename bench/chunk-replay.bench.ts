@@ -18,19 +18,18 @@ import { fileURLToPath } from 'node:url';
 import { chunkerNames, createChunker } from '../src/chunking/registry.ts';
 import { parseConfig } from '../src/config/load.ts';
 import { commitsOf, replayChunking, type CommitCost } from '../tests/helpers/chunk-replay.ts';
+import { CORPORA } from '../tests/helpers/tmp.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
-const corpora = [join(root, '..', 'shared', 'corpora'), join(root, '..', '..', 'shared', 'corpora')].find((d) =>
-  existsSync(join(d, 'classics.bundle')),
-);
-if (!corpora) throw new Error('no ../shared/corpora with the bundles');
+const corpora = CORPORA;
+if (!existsSync(join(corpora, 'classics.bundle'))) throw new Error(`no bundles in ${corpora} (set RAGSYNC_CORPORA)`);
 const config = parseConfig(JSON.parse(readFileSync(join(root, 'config', 'ragsync.json'), 'utf8')));
 const work = mkdtempSync(join(tmpdir(), 'ragsync-chunk-replay-'));
 const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(1)} %` : '—');
 
 async function replay(bundle: 'classics' | 'bookmarks', details: boolean): Promise<void> {
   const gitDir = join(work, `${bundle}.git`);
-  execFileSync('git', ['clone', '--quiet', '--bare', join(corpora!, `${bundle}.bundle`), gitDir]);
+  execFileSync('git', ['clone', '--quiet', '--bare', join(corpora, `${bundle}.bundle`), gitDir]);
   const source = config.sources.find((s) => s.name === bundle)!;
   const commits = commitsOf(gitDir);
   console.log(`\n${bundle}.bundle: ${commits.length} commits, include ${source.include.join(' ')}, targetTokens ${source.chunking.targetTokens}`);

@@ -17,12 +17,11 @@ import { loadConfig } from '../src/config/load.ts';
 import { readEvalFile, runEval, type Metrics } from '../src/search/eval.ts';
 import { Searcher, type SearchMode } from '../src/search/search.ts';
 import { runIndex } from '../src/sync/run.ts';
+import { CORPORA } from '../tests/helpers/tmp.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
-const corpora = [join(root, '..', 'shared', 'corpora'), join(root, '..', '..', 'shared', 'corpora')].find((d) =>
-  existsSync(join(d, 'classics.bundle')),
-);
-if (!corpora) throw new Error('no ../shared/corpora with the bundles');
+const corpora = CORPORA;
+if (!existsSync(join(corpora, 'classics.bundle'))) throw new Error(`no bundles in ${corpora} (set RAGSYNC_CORPORA)`);
 const jsonOut = process.argv.includes('--json') ? process.argv[process.argv.indexOf('--json') + 1] : undefined;
 
 const SETS = ['eval/classics.jsonl', 'eval/bookmarks.jsonl', 'bench/eval/classics-search.jsonl', 'bench/eval/bookmarks-search.jsonl'];
