@@ -23,7 +23,7 @@ describe('embedder config', () => {
 
   it('names the field and the value in every error', () => {
     expect(error({ provider: 'cohere' })).toBe(
-      'config: embedder.provider: expected one of hash|zhipu|siliconflow|openai|dashscope|openai-compatible (got "cohere")',
+      'config: embedder.provider: expected one of hash|zhipu|siliconflow|openai|dashscope|openai-compatible|ollama|tei|llamacpp|lmstudio|vllm (got "cohere")',
     );
     expect(error({ provider: 'zhipu', batchSize: 100 })).toBe('config: embedder.batchSize: zhipu takes at most 64 inputs per request (got 100)');
     expect(error({ provider: 'dashscope', batchSize: 11 })).toContain('embedder.batchSize: dashscope takes at most 10');
