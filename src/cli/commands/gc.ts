@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { config, configOption, openExisting, out } from '../options.ts';
+import { config, configOption, openExisting, out, withDimensions } from '../options.ts';
 import { createEmbedder } from '../../embedding/create.ts';
 
 export function register(program: Command): void {
@@ -13,7 +13,7 @@ export function register(program: Command): void {
       const cfg = config(o);
       const store = openExisting(cfg);
       try {
-        const keepOnly = o.dropOtherFingerprints ? createEmbedder(cfg.embedder).info.fingerprint : undefined;
+        const keepOnly = o.dropOtherFingerprints ? createEmbedder((await withDimensions(cfg)).embedder).info.fingerprint : undefined;
         const r = await store.gc({ keepOnly });
         out(o.json ? JSON.stringify(r) : `deleted ${r.vectors} unreferenced vectors`);
       } finally {

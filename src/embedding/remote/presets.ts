@@ -175,7 +175,7 @@ export const PRESETS: Record<RemoteProvider, Preset> = {
     normalized: false,
     wire: 'openai',
     local: true,
-    hint: 'vllm serve BAAI/bge-m3 --task embed',
+    hint: 'vllm serve BAAI/bge-m3',
   },
 };
 
