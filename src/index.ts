@@ -17,6 +17,7 @@ export { SqliteStore } from './storage/sqlite.ts';
 export type { Store, ChunkFilter, ChunkHit } from './storage/types.ts';
 export { HashEmbedder } from './embedding/hash.ts';
 export type { Embedder } from './embedding/types.ts';
+export { withEmbedderDimensions } from './embedding/remote/detect.ts';
 export { createChunker } from './chunking/registry.ts';
 export { RagsyncError, EXIT } from './util/errors.ts';
 export { normalizeForSearch, toSimplified } from './text/normalize.ts';

@@ -1,7 +1,7 @@
 import type { EmbedderConfig } from '../../config/schema.ts';
 import { RagsyncError, EXIT, errorMessage } from '../../util/errors.ts';
 import { RemoteEmbedder, type RemoteDeps } from './embedder.ts';
-import { resolveRemote, type RemoteSettings } from './presets.ts';
+import { PRESETS, resolveRemote, type RemoteSettings } from './presets.ts';
 
 /**
  * A local server runs whatever model was pulled into it, so the size of its vectors may be known
@@ -10,11 +10,12 @@ import { resolveRemote, type RemoteSettings } from './presets.ts';
  * text through the usual client, retries included) and says so in the log.
  */
 
-/** Thrown by createEmbedder when nobody has filled the size in. */
+/** Thrown by createEmbedder when nobody has filled the size in (library use without withEmbedderDimensions). */
 export function unknownDimensions(s: Pick<RemoteSettings, 'provider' | 'model'>): RagsyncError {
+  const own = PRESETS[s.provider].model;
   return new RagsyncError(
-    `embedder.dimensions: not set, and ${s.provider} model "${s.model}" is not the preset's own (got none): ` +
-      'set "dimensions" in config, or let the CLI ask the server (withEmbedderDimensions)',
+    `embedder.dimensions: required for ${s.provider} model "${s.model}"${own ? `, the preset knows only ${own}'s` : ''} (got none); ` +
+      'set it, or let the CLI ask the server (withEmbedderDimensions)',
     EXIT.usage,
   );
 }
