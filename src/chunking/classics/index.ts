@@ -60,9 +60,8 @@ function entryChunks(
 ): Chunk[] {
   // The context repeats no book title ("千里命稿 第01章 天干篇" → "第01章 天干篇").
   const context = e.context.map((c) => (c.startsWith(docMeta.bookTitle) ? c.slice(docMeta.bookTitle.length).replace(/^[\s\-—:：·]+/u, '') : c)).filter(Boolean);
-  const heading = dedupeAdjacent([docMeta.bookTitle, ...(volumeShown(docMeta.volume, context) ? [docMeta.volume!] : []), ...context]).join(
-    CONTEXT_SEPARATOR,
-  );
+  const volume = volumeShown(docMeta.volume, context) ? [docMeta.volume!] : [];
+  const heading = dedupeAdjacent([docMeta.bookTitle, ...volume, ...context]).join(CONTEXT_SEPARATOR);
   // pack() starts a chunk with the carried-over tail (up to 2 × overlap: one long boundary sentence)
   // and then adds a unit whatever its size; units within target − 2 × overlap keep chunks in bound.
   const pieces = pack(units(e.body, target - 2 * overlap), target, overlap);

@@ -47,7 +47,7 @@ const sleepFor = (ms: number, signal?: AbortSignal) => delay(ms, undefined, { si
  * An embedder behind an HTTP embeddings endpoint (OpenAI-style /embeddings, Ollama, TEI: wire.ts):
  * rate-limited, retried with backoff, every reply validated before anything is returned, a circuit
  * breaker against a provider that is down, and an LRU cache for queries. Constructed without
- * `dimensions` (detect.ts only), it takes the size of the first reply's vectors.
+ * `dimensions` (detect.ts only), it accepts any size the vectors of a reply share.
  */
 export class RemoteEmbedder implements Embedder {
   readonly info: EmbedderInfo;
