@@ -15,8 +15,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chunkerNames, createChunker } from '../src/chunking/registry.ts';
-import { parseConfig } from '../src/config/load.ts';
+import { builtinProfiles, parseConfig } from '../src/builtin.ts';
+const { chunkerNames, createChunker } = builtinProfiles;
 import { commitsOf, replayChunking, type CommitCost } from '../tests/helpers/chunk-replay.ts';
 import { CORPORA } from '../tests/helpers/tmp.ts';
 

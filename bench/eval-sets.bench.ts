@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../src/config/load.ts';
+import { loadConfig } from '../src/builtin.ts';
 import { readEvalFile, runEval, type Metrics } from '../src/search/eval.ts';
 import { Searcher, type SearchMode } from '../src/search/search.ts';
 import { runIndex } from '../src/sync/run.ts';
@@ -57,7 +57,7 @@ for (const variant of ['domain', 'markdown'] as const) {
   } finally {
     await searcher.close();
   }
-  const chunks = r.sources.map((s) => `${s.name} ${s.chunks.total}`).join(', ');
+  const chunks = r.sources.map((s) => `${s.name} ${s.planned.chunks}`).join(', ');
   console.log(`${variant}: ${chunks} chunks`);
 }
 

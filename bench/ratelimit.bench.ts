@@ -22,7 +22,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { parseConfig } from '../src/config/load.ts';
+import { parseConfig } from '../src/builtin.ts';
+import type { Config } from '../src/config/load.ts';
 import { createEmbedder } from '../src/embedding/create.ts';
 import { runIndex } from '../src/sync/run.ts';
 import type { FakeProviderOptions } from '../tests/helpers/fake-provider.ts';
@@ -134,7 +135,7 @@ async function run(s: Scenario, checkout: string) {
     return {
       scenario: s.name,
       window: `${s.windowMs} ms`,
-      texts: result.embedded,
+      texts: result.textsEmbedded,
       requests: ok.length,
       tokens: totalTokens,
       seconds: +(spanMs / 1000).toFixed(2),

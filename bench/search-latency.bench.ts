@@ -4,7 +4,8 @@
  *
  *   npx tsx bench/search-latency.bench.ts -c CONFIG FILE.jsonl [FILE.jsonl ...]
  */
-import { loadConfig } from '../src/config/load.ts';
+import { loadConfig } from '../src/builtin.ts';
+import type { Config } from '../src/config/load.ts';
 import { Searcher, MODES } from '../src/search/search.ts';
 import { readEvalFile } from '../src/search/eval.ts';
 

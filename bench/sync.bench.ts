@@ -13,10 +13,11 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../src/config/load.ts';
+import { loadConfig } from '../src/builtin.ts';
+import type { Config } from '../src/config/load.ts';
 import { runIndex } from '../src/sync/run.ts';
 import { HashEmbedder } from '../src/embedding/hash.ts';
-import { SqliteStore } from '../src/storage/sqlite.ts';
+import { SqliteIndex } from '../src/storage/sqlite/index.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const corpora = join(root, '..', 'shared', 'corpora');
@@ -51,11 +52,11 @@ const wall = (cmd: string, args: string[]) => {
 const t0 = performance.now();
 const full = await runIndex(config);
 const fullMs = performance.now() - t0;
-const chunks = full.sources.reduce((n, s) => n + s.chunks.total, 0);
-const docs = full.sources.reduce((n, s) => n + s.documents.added, 0);
+const chunks = full.sources.reduce((n, s) => n + s.planned.chunks, 0);
+const docs = full.sources.reduce((n, s) => n + s.planned.documents.added, 0);
 
 // Baseline: the embedder alone over the same texts (what indexing cannot go below).
-const store = new SqliteStore(config.db, { readonly: true });
+const store = new SqliteIndex(config.db, 'read');
 const texts = store.db.prepare('SELECT DISTINCT text FROM chunks').pluck().all() as string[];
 await store.close();
 if (config.embedder.provider !== 'hash') throw new Error('this bench measures the hash embedder');
@@ -75,7 +76,7 @@ for (let i = 0; i < 5; i++) {
 const nodeStart = median(Array.from({ length: 5 }, () => wall(process.execPath, ['-e', '0']).ms));
 
 const rss = process.resourceUsage().maxRSS / 1024;
-console.log(`corpora: ${docs} documents, ${chunks} chunks (${full.embedded} distinct texts embedded), status ${full.status}`);
+console.log(`corpora: ${docs} documents, ${chunks} chunks (${full.textsEmbedded} distinct texts embedded), status ${full.status}`);
 console.log(`full index:      ${(fullMs / 1000).toFixed(2)} s  = ${(chunks / (fullMs / 1000)).toFixed(0)} chunks/s`);
 console.log(`embedder alone:  ${(embedMs / 1000).toFixed(2)} s  (full index / embedder alone = ${(fullMs / embedMs).toFixed(2)}x)`);
 console.log(`no-op re-run:    ${(median(noop) / 1000).toFixed(3)} s wall (median of 5), embedded ${embeddedNoop}; target <= 0.500 s`);

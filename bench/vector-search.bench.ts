@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { topK, topKOfScores } from '../src/search/vector-index.ts';
 import { createDotKernel } from '../src/search/simd-dots.ts';
-import { encodeVector, decodeVector } from '../src/storage/blob.ts';
+import { encodeVector, decodeVector } from '../src/storage/sqlite/blob.ts';
 
 const DIMS = 1024;
 const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);

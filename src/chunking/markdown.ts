@@ -1,17 +1,10 @@
-import { dedupeAdjacent, outline, scanSections, stripInvisible } from './outline.ts';
+import { dedupeAdjacent, outline, stripInvisible } from './outline.ts';
 import { pack, paragraphUnits, type Unit } from './split.ts';
-import type { Chunk, ChunkedDocument, ChunkInput, Chunker, ChunkerFactory } from './types.ts';
-import type { ChunkingConfig } from '../config/schema.ts';
+import type { Chunk, ChunkInput, ChunkedDocument, Chunker, ChunkerFactory, ChunkingSettings } from '../core/types.ts';
 
 /** Bump when the output of the same input changes: every document is then re-chunked. */
 const VERSION = 2; // 2: titles and paths the same whatever the title's form; no repeated parts
 export const HEADING_SEPARATOR = ' › ';
-
-/** Splits the body at ATX headings (not inside fenced code), tracking the heading path. */
-export function sections(body: string): { sections: { path: string[]; body: string }[]; firstH1: string | null } {
-  const scanned = scanSections(body);
-  return { sections: scanned.map(({ path, body }) => ({ path, body })), firstH1: scanned.find((s) => s.levels[0] === 1)?.path[0] ?? null };
-}
 
 function fileTitle(path: string): string {
   const base = path.split('/').pop() ?? path;
@@ -23,7 +16,7 @@ function headingPath(title: string, path: string[]): string {
   return dedupeAdjacent([title, ...path]).join(HEADING_SEPARATOR);
 }
 
-export function chunkMarkdown(input: ChunkInput, settings: ChunkingConfig): ChunkedDocument {
+export function chunkMarkdown(input: ChunkInput, settings: ChunkingSettings): ChunkedDocument {
   const doc = outline(input.text);
   const data = doc.frontMatter;
   const title = doc.title ?? doc.firstH1 ?? fileTitle(input.path);

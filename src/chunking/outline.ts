@@ -38,7 +38,7 @@ export function cleanTitle(text: string): string {
   return text.replace(INVISIBLE, '').replace(/[*_`]/g, '').replace(/\s+/g, ' ').trim();
 }
 
-/** Drops invisible characters only (file names: "滴天髓\u00ad.md" is 滴天髓). */
+/** Drops invisible characters only (file names: "notes\u00ad.md" is notes). */
 export function stripInvisible(text: string): string {
   return text.replace(INVISIBLE, '');
 }

@@ -1,7 +1,7 @@
 import type { IndexResult, SourceResult } from '../sync/run.ts';
 import type { SearchResult } from '../search/search.ts';
 import { resultJson } from '../search/present.ts';
-import type { StatusReport } from '../storage/types.ts';
+import type { StatusReport } from '../storage/roles.ts';
 
 const short = (sha: string | null) => (sha ? sha.slice(0, 7) : '-');
 
@@ -10,7 +10,8 @@ export function indexJson(r: IndexResult) {
   return {
     status: r.status,
     dryRun: r.dryRun,
-    embedded: r.embedded,
+    embedded: r.textsEmbedded,
+    textsDropped: r.textsDropped,
     durationMs: r.durationMs,
     fingerprint: r.fingerprint,
     runId: r.runId,
@@ -23,8 +24,11 @@ export function indexJson(r: IndexResult) {
       status: s.status,
       commit: s.commit,
       commitBefore: s.commitBefore,
-      documents: s.documents,
-      chunks: s.chunks,
+      // The plan, in the shape documented before `planned` and `written` existed.
+      documents: s.planned.documents,
+      chunks: { total: s.planned.chunks, toEmbed: s.planned.texts, reused: s.planned.chunksReused },
+      planned: s.planned,
+      written: s.written,
       estimatedTokens: s.estimatedTokens,
       deferred: s.deferred,
       skippedFiles: s.skippedFiles,
@@ -33,14 +37,20 @@ export function indexJson(r: IndexResult) {
   };
 }
 
-function sourceLine(s: SourceResult): string {
-  const d = s.documents;
+function sourceLine(s: SourceResult, dryRun: boolean): string {
+  // What happened; a dry run (or a source that stopped early) also shows what was planned.
+  const c = dryRun ? s.planned : s.written;
+  const d = c.documents;
   const moved = s.commitBefore && s.commitBefore !== s.commit ? `${short(s.commitBefore)}→${short(s.commit)}` : short(s.commit);
   const parts = [
     `${s.name.padEnd(12)} ${s.status.padEnd(7)} @${moved}`,
     `docs +${d.added} ~${d.changed} -${d.deleted} >${d.renamed} =${d.unchanged}${d.skipped ? ` !${d.skipped}` : ''}`,
-    `chunks ${s.chunks.total} (embed ${s.chunks.toEmbed}, reused ${s.chunks.reused})`,
+    `chunks ${c.chunks} (${c.chunksReused} reused)  texts ${dryRun ? 'to embed' : 'embedded'} ${c.texts}`,
   ];
+  if (!dryRun && s.status !== 'ok' && s.status !== 'partial') {
+    const p = s.planned;
+    parts.push(`(planned: docs +${p.documents.added} ~${p.documents.changed} -${p.documents.deleted} >${p.documents.renamed}, texts ${p.texts})`);
+  }
   if (s.estimatedTokens) parts.push(`~${s.estimatedTokens} tokens`);
   if (s.deferred) parts.push(`${s.deferred} deferred by --max-docs`);
   return parts.join('  ') + (s.error ? `\n  error: ${s.error}` : '');
@@ -53,7 +63,7 @@ function planLines(s: SourceResult): string[] {
   for (const w of s.plan.write) {
     if (w.restamp) continue;
     const mark = w.kind === 'added' ? '+' : w.kind === 'changed' ? '~' : '>';
-    const newTexts = w.doc.chunks.filter((c) => s.plan!.toEmbed.has(c.textHash)).length;
+    const newTexts = w.doc.chunks.filter((c) => s.plan!.embed.has(c.textHash)).length;
     const from = w.from ? `${w.from} → ` : '';
     lines.push(`  ${mark} ${from}${w.doc.path}  (${w.doc.chunks.length} chunks, ${newTexts} to embed)`);
   }
@@ -65,10 +75,10 @@ function planLines(s: SourceResult): string[] {
 export function indexText(r: IndexResult, verbose: boolean): string {
   const lines: string[] = [];
   for (const s of r.sources) {
-    lines.push(sourceLine(s));
+    lines.push(sourceLine(s, r.dryRun));
     if (verbose) lines.push(...planLines(s));
   }
-  const what = r.dryRun ? 'dry run: nothing written, nothing embedded' : `embedded ${r.embedded} texts`;
+  const what = r.dryRun ? 'dry run: nothing written, nothing embedded' : `embedded ${r.textsEmbedded} texts`;
   lines.push(`${r.status}: ${what} in ${(r.durationMs / 1000).toFixed(2)}s (${r.fingerprint})`);
   return lines.join('\n');
 }
@@ -109,12 +119,29 @@ export function statusText(s: StatusReport, activeFingerprint: string): string {
   for (const r of s.runs) {
     const took = r.finishedAt ? `  ${((Date.parse(r.finishedAt) - Date.parse(r.startedAt)) / 1000).toFixed(1)}s` : '';
     const retries = r.retries ? `  ${r.retries} retries` : '';
-    lines.push(`  #${r.id} ${r.status.padEnd(7)} ${r.trigger.padEnd(6)} ${r.startedAt}${took}  embedded ${r.embedded}${retries}${r.error ? `  ${r.error}` : ''}`);
+    lines.push(`  #${r.id} ${r.status.padEnd(7)} ${r.trigger.padEnd(6)} ${r.startedAt}${took}  embedded ${r.textsEmbedded} texts${retries}${r.error ? `  ${r.error}` : ''}`);
     for (const src of r.sources) {
-      const d = src.documents;
+      const d = src.written.documents;
       const moved = src.commitBefore !== src.commitAfter ? `${short(src.commitBefore)}→${short(src.commitAfter)}` : short(src.commitAfter);
-      lines.push(`      ${src.source} ${src.status} @${moved}  +${d.added} ~${d.changed} -${d.deleted} >${d.renamed}  chunks embedded ${src.chunks.toEmbed}, reused ${src.chunks.reused}`);
+      lines.push(`      ${src.source} ${src.status} @${moved}  +${d.added} ~${d.changed} -${d.deleted} >${d.renamed}  chunks written ${src.written.chunks} (${src.written.chunksReused} reused), texts embedded ${src.written.texts} of ${src.planned.texts} planned`);
     }
   }
   return lines.join('\n');
+}
+
+/** `status --json`: the report, each run also in the shape documented before planned/written existed. */
+export function statusJson(s: StatusReport, activeFingerprint: string) {
+  return {
+    activeFingerprint,
+    ...s,
+    runs: s.runs.map((r) => ({
+      ...r,
+      embedded: r.textsEmbedded,
+      sources: r.sources.map((src) => ({
+        ...src,
+        documents: src.written.documents,
+        chunks: { total: src.written.chunks, toEmbed: src.written.texts, reused: src.written.chunksReused },
+      })),
+    })),
+  };
 }

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { RagsyncError, EXIT, errorMessage } from '../util/errors.ts';
+import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 type CommandModule = { register(program: Command): void };
 
 /**

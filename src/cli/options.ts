@@ -1,9 +1,9 @@
 import { InvalidArgumentError, Option } from 'commander';
-import { existsSync } from 'node:fs';
-import { loadConfig, type Config } from '../config/load.ts';
-import { SqliteStore } from '../storage/sqlite.ts';
-import { RagsyncError } from '../util/errors.ts';
-import type { Logger } from '../util/log.ts';
+import { loadConfig } from '../builtin.ts';
+import type { Config } from '../config/load.ts';
+import { openIndex } from '../storage/open.ts';
+import type { AdminStore } from '../storage/roles.ts';
+import type { Logger } from '../core/log.ts';
 
 /** Shared option parsers and helpers for the commands. */
 
@@ -35,12 +35,11 @@ export async function withDimensions(cfg: Config, log?: Logger): Promise<Config>
   if (cfg.embedder.provider === 'hash' || cfg.embedder.dimensions !== undefined) return cfg;
   // Loaded only here: most runs never need them.
   const { withEmbedderDimensions } = await import('../embedding/remote/detect.ts');
-  const { createLogger } = await import('../util/log.ts');
+  const { createLogger } = await import('../core/log.ts');
   return withEmbedderDimensions(cfg, { log: log ?? createLogger({ configLevel: cfg.logLevel }) });
 }
 
 /** Opens an index that must already exist (status, gc, export). */
-export function openExisting(cfg: Config): SqliteStore {
-  if (!existsSync(cfg.db)) throw new RagsyncError(`no index at ${cfg.db}: run "ragsync index" first`);
-  return new SqliteStore(cfg.db);
+export function openExisting(cfg: Config): AdminStore {
+  return openIndex(cfg, 'admin');
 }

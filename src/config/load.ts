@@ -2,13 +2,15 @@ import { readFileSync, existsSync } from 'node:fs';
 import { dirname, resolve, isAbsolute } from 'node:path';
 import type { z } from 'zod';
 import { configSchema, type ChunkingConfig, type DaemonConfig, type EmbedderConfig, type SourceConfigRaw } from './schema.ts';
-import { RagsyncError, EXIT } from '../util/errors.ts';
-import { chunkerNames } from '../chunking/registry.ts';
+import { RagsyncError, EXIT } from '../core/errors.ts';
+import type { ProfileRegistry } from '../core/profile.ts';
 
 export const DEFAULT_CONFIG_PATH = 'config/ragsync.json';
 
 /** A source with every path absolute and chunking settings merged over the global ones. */
-export interface SourceConfig extends Omit<SourceConfigRaw, 'chunking' | 'path'> {
+export interface SourceConfig extends Omit<SourceConfigRaw, 'chunking' | 'path' | 'profile'> {
+  /** The profile in force: the configured one, or the one that brings the chunker. */
+  profile: string;
   /** git: the checkout folder; dir: the folder indexed. Absolute. */
   root: string;
   chunking: ChunkingConfig;
@@ -21,6 +23,8 @@ export interface Config {
   checkouts: string;
   embedder: EmbedderConfig;
   sources: SourceConfig[];
+  /** The profiles sources may name (chunkers, analysis, filters, result fields). */
+  profiles: ProfileRegistry;
   /** Absent in configs built in code: the daemon then uses its defaults. */
   daemon?: DaemonConfig;
   logLevel?: string;
@@ -31,7 +35,7 @@ export function resolveConfigPath(flag?: string): string {
   return resolve(flag ?? process.env.RAGSYNC_CONFIG ?? DEFAULT_CONFIG_PATH);
 }
 
-export function loadConfig(flag?: string): Config {
+export function loadConfig(profiles: ProfileRegistry, flag?: string): Config {
   const file = resolveConfigPath(flag);
   if (!existsSync(file)) throw new RagsyncError(`config file not found: ${file}`, EXIT.usage);
   let raw: unknown;
@@ -40,23 +44,28 @@ export function loadConfig(flag?: string): Config {
   } catch (err) {
     throw new RagsyncError(`${file}: not valid JSON: ${(err as Error).message}`, EXIT.usage);
   }
-  return parseConfig(raw, file);
+  return parseConfig(profiles, raw, file);
 }
 
 /** Validates a config object; relative paths resolve against the config file's folder (or cwd). */
-export function parseConfig(raw: unknown, file: string | null = null): Config {
+export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: string | null = null): Config {
   const parsed = configSchema.safeParse(raw, { reportInput: true });
   if (!parsed.success) {
     throw new RagsyncError(`${file ?? 'config'}: ${describeIssue(parsed.error.issues[0]!)}`, EXIT.usage);
   }
   const c = parsed.data;
-  c.sources.forEach((s, i) => {
-    if (!chunkerNames().includes(s.chunker)) {
-      throw new RagsyncError(
-        `${file ?? 'config'}: sources[${i}].chunker: unknown chunker (known: ${chunkerNames().join(', ')}) (got ${JSON.stringify(s.chunker)})`,
-        EXIT.usage,
-      );
+  const where = file ?? 'config';
+  const profileOf = c.sources.map((s, i) => {
+    const owner = profiles.ownerOf(s.chunker);
+    if (!owner) {
+      const known = profiles.chunkerNames().join(', ');
+      throw new RagsyncError(`${where}: sources[${i}].chunker: unknown chunker (known: ${known}) (got ${JSON.stringify(s.chunker)})`, EXIT.usage);
     }
+    if (s.profile !== undefined && !profiles.has(s.profile)) {
+      const known = profiles.profiles.map((p) => p.name).join(', ');
+      throw new RagsyncError(`${where}: sources[${i}].profile: unknown profile (known: ${known}) (got ${JSON.stringify(s.profile)})`, EXIT.usage);
+    }
+    return s.profile ?? owner.name;
   });
   const base = file ? dirname(file) : process.cwd();
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
@@ -69,8 +78,10 @@ export function parseConfig(raw: unknown, file: string | null = null): Config {
     embedder: c.embedder,
     daemon: c.daemon,
     logLevel: c.logLevel,
-    sources: c.sources.map(({ chunking, path, ...s }) => ({
+    profiles,
+    sources: c.sources.map(({ chunking, path, profile: _profile, ...s }, i) => ({
       ...s,
+      profile: profileOf[i]!,
       // A git url that is a local path is resolved too, so configs can point at ../upstream.git.
       url: s.url && s.kind === 'git' && isLocalPath(s.url) ? abs(s.url) : s.url,
       root: path ? abs(path) : resolve(checkouts, s.name),
@@ -96,6 +107,8 @@ export function describeIssue(issue: z.core.$ZodIssue): string {
     !(issue.code === 'custom' && typeof issue.input === 'object') &&
     issue.code !== 'unrecognized_keys' &&
     !issue.message.includes('(got ');
-  const got = echo ? ` (got ${JSON.stringify(issue.input)})` : '';
+  const shown = echo ? JSON.stringify(issue.input) : '';
+  // A long value (a thousand-item list) is cut: the message stays one readable line.
+  const got = echo ? ` (got ${shown.length > 80 ? `${shown.slice(0, 77)}…` : shown})` : '';
   return `${path || '(root)'}: ${issue.message}${got}`;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PRESETS, allowedDimensionsFor, type RemoteProvider } from '../embedding/remote/presets.ts';
+import { PRESETS, allowedDimensionsFor, type RemoteProvider } from './presets.ts';
 import { createRequire } from 'node:module';
 
 // node-cron loads only when a config has a schedule to check (its import costs every command ~30 ms).
@@ -65,6 +65,8 @@ export const sourceSchema = z
     include: z.array(z.string().min(1)).min(1).default(['**/*.md']),
     exclude: z.array(z.string().min(1)).default([]),
     chunker: z.string().min(1).default('markdown'),
+    /** The profile whose analysis, filters and result fields apply (default: the one bringing the chunker). */
+    profile: z.string().min(1).optional(),
     chunking: chunkingSchema.partial().optional(),
     maxFileBytes: z.number().int().positive().default(2_000_000),
     /** Daemon: sync this source on its own cron schedule instead of the daemon's. */
@@ -86,7 +88,7 @@ const hashEmbedderSchema = z
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 
-/** Fields every remote provider takes; unset ones come from the provider's preset (src/embedding/remote/presets.ts). */
+/** Fields every remote provider takes; unset ones come from the provider's preset (src/config/presets.ts). */
 const remoteFields = {
   model: z.string().min(1).optional(),
   /** The API root; POST {baseUrl}/embeddings (Ollama: /api/embed, TEI: /embed). */

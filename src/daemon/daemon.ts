@@ -3,10 +3,10 @@ import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load.ts';
 import type { Embedder } from '../embedding/types.ts';
-import { SqliteStore } from '../storage/sqlite.ts';
-import type { Store } from '../storage/types.ts';
+import { openIndex } from '../storage/open.ts';
+import type { RunLog } from '../storage/roles.ts';
 import { runIndex, type IndexResult } from '../sync/run.ts';
-import { RagsyncError, EXIT, errorMessage } from '../util/errors.ts';
+import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { computeHealth, storeHealth, type Health } from './health.ts';
 import { healthIntervalMs, scheduleJobs, type ScheduleJob } from './schedule.ts';
 
@@ -109,11 +109,11 @@ export class Daemon {
   }
 
   /** Health from the run history (for /healthz), judged against this daemon's schedule. */
-  async health(store?: Store): Promise<Health> {
+  async health(store?: Pick<RunLog, 'recentRuns'>): Promise<Health> {
     const opts = { intervalMs: this.intervalMs, since: this.startedAt };
     if (store) return storeHealth(store, opts);
     if (!existsSync(this.o.config.db)) return computeHealth([], opts);
-    const own = new SqliteStore(this.o.config.db, { readonly: true });
+    const own = openIndex(this.o.config, 'search');
     try {
       return await storeHealth(own, opts);
     } finally {

@@ -1,4 +1,4 @@
-import type { RunRecord, Store } from '../storage/types.ts';
+import type { RunLog, RunRecord } from '../storage/roles.ts';
 
 export interface HealthOptions {
   /** The schedule's interval: no success within twice this is unhealthy. */
@@ -63,7 +63,7 @@ export function computeHealth(runs: RunRecord[], opts: HealthOptions): Health {
 }
 
 /** Health of the index behind `store` (any process may be the writer: runs are in the database). */
-export async function storeHealth(store: Store, opts: HealthOptions): Promise<Health> {
+export async function storeHealth(store: Pick<RunLog, 'recentRuns'>, opts: HealthOptions): Promise<Health> {
   return computeHealth(await store.recentRuns(20), opts);
 }
 

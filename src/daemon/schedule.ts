@@ -1,6 +1,6 @@
 import cron from 'node-cron';
 import type { Config } from '../config/load.ts';
-import { RagsyncError, EXIT } from '../util/errors.ts';
+import { RagsyncError, EXIT } from '../core/errors.ts';
 
 /** One cron job of the daemon: when, and which sources (null: every source without its own schedule). */
 export interface ScheduleJob {

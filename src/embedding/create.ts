@@ -2,7 +2,7 @@ import type { EmbedderConfig } from '../config/schema.ts';
 import { HashEmbedder } from './hash.ts';
 import { RemoteEmbedder, type RemoteDeps } from './remote/embedder.ts';
 import { unknownDimensions } from './remote/detect.ts';
-import { resolveRemote } from './remote/presets.ts';
+import { resolveRemote } from '../config/presets.ts';
 import type { Embedder } from './types.ts';
 
 /** The embedder a config names. `deps` carries the logger (and test/bench knobs) to remote ones. */

@@ -1,5 +1,5 @@
 import type { Embedder, EmbedStats } from './types.ts';
-import { estimateTokens } from '../chunking/tokens.ts';
+import { estimateTokens } from '../core/text/tokens.ts';
 
 /**
  * The offline embedder: feature hashing of CJK character unigrams + bigrams and Latin words +

@@ -1,4 +1,4 @@
-import type { EmbedderInfo } from '../storage/types.ts';
+import type { EmbedderInfo } from '../core/types.ts';
 
 export interface EmbedStats {
   /** Calls made to the provider (retries included). */

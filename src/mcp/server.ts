@@ -1,10 +1,11 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
-import { Searcher, MAX_K, MODES, type SearchResult } from '../search/search.ts';
-import { KNOWN_BOOK_KEYS } from '../search/filters.ts';
+import { errorMessage } from '../core/errors.ts';
+import { filterFields, filtersOf } from '../search/filter-fields.ts';
 import { resultJson } from '../search/present.ts';
-import { errorMessage } from '../util/errors.ts';
+import { MAX_K, MAX_QUERY_CHARS, MODES } from '../search/request.ts';
+import type { Searcher, SearchResult } from '../search/search.ts';
 
 const text = (results: SearchResult[]) => ({
   content: [{ type: 'text' as const, text: JSON.stringify({ results: results.map(resultJson) }) }],
@@ -16,23 +17,37 @@ const toolError = (err: unknown) => ({ isError: true, content: [{ type: 'text' a
 /** An MCP server exposing `search` and `related` over one Searcher. */
 export function createMcpServer(searcher: Searcher, version = '0.1.0'): McpServer {
   const server = new McpServer({ name: 'ragsync', version });
+  const specs = searcher.filterSpecs();
   server.registerTool(
     'search',
     {
       description:
-        'Search the ragsync index (hybrid keyword + vector). Returns JSON {results:[{source,path,title,heading,content,score,book,chapter,url,tags,date}]}.',
+        'Search the ragsync index (hybrid keyword + vector). Returns JSON {results:[{source,path,title,heading,content,score,metadata,…}]}.',
       inputSchema: {
-        query: z.string().min(1).describe('what to look for'),
+        query: z.string().min(1).max(MAX_QUERY_CHARS).describe('what to look for'),
         source: z.string().optional().describe('only this source'),
+        sources: z.array(z.string()).optional().describe('only these sources'),
         k: z.number().int().min(1).max(MAX_K).optional().describe('number of results (default 10)'),
         mode: z.enum(MODES).optional().describe('vector | keyword | hybrid (default)'),
-        book: z.string().optional().describe(`classics book key: ${KNOWN_BOOK_KEYS.join('|')}|all`),
-        tags: z.array(z.string()).optional().describe('bookmark tags (all must match)'),
+        path: z.string().optional().describe('document path glob'),
+        minScore: z.number().optional().describe('drop results scoring below (cosine, -bm25 or RRF, by mode)'),
+        mmr: z.number().optional().describe('diversify with MMR (0..1, 1 = off)'),
+        halfLifeDays: z.number().optional().describe('temporal decay on the results\' date'),
+        dedupe: z.boolean().optional().describe('collapse near-identical passages (default true)'),
+        includeBroken: z.boolean().optional().describe('include chunks marked broken'),
+        explain: z.boolean().optional().describe('attach component ranks and scores'),
+        ...filterFields(specs),
       },
     },
-    async ({ query, source, k, mode, book, tags }) => {
+    async ({ query, source, sources, ...rest }) => {
       try {
-        return text(await searcher.search(query, { sources: source ? [source] : undefined, k, mode, book, tags }));
+        const { k, mode, path, minScore, mmr, halfLifeDays, dedupe, includeBroken, explain } = rest;
+        const r = await searcher.searchDetailed(query, {
+          sources: source ? [source, ...(sources ?? [])] : sources,
+          k, mode, path, minScore, mmr, halfLifeDays, dedupe, includeBroken, explain,
+          filters: filtersOf(specs, rest),
+        });
+        return text(r.results);
       } catch (err) {
         return toolError(err);
       }

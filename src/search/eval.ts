@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
-import { RagsyncError, EXIT } from '../util/errors.ts';
+import { RagsyncError, EXIT } from '../core/errors.ts';
 import type { SearchOptions, SearchResult, Searcher } from './search.ts';
 
 /** One line of an eval file. */

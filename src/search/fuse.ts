@@ -64,7 +64,7 @@ export function jaccard(a: Set<string>, b: Set<string>): number {
 
 /**
  * Keeps the best of each group of identical or near-identical texts (Jaccard of character bigrams ≥
- * threshold): the classics reprint each other's passages across files. Input must be best-first.
+ * threshold): corpora reprint passages across files. Input must be best-first.
  */
 export function collapseDuplicates<T extends Candidate>(list: T[], threshold = 0.9, limit = Infinity): T[] {
   const kept: { c: T; sh: Set<string> }[] = [];

@@ -1,4 +1,4 @@
-import { redactUrl } from '../util/redact.ts';
+import { redactUrl } from '../core/redact.ts';
 
 /** Reorders documents by relevance to a query: one score per document index. */
 export interface Reranker {

@@ -1,39 +1,20 @@
-import { existsSync } from 'node:fs';
 import type { Config } from '../config/load.ts';
+import { selectSources } from '../config/select.ts';
+import { RagsyncError, EXIT } from '../core/errors.ts';
+import type { FilterSpec } from '../core/profile.ts';
+import { defaultAnalyzer, queryTerms, type Analyzer } from '../core/text/analyzer.ts';
+import type { ChunkFilter, ChunkHit, StoredHit } from '../core/types.ts';
 import { createEmbedder } from '../embedding/create.ts';
 import type { Embedder } from '../embedding/types.ts';
-import { SqliteStore } from '../storage/sqlite.ts';
-import type { ChunkFilter, ChunkHit, Store, StoredHit } from '../storage/types.ts';
-import { RagsyncError, EXIT } from '../util/errors.ts';
-import { selectSources } from '../sync/run.ts';
-import { toChunkFilter, type FilterOptions } from './filters.ts';
-import { queryTokens } from './tokenize.ts';
-import { VectorIndex } from './vector-index.ts';
-import { collapseDuplicates, mmr, rrf, temporalDecay, type Candidate, type RrfWeights } from './fuse.ts';
+import { openIndex } from '../storage/open.ts';
+import type { SearchStore } from '../storage/roles.ts';
+import { toChunkFilter } from './filters.ts';
+import { collapseDuplicates, mmr, rrf, temporalDecay, type Candidate } from './fuse.ts';
 import type { Reranker } from './rerank.ts';
+import { DEFAULT_K, MAX_K, parseSearchRequest, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
+import { VectorIndex } from './vector-index.ts';
 
-export const MODES = ['vector', 'keyword', 'hybrid'] as const;
-export type SearchMode = (typeof MODES)[number];
-
-export interface SearchOptions extends FilterOptions {
-  k?: number;
-  /** Default hybrid. */
-  mode?: SearchMode;
-  /** Results scoring below are dropped (the score of the mode: cosine, -bm25 or RRF). */
-  minScore?: number;
-  /** RRF weights of the vector and keyword lists (default 1 and 1). */
-  weights?: Partial<RrfWeights>;
-  /** MMR lambda in (0, 1]; 1 (default) = no diversification. */
-  mmr?: number;
-  /** Collapse identical / near-identical texts (default true). */
-  dedupe?: boolean;
-  /** Temporal decay half-life in days on added_at/date (bookmarks); off by default. */
-  halfLifeDays?: number;
-  /** Attach each result's component ranks and scores. */
-  explain?: boolean;
-  /** Apply the searcher's reranker to the fused top N (default: yes when one is configured). */
-  rerank?: boolean;
-}
+export { MODES, MAX_K, MAX_QUERY_CHARS, DEFAULT_K, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
 
 export interface SearchResponse {
   results: SearchResult[];
@@ -53,48 +34,26 @@ export interface Explain {
 }
 
 export interface SearchResult extends ChunkHit {
-  /** Book title (classics: metadata.bookTitle, else the document title). */
-  book: string | null;
-  /** Chapter (metadata.chapter, else the heading). */
-  chapter: string;
-  url: string | null;
-  tags: string[];
-  date: string | null;
+  /** Fields the source's profile gives its results (e.g. book and chapter, or url, tags and date). */
+  fields: Record<string, unknown>;
   explain?: Explain;
 }
-
-export interface RelatedResult extends SearchResult {}
-
-export const DEFAULT_K = 10;
-export const MAX_K = 100;
-export const MAX_QUERY_CHARS = 1000;
 
 const usage = (msg: string) => new RagsyncError(msg, EXIT.usage);
 const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
 
-export function toResult(h: StoredHit | ChunkHit, score: number): SearchResult {
-  const m = h.metadata;
-  const { ref: _ref, ...hit } = h as StoredHit;
-  return {
-    ...hit,
-    score,
-    book: str(m.bookTitle) ?? h.title,
-    chapter: str(m.chapter) ?? h.heading,
-    url: str(m.url),
-    tags: Array.isArray(m.tags) ? m.tags.map(String) : [],
-    date: str(m.added_at) ?? str(m.date),
-  };
-}
+/** Which sources a search covers, and the profiles in force for them. */
+export type SearchScope = Pick<Config, 'sources' | 'profiles'>;
 
 /** A long-lived search handle (the HTTP server, the MCP server and the agent tool keep one open). */
 export class Searcher {
   readonly index: VectorIndex;
 
   constructor(
-    readonly store: Store,
+    readonly store: SearchStore,
     readonly embedder: Embedder,
-    /** For validating --source names; null accepts any. */
-    readonly config: Config | null = null,
+    /** The configured sources (to check --source names) and their profiles. */
+    readonly scope: SearchScope,
     /** Optional second stage over the fused top N. */
     readonly reranker: Reranker | null = null,
   ) {
@@ -102,20 +61,39 @@ export class Searcher {
   }
 
   static open(config: Config, embedder?: Embedder, reranker?: Reranker | null): Searcher {
-    if (!existsSync(config.db)) {
-      throw new RagsyncError(`no index at ${config.db}: run "ragsync index" first`, EXIT.failed);
-    }
-    return new Searcher(
-      new SqliteStore(config.db, { readonly: true }),
-      embedder ?? createEmbedder(config.embedder),
-      config,
-      reranker ?? null,
-    );
+    return new Searcher(openIndex(config, 'search'), embedder ?? createEmbedder(config.embedder), config, reranker ?? null);
   }
 
-  private filterOf(opts: FilterOptions): ChunkFilter {
-    const sources = opts.sources?.length && this.config ? selectSources(this.config, opts.sources).map((s) => s.name) : opts.sources;
-    return toChunkFilter({ ...opts, sources });
+  /** Every filter the profiles in force offer (the ways in expose these). */
+  filterSpecs(): FilterSpec[] {
+    return this.scope.profiles.filters();
+  }
+
+  private filterOf(req: Pick<SearchRequest, 'filters' | 'path' | 'includeBroken' | 'sources'>): ChunkFilter {
+    const sources = req.sources?.length ? selectSources(this.scope, req.sources).map((s) => s.name) : undefined;
+    return toChunkFilter({ ...req, sources }, this.filterSpecs());
+  }
+
+  /** The analyzers of the searched sources' profiles (a source not configured uses the engine's). */
+  private analyzers(sources: string[] | undefined): Analyzer[] {
+    const names = new Set(sources?.length ? sources : this.scope.sources.map((s) => s.name));
+    const out = new Set<Analyzer>();
+    for (const s of this.scope.sources) if (names.has(s.name)) out.add(this.scope.profiles.get(s.profile).analyzer ?? defaultAnalyzer);
+    if (!out.size) out.add(defaultAnalyzer);
+    return [...out];
+  }
+
+  /** Query terms under every analyzer in force, distinct (they are ORed). */
+  private terms(q: string, analyzers: Analyzer[], unigrams = false): string[] {
+    return [...new Set(analyzers.flatMap((a) => queryTerms(a, q, { unigrams })))];
+  }
+
+  /** A hit as a result: the profile of its source adds its fields. */
+  toResult(h: StoredHit | ChunkHit, score: number): SearchResult {
+    const { ref: _ref, ...hit } = h as StoredHit;
+    const source = this.scope.sources.find((s) => s.name === h.source);
+    const fields = (source && this.scope.profiles.get(source.profile).resultFields?.(h)) || {};
+    return { ...hit, score, fields };
   }
 
   private async embedQuery(q: string): Promise<Float32Array> {
@@ -147,12 +125,13 @@ export class Searcher {
     }
   }
 
-  private async keywordHits(q: string, n: number, filter: ChunkFilter): Promise<StoredHit[]> {
-    const hits = await this.store.keywordSearch({ tokens: queryTokens(q), k: n, filter });
+  private async keywordHits(q: string, n: number, filter: ChunkFilter, analyzers: Analyzer[]): Promise<StoredHit[]> {
+    const terms = this.terms(q, analyzers);
+    const hits = await this.store.keywordSearch({ tokens: terms, k: n, filter });
     if (hits.length) return hits;
     // No CJK bigram matched: fall back to single characters.
-    const uni = queryTokens(q, { unigrams: true });
-    return uni.length > queryTokens(q).length ? this.store.keywordSearch({ tokens: uni, k: n, filter }) : [];
+    const uni = this.terms(q, analyzers, true);
+    return uni.length > terms.length ? this.store.keywordSearch({ tokens: uni, k: n, filter }) : [];
   }
 
   async search(query: string, opts: SearchOptions = {}): Promise<SearchResult[]> {
@@ -184,54 +163,54 @@ export class Searcher {
   }
 
   async searchDetailed(query: string, opts: SearchOptions = {}): Promise<SearchResponse> {
-    const q = query.trim();
-    if (!q) throw usage('empty query');
-    if (q.length > MAX_QUERY_CHARS) throw usage(`query longer than ${MAX_QUERY_CHARS} characters`);
-    const k = opts.k ?? DEFAULT_K;
-    if (!Number.isInteger(k) || k < 1 || k > MAX_K) throw usage(`k must be 1..${MAX_K} (got ${k})`);
-    const mode = opts.mode ?? 'hybrid';
-    if (!MODES.includes(mode)) throw usage(`mode must be one of ${MODES.join('|')} (got "${mode}")`);
-    const lambda = opts.mmr ?? 1;
-    if (!(lambda > 0 && lambda <= 1)) throw usage(`mmr must be in (0, 1] (got ${lambda})`);
-    if (opts.halfLifeDays !== undefined && !(opts.halfLifeDays > 0)) throw usage(`halfLifeDays must be > 0`);
-    const filter = this.filterOf(opts);
+    return this.run(parseSearchRequest({ ...opts, query }));
+  }
+
+  /** Runs a validated request. */
+  async run(req: SearchRequest): Promise<SearchResponse> {
+    const { query: q, k, mode, mmr: lambda } = req;
+    const filter = this.filterOf(req);
+    const analyzers = this.analyzers(filter.sources);
     // Candidates per list: enough for fusion, collapse and MMR to have something to choose from.
     const pool = Math.max(k * 5, 50);
 
     const [vec, kw] = await Promise.all([
       mode === 'keyword' ? [] : this.embedQuery(q).then((v) => this.vectorHits(v, pool, filter)),
-      mode === 'vector' ? [] : this.keywordHits(q, pool, filter),
+      mode === 'vector' ? [] : this.keywordHits(q, pool, filter, analyzers),
     ]);
     const hits = new Map<number, StoredHit>();
     for (const h of [...vec, ...kw]) hits.set(h.ref, h);
-    const weights = { vector: opts.weights?.vector ?? 1, keyword: opts.weights?.keyword ?? 1 };
+    const weights = req.weights ?? { vector: 1, keyword: 1 };
     let list: Candidate[] = rrf(vec, kw, weights);
     // Single-list modes keep the list's own score (cosine or -bm25) rather than RRF's.
     if (mode !== 'hybrid') list = list.map((c) => ({ ...c, score: (c.vector ?? c.keyword)!.score }));
-    for (const c of list) {
-      const m = hits.get(c.ref)!.metadata;
-      c.date = str(m.added_at) ?? str(m.date);
-    }
+    const results = new Map<number, SearchResult>();
+    const resultOf = (ref: number) => {
+      let r = results.get(ref);
+      if (!r) results.set(ref, (r = this.toResult(hits.get(ref)!, 0)));
+      return r;
+    };
+    if (req.halfLifeDays) for (const c of list) c.date = str(resultOf(c.ref).fields.date) ?? str(resultOf(c.ref).metadata.date);
     // Unless a later stage reorders (MMR, decay, rerank) or --explain counts duplicates, only the top k
     // survivors matter (minScore only drops from the tail).
-    const needAll = lambda < 1 || !!opts.halfLifeDays || !!this.reranker || !!opts.explain;
-    if (opts.dedupe !== false) list = collapseDuplicates(list, 0.9, needAll ? Infinity : k);
-    if (opts.halfLifeDays) list = temporalDecay(list, opts.halfLifeDays);
+    const needAll = lambda < 1 || !!req.halfLifeDays || !!this.reranker || req.explain;
+    if (req.dedupe) list = collapseDuplicates(list, 0.9, needAll ? Infinity : k);
+    if (req.halfLifeDays) list = temporalDecay(list, req.halfLifeDays);
     list = mmr(list, lambda < 1 ? k : list.length, lambda);
     let reranked: boolean | null = null;
     let rerankError: string | undefined;
     let rerankScores: Map<number, number> | undefined;
-    if (this.reranker && opts.rerank !== false && list.length) {
+    if (this.reranker && req.rerank && list.length) {
       const r = await this.rerankTop(q, list, k);
       list = r.list;
       reranked = !r.error;
       rerankError = r.error;
       rerankScores = r.scores;
     }
-    if (opts.minScore !== undefined) list = list.filter((c) => c.score >= opts.minScore!);
-    const results = list.slice(0, k).map((c) => {
-      const r = toResult(hits.get(c.ref)!, c.score);
-      if (opts.explain) {
+    if (req.minScore !== undefined) list = list.filter((c) => c.score >= req.minScore!);
+    const top = list.slice(0, k).map((c) => {
+      const r = { ...resultOf(c.ref), score: c.score };
+      if (req.explain) {
         r.explain = {
           mode,
           vector: c.vector ?? null,
@@ -243,7 +222,7 @@ export class Searcher {
       }
       return r;
     });
-    return { results, reranked, ...(rerankError ? { rerankError } : {}) };
+    return { results: top, reranked, ...(rerankError ? { rerankError } : {}) };
   }
 
   /**
@@ -252,7 +231,7 @@ export class Searcher {
    */
   async related(
     ref: string | { source?: string; path?: string; id?: string },
-    opts: FilterOptions & { k?: number } = {},
+    opts: { k?: number; sources?: string[]; filters?: SearchRequest['filters']; path?: string } = {},
   ): Promise<SearchResult[]> {
     const k = opts.k ?? DEFAULT_K;
     if (!Number.isInteger(k) || k < 1 || k > MAX_K) throw usage(`k must be 1..${MAX_K} (got ${k})`);
@@ -280,7 +259,7 @@ export class Searcher {
       n++;
     }
     if (!n) return [];
-    const filter = this.filterOf(opts);
+    const filter = this.filterOf({ filters: {}, includeBroken: false, ...opts });
     const isSelf = (h: StoredHit) => h.source === self.source && h.path === self.path;
     let pool = k * 8;
     for (;;) {
@@ -290,7 +269,7 @@ export class Searcher {
         const key = `${h.source}\u0000${h.path}`;
         if (!best.has(key)) best.set(key, h); // hits are best-first
       }
-      if (best.size >= k || hits.length < pool) return [...best.values()].slice(0, k).map((h) => toResult(h, h.score));
+      if (best.size >= k || hits.length < pool) return [...best.values()].slice(0, k).map((h) => this.toResult(h, h.score));
       pool *= 4;
     }
   }
@@ -309,4 +288,13 @@ export async function search(config: Config, query: string, opts: SearchOptions 
   } finally {
     await s.close();
   }
+}
+
+/** A Searcher, or a Config to open one from on first use (and keep open). */
+export type SearcherLike = Searcher | Config;
+
+export function lazySearcher(s: SearcherLike): () => Searcher {
+  if (s instanceof Searcher) return () => s;
+  let open: Searcher | null = null;
+  return () => (open ??= Searcher.open(s));
 }

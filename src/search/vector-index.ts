@@ -1,4 +1,4 @@
-import type { Store, VectorSet } from '../storage/types.ts';
+import type { IndexReader, VectorSet } from '../storage/roles.ts';
 import { createDotKernel, type DotKernel } from './simd-dots.ts';
 
 export interface VectorMatch {
@@ -108,7 +108,7 @@ export class VectorIndex {
   }
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<IndexReader, 'loadVectors' | 'generation'>,
     readonly fingerprint: string,
   ) {}
 

@@ -3,7 +3,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Searcher, SearchResult } from '../search/search.ts';
 import { resultJson, sourceItem } from '../search/present.ts';
-import { RagsyncError, EXIT, errorMessage } from '../util/errors.ts';
+import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { relatedParams, searchParams, type Format } from './params.ts';
 
 /** The env var holding the optional bearer token. */
@@ -18,7 +18,7 @@ export interface HealthReport {
 export interface HttpOptions {
   /** Required as `Authorization: Bearer <token>` on every route but /healthz when set. */
   token?: string | null;
-  /** Replaces the built-in /healthz (issue 5's richer health check plugs in here). */
+  /** Replaces the built-in /healthz (the run-history health check plugs in here). */
   health?: () => Promise<HealthReport>;
   log?: (line: string) => void;
 }
@@ -75,8 +75,8 @@ export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Se
     }
     switch (url.pathname) {
       case '/search': {
-        const { query, opts: o, format } = searchParams(url.searchParams);
-        const r = await searcher.searchDetailed(query, o);
+        const { request, format } = searchParams(url.searchParams, searcher.filterSpecs());
+        const r = await searcher.run(request);
         if (r.rerankError) log(`rerank failed, fused order kept: ${r.rerankError}`);
         return send(res, 200, { results: shape(r.results, format), ...(r.reranked === null ? {} : { reranked: r.reranked }) });
       }

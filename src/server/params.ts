@@ -1,6 +1,6 @@
-import { MAX_K, MAX_QUERY_CHARS, MODES, type SearchMode, type SearchOptions } from '../search/search.ts';
-import { RagsyncError, EXIT } from '../util/errors.ts';
-import { parseWeights } from '../search/filters.ts';
+import { RagsyncError, EXIT } from '../core/errors.ts';
+import type { FilterSpec } from '../core/profile.ts';
+import { MAX_K, parseSearchRequest, parseWeights, type SearchRequest } from '../search/request.ts';
 
 /** An invalid request parameter: the HTTP server answers 400 with the message. */
 export class BadRequest extends RagsyncError {
@@ -9,8 +9,9 @@ export class BadRequest extends RagsyncError {
   }
 }
 
-const KNOWN_SEARCH = new Set(['q', 'source', 'k', 'mode', 'book', 'tag', 'month', 'since', 'until', 'path', 'minScore',
-  'explain', 'format', 'mmr', 'halfLife', 'rerank', 'weights']);
+/** Search parameters besides the profiles' filters (?book=, ?tag= …). */
+const SEARCH_PARAMS = ['q', 'source', 'k', 'mode', 'path', 'minScore', 'explain', 'format', 'mmr', 'halfLife', 'rerank', 'weights',
+  'dedupe', 'includeBroken'];
 const KNOWN_RELATED = new Set(['source', 'path', 'id', 'k', 'format']);
 
 function intParam(p: URLSearchParams, name: string, def: number, max: number): number {
@@ -26,6 +27,14 @@ function numParam(p: URLSearchParams, name: string): number | undefined {
   const n = Number(v);
   if (!Number.isFinite(n)) throw new BadRequest(`${name} must be a number (got "${v}")`);
   return n;
+}
+
+function boolParam(p: URLSearchParams, name: string): boolean | undefined {
+  const v = p.get(name);
+  if (v === null || v === '') return undefined;
+  if (['1', 'true'].includes(v)) return true;
+  if (['0', 'false'].includes(v)) return false;
+  throw new BadRequest(`${name} must be true|false|1|0 (got "${v}")`);
 }
 
 function checkKnown(p: URLSearchParams, known: Set<string>): void {
@@ -45,36 +54,39 @@ const list = (p: URLSearchParams, name: string) => {
   return v.length ? v : undefined;
 };
 
-/** /search?q=&source=&k=&mode=&book=&tag=&month=&since=&until=&path=&minScore=&explain=&format= */
-export function searchParams(p: URLSearchParams): { query: string; opts: SearchOptions; format: Format } {
-  checkKnown(p, KNOWN_SEARCH);
-  const query = (p.get('q') ?? '').trim();
-  if (!query) throw new BadRequest('q is required');
-  if (query.length > MAX_QUERY_CHARS) throw new BadRequest(`q is longer than ${MAX_QUERY_CHARS} characters`);
-  const mode = (p.get('mode') || 'hybrid') as SearchMode;
-  if (!MODES.includes(mode)) throw new BadRequest(`mode must be one of ${MODES.join('|')} (got "${mode}")`);
-  const explain = p.get('explain');
-  return {
-    query,
-    format: formatParam(p),
-    opts: {
+/** /search?q=&source=&k=&mode=&path=&minScore=&explain=&format=… plus one parameter per profile filter. */
+export function searchParams(p: URLSearchParams, specs: readonly FilterSpec[]): { request: SearchRequest; format: Format } {
+  checkKnown(p, new Set([...SEARCH_PARAMS, ...specs.map((s) => s.name)]));
+  if (!(p.get('q') ?? '').trim()) throw new BadRequest('q is required');
+  const filters: Record<string, string | string[]> = {};
+  for (const s of specs) {
+    const v = s.kind === 'all-of' ? list(p, s.name) : p.get(s.name) || undefined;
+    if (v !== undefined) filters[s.name] = v;
+  }
+  const weights = p.get('weights');
+  try {
+    const request = parseSearchRequest({
+      query: p.get('q'),
       k: intParam(p, 'k', 10, MAX_K),
-      mode,
+      mode: p.get('mode') || undefined,
       sources: list(p, 'source'),
-      book: p.get('book') || undefined,
-      tags: list(p, 'tag'),
-      month: p.get('month') || undefined,
-      since: p.get('since') || undefined,
-      until: p.get('until') || undefined,
       path: p.get('path') || undefined,
       minScore: numParam(p, 'minScore'),
       mmr: numParam(p, 'mmr'),
       halfLifeDays: numParam(p, 'halfLife'),
-      weights: p.get('weights') ? parseWeights(p.get('weights')!) : undefined,
-      explain: explain === '1' || explain === 'true',
-      rerank: !['0', 'false'].includes(p.get('rerank') ?? ''),
-    },
-  };
+      weights: weights ? parseWeights(weights) : undefined,
+      explain: boolParam(p, 'explain'),
+      rerank: boolParam(p, 'rerank'),
+      dedupe: boolParam(p, 'dedupe'),
+      includeBroken: boolParam(p, 'includeBroken'),
+      filters,
+    });
+    return { request, format: formatParam(p) };
+  } catch (err) {
+    // The contract's field names are the API's parameter names, except these two.
+    if (err instanceof RagsyncError) throw new BadRequest(err.message.replace(/^query\b/, 'q').replace(/^halfLifeDays\b/, 'halfLife'));
+    throw err;
+  }
 }
 
 /** /related?source=&path=&id=&k=&format= */

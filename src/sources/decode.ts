@@ -1,4 +1,4 @@
-import { RagsyncError } from '../util/errors.ts';
+import { RagsyncError } from '../core/errors.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

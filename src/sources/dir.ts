@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { existsSync } from 'node:fs';
 import type { Snapshot, SourceFile } from './types.ts';
-import { RagsyncError } from '../util/errors.ts';
+import { RagsyncError } from '../core/errors.ts';
 
 const SKIP_DIRS = new Set(['.git', 'node_modules']);
 

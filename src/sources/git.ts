@@ -4,8 +4,8 @@ import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Snapshot, SourceFile } from './types.ts';
 import { readBlobs } from './catfile.ts';
-import { RagsyncError, errorMessage } from '../util/errors.ts';
-import { redactUrl } from '../util/redact.ts';
+import { RagsyncError, errorMessage } from '../core/errors.ts';
+import { redactUrl } from '../core/redact.ts';
 
 export interface GitSourceOptions {
   name: string;

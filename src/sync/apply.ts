@@ -1,6 +1,7 @@
+import { failpoint } from '../core/failpoint.ts';
+import type { DocumentRecord, WorkCounts } from '../core/types.ts';
 import type { Embedder } from '../embedding/types.ts';
-import type { DocumentRecord, Store } from '../storage/types.ts';
-import { failpoint } from '../util/failpoint.ts';
+import type { IndexWriter } from '../storage/roles.ts';
 import type { PlannedDocument, SourcePlan } from './plan.ts';
 
 export type Progress =
@@ -9,13 +10,16 @@ export type Progress =
   | { type: 'written'; source: string; done: number; total: number };
 
 export interface ApplyContext {
-  store: Store;
+  store: IndexWriter;
   embedder: Embedder;
-  /** Texts embedded earlier in this run (another source may share them): never sent twice. */
+  /** Texts stored earlier in this run (another source may share them): never sent twice. */
   embeddedThisRun: Set<string>;
-  /** Texts sent to the embedder in this run, across sources. */
-  counters: { embedded: number };
+  /** A graceful stop: no new batch starts; batches in flight are stored if they answer in time. */
   signal?: AbortSignal;
+  /** How long batches in flight may take after a stop before they are dropped (default 20 s). */
+  stopTimeoutMs?: number;
+  /** Texts whose batch was in flight when a stop ran out of time: not stored, embedded again next run. */
+  dropped?: { texts: number };
 }
 
 /** Most documents written in one transaction: bounds how long a writer holds the lock. */
@@ -28,102 +32,119 @@ export class AbortedError extends Error {
   }
 }
 
+export const noWork = (): WorkCounts => ({
+  documents: { added: 0, changed: 0, deleted: 0, renamed: 0, unchanged: 0, skipped: 0 },
+  chunks: 0,
+  chunksReused: 0,
+  texts: 0,
+});
+
 /**
- * Executes a plan: embeds the missing texts in full batches, stores each batch of vectors in its own
- * transaction, and writes every document (its row and all its chunks) in a transaction once all its
- * texts have vectors. Progress is recorded only by commits, so a killed run loses at most the
- * batches in flight, and the next run's plan finds the stored vectors and skips them.
+ * Executes a plan: embeds its texts in full batches, stores each batch of vectors in its own
+ * transaction, and writes every document (its row and all its chunks) in a transaction once all
+ * its texts have vectors. `written` counts only what committed, so a stopped or failed run reports
+ * what it did, not what it meant to; a killed run loses at most the batches in flight, and the
+ * next run's plan finds the stored vectors and skips them.
  */
-export async function* applyPlan(plan: SourcePlan, ctx: ApplyContext): AsyncGenerator<Progress, void> {
+export async function* applyPlan(plan: SourcePlan, ctx: ApplyContext, written: WorkCounts = noWork()): AsyncGenerator<Progress, WorkCounts> {
   const { store, embedder } = ctx;
   const fingerprint = embedder.info.fingerprint;
+  if (plan.fingerprint !== fingerprint) {
+    throw new Error(`plan for ${plan.source} was made for ${plan.fingerprint}, not ${fingerprint}`);
+  }
+  const textOf = (h: string) => plan.embed.get(h) ?? plan.refill.get(h)!;
   const queue: string[] = []; // text hashes awaiting a vector, in document order
   const queued = new Set<string>();
   const waiting: { planned: PlannedDocument; pending: Set<string> }[] = [];
-  const totalTexts = plan.toEmbed.size;
+  const totalTexts = plan.embed.size + plan.refill.size;
   let embeddedHere = 0;
-  let written = 0;
+  let docsWritten = 0;
+  written.documents.unchanged = plan.counts.documents.unchanged;
+  written.documents.skipped = plan.counts.documents.skipped;
 
-  const check = () => {
-    if (ctx.signal?.aborted) throw new AbortedError();
+  // In-flight requests are cut only when a stop outlasts its timeout (a stop itself lets them finish).
+  const hard = new AbortController();
+  let stopTimer: NodeJS.Timeout | undefined;
+  const onStop = () => {
+    stopTimer = setTimeout(() => hard.abort(), ctx.stopTimeoutMs ?? 20_000);
+    stopTimer.unref();
   };
+  if (ctx.signal?.aborted) onStop();
+  else ctx.signal?.addEventListener('abort', onStop, { once: true });
+  const stopping = () => !!ctx.signal?.aborted;
 
   async function embedBatch(hashes: string[]): Promise<void> {
     // Let timers, signals and HTTP requests in (a local embedder never waits on I/O, so without
     // this a SIGTERM or a /healthz request would wait for the whole run).
     await new Promise((resolve) => setImmediate(resolve));
-    check();
-    const vectors = await embedder.embed(
-      hashes.map((h) => plan.toEmbed.get(h)!),
-      { signal: ctx.signal, purpose: 'document' },
-    );
+    const vectors = await embedder.embed(hashes.map(textOf), { signal: hard.signal, purpose: 'document' });
     await store.putVectors(
       fingerprint,
       hashes.map((textHash, i) => ({ textHash, vector: vectors[i]! })),
     );
     for (const h of hashes) ctx.embeddedThisRun.add(h);
-    ctx.counters.embedded += hashes.length;
+    written.texts += hashes.length;
     embeddedHere += hashes.length;
     failpoint('after-vectors');
   }
 
+  const ready = (w: { pending: Set<string> }) => [...w.pending].every((h) => ctx.embeddedThisRun.has(h));
+
   /** Writes the leading documents whose texts all have vectors now. */
-  async function flush(all: boolean): Promise<number> {
+  async function flush(): Promise<number> {
     let n = 0;
-    while (n < waiting.length && (all || waiting[n]!.pending.size === 0)) {
-      for (const h of waiting[n]!.pending) if (!ctx.embeddedThisRun.has(h)) throw new Error(`no vector for ${h}`);
-      n++;
-    }
+    while (n < waiting.length && ready(waiting[n]!)) n++;
     let done = 0;
     while (done < n) {
-      check();
       const part = waiting.slice(done, Math.min(n, done + MAX_DOCS_PER_TRANSACTION));
       const docs: DocumentRecord[] = part.map((w) => w.planned.doc);
       const removed = part.flatMap((w) => (w.planned.from ? [w.planned.from] : []));
       await store.writeDocuments(plan.source, docs, removed);
+      for (const { planned } of part) {
+        if (!planned.restamp) written.documents[planned.kind]++;
+        written.chunks += planned.doc.chunks.length;
+        for (const c of planned.doc.chunks) if (!plan.embed.has(c.textHash)) written.chunksReused++;
+      }
       failpoint('after-documents');
       done += part.length;
-      written += part.length;
+      docsWritten += part.length;
     }
     waiting.splice(0, n);
     return n;
   }
 
-  const settle = (hashes: string[]) => {
-    const set = new Set(hashes);
-    for (const w of waiting) for (const h of w.pending) if (set.has(h)) w.pending.delete(h);
-  };
-
   // Up to `concurrency` batches in flight (a remote provider's latency would otherwise cap throughput
   // far below its rate limits). Each stores its own vectors as soon as it returns; documents are
   // written in plan order once all their texts have vectors. With concurrency 1 this is the serial loop.
   const maxInFlight = Math.max(1, Math.floor(embedder.concurrency ?? 1));
-  const inFlight: Promise<{ hashes: string[] } | { error: unknown }>[] = [];
+  const inFlight: { hashes: string[]; done: Promise<unknown> }[] = [];
+  let failure: unknown = null;
 
   const start = (hashes: string[]) => {
-    check();
-    // Rejections are caught here and rethrown in order by settleOldest(): none goes unhandled.
-    inFlight.push(embedBatch(hashes).then(() => ({ hashes }), (error: unknown) => ({ error })));
+    // Rejections are caught here and handled in order by settleOldest(): none goes unhandled.
+    inFlight.push({ hashes, done: embedBatch(hashes).then(() => null, (error: unknown) => ({ error })) });
   };
 
   async function* settleOldest(): AsyncGenerator<Progress, void> {
-    const done = await inFlight.shift()!;
-    if ('error' in done) {
-      // Let the other batches finish (and store what they got) before the run stops.
-      await Promise.all(inFlight.splice(0));
-      // A request cut short by the signal is a stop, not a provider failure.
-      throw ctx.signal?.aborted ? new AbortedError() : done.error;
+    const batch = inFlight.shift()!;
+    const outcome = (await batch.done) as { error: unknown } | null;
+    if (outcome) {
+      if (hard.signal.aborted) {
+        if (ctx.dropped) ctx.dropped.texts += batch.hashes.length;
+      } else failure ??= outcome.error;
+      return;
     }
-    settle(done.hashes);
     yield { type: 'embedded', source: plan.source, done: embeddedHere, total: totalTexts };
-    if (await flush(false)) yield { type: 'written', source: plan.source, done: written, total: plan.write.length };
+    if (!failure && (await flush())) yield { type: 'written', source: plan.source, done: docsWritten, total: plan.write.length };
   }
 
+  const more = () => !stopping() && !failure;
   try {
     for (const planned of plan.write) {
+      if (!more()) break;
       const pending = new Set<string>();
       for (const c of planned.doc.chunks) {
-        if (!plan.toEmbed.has(c.textHash) || ctx.embeddedThisRun.has(c.textHash)) continue;
+        if (!plan.embed.has(c.textHash) || ctx.embeddedThisRun.has(c.textHash)) continue;
         pending.add(c.textHash);
         if (!queued.has(c.textHash)) {
           queued.add(c.textHash);
@@ -131,33 +152,39 @@ export async function* applyPlan(plan: SourcePlan, ctx: ApplyContext): AsyncGene
         }
       }
       waiting.push({ planned, pending });
-      while (queue.length >= embedder.batchSize) {
+      while (queue.length >= embedder.batchSize && more()) {
         start(queue.splice(0, embedder.batchSize));
         if (inFlight.length >= maxInFlight) yield* settleOldest();
       }
-      if (waiting.length >= MAX_DOCS_PER_TRANSACTION && waiting.every((w) => w.pending.size === 0)) {
-        await flush(false);
-        yield { type: 'written', source: plan.source, done: written, total: plan.write.length };
+      if (waiting.length >= MAX_DOCS_PER_TRANSACTION && waiting.every(ready)) {
+        await flush();
+        yield { type: 'written', source: plan.source, done: docsWritten, total: plan.write.length };
       }
     }
-    // Texts of stored documents that only lack a vector for this fingerprint (a switched embedder).
-    for (const h of plan.toEmbed.keys()) {
+    for (const h of plan.refill.keys()) {
       if (queued.has(h) || ctx.embeddedThisRun.has(h)) continue;
       queued.add(h);
       queue.push(h);
     }
-    while (queue.length) {
+    while (queue.length && more()) {
       start(queue.splice(0, embedder.batchSize));
       if (inFlight.length >= maxInFlight) yield* settleOldest();
     }
+    // Batches in flight finish (or, after a stop's timeout, are dropped) before anything else.
     while (inFlight.length) yield* settleOldest();
+    if (failure) throw failure;
+    // Whatever has its vectors is written, even on a stop: what was paid for is kept.
+    if (await flush()) yield { type: 'written', source: plan.source, done: docsWritten, total: plan.write.length };
+    if (stopping()) throw new AbortedError();
+    if (plan.delete.length) {
+      await store.writeDocuments(plan.source, [], plan.delete);
+      written.documents.deleted += plan.delete.length;
+    }
+    return written;
   } finally {
-    // An abort or a failure leaves nothing running behind the caller's back (it closes the store next).
-    await Promise.all(inFlight.splice(0));
-  }
-  if (await flush(true)) yield { type: 'written', source: plan.source, done: written, total: plan.write.length };
-  if (plan.delete.length) {
-    check();
-    await store.writeDocuments(plan.source, [], plan.delete);
+    clearTimeout(stopTimer);
+    ctx.signal?.removeEventListener('abort', onStop);
+    // An exception leaves nothing running behind the caller's back (it closes the store next).
+    await Promise.all(inFlight.splice(0).map((b) => b.done));
   }
 }

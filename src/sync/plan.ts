@@ -1,19 +1,21 @@
-import type { Chunker } from '../chunking/types.ts';
-import { estimateTokens } from '../chunking/tokens.ts';
+import type { Analyzer } from '../core/text/analyzer.ts';
+import { indexTerms } from '../core/text/analyzer.ts';
+import { estimateTokens } from '../core/text/tokens.ts';
+import { errorMessage } from '../core/errors.ts';
+import { sha256 } from '../core/hash.ts';
+import type { Chunker, ChunkRecord, DocumentCounts, DocumentRecord, StoredDocument, WorkCounts } from '../core/types.ts';
 import type { SourceConfig } from '../config/load.ts';
-import type { Snapshot, SourceFile } from '../sources/types.ts';
 import { decodeText } from '../sources/decode.ts';
-import type { ChunkRecord, DocumentCounts, DocumentRecord, Store, StoredDocument } from '../storage/types.ts';
-import { sha256 } from '../util/hash.ts';
-import { errorMessage } from '../util/errors.ts';
+import type { Snapshot, SourceFile } from '../sources/types.ts';
+import type { IndexWriter } from '../storage/roles.ts';
 
 export type ChangeKind = 'added' | 'changed' | 'renamed';
 
 export interface PlannedDocument {
   kind: ChangeKind;
-  /** For a rename, the old path (its row is replaced by this one). */
+  /** For a rename, the old path (its row is replaced by this one in the same transaction). */
   from?: string;
-  /** Same content as stored, only the stamp moved: no new chunks, not counted as a change. */
+  /** Same content as stored, only the stamp moved: no new chunks, counted as unchanged. */
   restamp?: boolean;
   doc: DocumentRecord;
 }
@@ -23,29 +25,42 @@ export interface SkippedFile {
   reason: string;
 }
 
+/** What turns a source's files into chunks and index terms; its fingerprint is stored per document. */
+export interface Pipeline {
+  chunker: Chunker;
+  analyzer: Analyzer;
+}
+
+export const pipelineFingerprint = (p: Pipeline) => `${p.chunker.fingerprint}+${p.analyzer.id}`;
+
 /**
  * Everything a run will do to one source, computed without writing anything. `--dry-run` prints
- * it; apply executes it.
+ * it; apply executes it as it is.
  */
 export interface SourcePlan {
   source: string;
+  /** The embedder fingerprint the plan was made for: apply refuses another. */
+  fingerprint: string;
   commitBefore: string | null;
   commitAfter: string | null;
   /** Documents to write, in path order. */
   write: PlannedDocument[];
   /** Paths whose documents are removed (renamed-from paths are not listed: see PlannedDocument.from). */
   delete: string[];
-  unchanged: number;
-  skipped: SkippedFile[];
   /** Documents left for a later run by --max-docs. */
   deferred: number;
-  /** Distinct texts with no vector for the active fingerprint (all texts with --force), hash → text. */
-  toEmbed: Map<string, string>;
-  /** Chunks in the documents to write, and how many of them already have a vector. */
-  chunksTotal: number;
-  chunksReused: number;
-  /** Estimated tokens of toEmbed. */
-  tokensToEmbed: number;
+  skipped: SkippedFile[];
+  /** Distinct texts of the documents to write that have no vector (all of them with --force), hash → text. */
+  embed: Map<string, string>;
+  /**
+   * Distinct texts of documents left as they are that have no vector under this fingerprint (the
+   * embedder was switched), hash → text: embedded so search under the new fingerprint covers all.
+   */
+  refill: Map<string, string>;
+  /** What applying the plan will write; texts = embed + refill. */
+  counts: WorkCounts;
+  /** Estimated tokens of embed + refill. */
+  tokens: number;
 }
 
 export interface PlanOptions {
@@ -55,34 +70,28 @@ export interface PlanOptions {
   commitBefore: string | null;
 }
 
-export function countKinds(plan: SourcePlan): DocumentCounts {
-  const n = (k: ChangeKind) => plan.write.filter((w) => w.kind === k && !w.restamp).length;
-  return {
-    added: n('added'),
-    changed: n('changed'),
-    renamed: n('renamed'),
-    deleted: plan.delete.length,
-    unchanged: plan.unchanged,
-    skipped: plan.skipped.length,
-  };
+function documentCounts(write: PlannedDocument[], deleted: number, unchanged: number, skipped: number): DocumentCounts {
+  const n = (k: ChangeKind) => write.filter((w) => w.kind === k && !w.restamp).length;
+  return { added: n('added'), changed: n('changed'), renamed: n('renamed'), deleted, unchanged, skipped };
 }
 
 /** Reads, validates and chunks one file into a document record. */
-function buildDocument(file: SourceFile, bytes: Buffer, chunker: Chunker): DocumentRecord {
+function buildDocument(file: SourceFile, bytes: Buffer, pipeline: Pipeline): DocumentRecord {
   const text = decodeText(file.path, bytes);
-  const chunked = chunker.chunk({ path: file.path, text });
+  const chunked = pipeline.chunker.chunk({ path: file.path, text });
   const chunks: ChunkRecord[] = chunked.chunks.map((c, ordinal) => ({
     ...c,
     ordinal,
     textHash: sha256(c.text),
     tokens: estimateTokens(c.text),
+    terms: indexTerms(pipeline.analyzer, c.text),
   }));
   return {
     path: file.path,
     contentHash: sha256(bytes),
     stamp: file.stamp,
     size: bytes.length,
-    chunker: chunker.fingerprint,
+    chunker: pipelineFingerprint(pipeline),
     title: chunked.title,
     metadata: chunked.metadata,
     chunks,
@@ -90,22 +99,23 @@ function buildDocument(file: SourceFile, bytes: Buffer, chunker: Chunker): Docum
 }
 
 export async function planSource(
-  store: Store,
+  store: IndexWriter,
   source: SourceConfig,
   snapshot: Snapshot,
-  chunker: Chunker,
+  pipeline: Pipeline,
   opts: PlanOptions,
 ): Promise<SourcePlan> {
+  const made = pipelineFingerprint(pipeline);
   const stored = new Map<string, StoredDocument>((await store.listDocuments(source.name)).map((d) => [d.path, d]));
   const listed = new Map(snapshot.files.map((f) => [f.path, f]));
   const skipped: SkippedFile[] = [];
 
-  // Which files must be read: new ones, and known ones whose stamp or chunker changed.
+  // Which files must be read: new ones, and known ones whose stamp or pipeline changed.
   const toRead: SourceFile[] = [];
   let unchanged = 0;
   for (const f of snapshot.files) {
     const old = stored.get(f.path);
-    if (old && !opts.force && old.stamp === f.stamp && old.chunker === chunker.fingerprint) unchanged++;
+    if (old && !opts.force && old.stamp === f.stamp && old.chunker === made) unchanged++;
     else if (f.size > source.maxFileBytes) {
       skipped.push({ path: f.path, reason: `${f.path}: ${f.size} bytes is over maxFileBytes (${source.maxFileBytes}), skipped` });
     } else toRead.push(f);
@@ -114,7 +124,7 @@ export async function planSource(
   const built = new Map<string, DocumentRecord>();
   for await (const { path, bytes } of snapshot.read(toRead.map((f) => f.path))) {
     try {
-      built.set(path, buildDocument(listed.get(path)!, bytes, chunker));
+      built.set(path, buildDocument(listed.get(path)!, bytes, pipeline));
     } catch (err) {
       skipped.push({ path, reason: errorMessage(err) });
     }
@@ -153,29 +163,28 @@ export async function planSource(
 
   // Distinct texts of the documents to write; their token estimates were made when they were chunked.
   const texts = new Map<string, ChunkRecord>();
-  let chunksTotal = 0;
+  let chunks = 0;
   for (const w of write) {
     for (const c of w.doc.chunks) {
       texts.set(c.textHash, c);
-      chunksTotal++;
+      chunks++;
     }
   }
   const missing = opts.force ? new Set(texts.keys()) : await store.missingVectors(opts.fingerprint, texts.keys());
-  const toEmbed = new Map<string, string>();
-  let tokensToEmbed = 0;
+  const embed = new Map<string, string>();
+  let tokens = 0;
   for (const h of missing) {
     const c = texts.get(h)!;
-    toEmbed.set(h, c.text);
-    tokensToEmbed += c.tokens;
+    embed.set(h, c.text);
+    tokens += c.tokens;
   }
+  const refill = new Map<string, string>();
   if (!opts.force) {
-    // Documents left as they are but without vectors for this fingerprint (the embedder was switched):
-    // their texts are embedded too, so search under the new fingerprint covers the whole index.
     const rewritten = new Set([...write.flatMap((w) => (w.from ? [w.doc.path, w.from] : [w.doc.path])), ...remove]);
     for (const r of await store.storedTextsMissingVectors(source.name, opts.fingerprint)) {
-      if (rewritten.has(r.path) || toEmbed.has(r.textHash)) continue;
-      toEmbed.set(r.textHash, r.text);
-      tokensToEmbed += r.tokens;
+      if (rewritten.has(r.path) || embed.has(r.textHash) || refill.has(r.textHash)) continue;
+      refill.set(r.textHash, r.text);
+      tokens += r.tokens;
     }
   }
   let chunksReused = 0;
@@ -183,16 +192,21 @@ export async function planSource(
 
   return {
     source: source.name,
+    fingerprint: opts.fingerprint,
     commitBefore: opts.commitBefore,
     commitAfter: snapshot.commit,
     write,
     delete: remove,
-    unchanged,
-    skipped,
     deferred,
-    toEmbed,
-    chunksTotal,
-    chunksReused,
-    tokensToEmbed,
+    skipped,
+    embed,
+    refill,
+    counts: {
+      documents: documentCounts(write, remove.length, unchanged, skipped.length),
+      chunks,
+      chunksReused,
+      texts: embed.size + refill.size,
+    },
+    tokens,
   };
 }

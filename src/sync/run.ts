@@ -1,20 +1,22 @@
 import type { Logger } from 'pino';
 import type { Config, SourceConfig } from '../config/load.ts';
-import { createChunker } from '../chunking/registry.ts';
+import { selectSources } from '../config/select.ts';
+import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
+import { silentLogger } from '../core/log.ts';
+import { redactUrl } from '../core/redact.ts';
+import { defaultAnalyzer } from '../core/text/analyzer.ts';
+import type { SourceRunStatus, WorkCounts } from '../core/types.ts';
 import { createEmbedder } from '../embedding/create.ts';
 import type { Embedder } from '../embedding/types.ts';
-import { gitSnapshot } from '../sources/git.ts';
 import { dirSnapshot } from '../sources/dir.ts';
+import { gitSnapshot } from '../sources/git.ts';
 import { pathMatcher } from '../sources/match.ts';
 import type { Snapshot } from '../sources/types.ts';
-import { SqliteStore } from '../storage/sqlite.ts';
-import type { ChunkCounts, DocumentCounts, RunSourceRecord, SourceRunStatus, Store } from '../storage/types.ts';
-import { RagsyncError, EXIT, errorMessage } from '../util/errors.ts';
-import { redactUrl } from '../util/redact.ts';
-import { silentLogger } from '../util/log.ts';
-import { acquireIndexLock, type IndexLock } from '../daemon/lock.ts';
-import { planSource, countKinds, type SourcePlan, type SkippedFile } from './plan.ts';
-import { applyPlan, AbortedError, type Progress } from './apply.ts';
+import { openIndex } from '../storage/open.ts';
+import type { RunSourceRecord, SyncStore } from '../storage/roles.ts';
+import { applyPlan, AbortedError, noWork, type Progress } from './apply.ts';
+import { acquireIndexLock, type IndexLock } from './lock.ts';
+import { planSource, type Pipeline, type SkippedFile, type SourcePlan } from './plan.ts';
 
 export interface IndexOptions {
   /** Only these sources (default: all). */
@@ -29,7 +31,7 @@ export interface IndexOptions {
   /** Use this embedder instead of the configured one (tests, benchmarks). */
   embedder?: Embedder;
   /** Use this store instead of opening config.db (tests); the caller closes it. */
-  store?: Store;
+  store?: SyncStore;
 }
 
 export type IndexStatus = 'ok' | 'partial' | 'failed' | 'aborted';
@@ -39,8 +41,11 @@ export interface SourceResult {
   status: SourceRunStatus;
   commit: string | null;
   commitBefore: string | null;
-  documents: DocumentCounts;
-  chunks: ChunkCounts;
+  /** What the plan asked for (a dry run's whole answer). */
+  planned: WorkCounts;
+  /** What was committed: equals planned for a source that finished, less for one that did not. */
+  written: WorkCounts;
+  /** Estimated tokens of the planned texts. */
   estimatedTokens: number;
   deferred: number;
   skippedFiles: SkippedFile[];
@@ -52,8 +57,10 @@ export interface SourceResult {
 export interface IndexResult {
   status: IndexStatus;
   dryRun: boolean;
-  /** Texts sent to the embedder in this run. */
-  embedded: number;
+  /** Distinct texts embedded and stored in this run. */
+  textsEmbedded: number;
+  /** Texts whose batch was in flight when a stop ran out of time (embedded again next run). */
+  textsDropped: number;
   durationMs: number;
   fingerprint: string;
   runId: number | null;
@@ -72,15 +79,7 @@ export const STATUS_EXIT: Record<IndexStatus, number> = {
   aborted: EXIT.failed,
 };
 
-/** The configured sources named by --source, or all; an unknown name is a usage error. */
-export function selectSources(config: Config, names?: string[]): SourceConfig[] {
-  if (!names?.length) return config.sources;
-  const known = config.sources.map((s) => s.name);
-  for (const n of names) {
-    if (!known.includes(n)) throw new RagsyncError(`unknown source "${n}" (configured: ${known.join(', ')})`, EXIT.usage);
-  }
-  return config.sources.filter((s) => names.includes(s.name));
-}
+export { selectSources };
 
 async function snapshotOf(source: SourceConfig, dryRun: boolean, log: Logger): Promise<Snapshot> {
   const match = pathMatcher(source.include, source.exclude);
@@ -97,8 +96,8 @@ function emptyResult(name: string, commitBefore: string | null): SourceResult {
     status: 'skipped',
     commit: commitBefore,
     commitBefore,
-    documents: { added: 0, changed: 0, deleted: 0, renamed: 0, unchanged: 0, skipped: 0 },
-    chunks: { total: 0, toEmbed: 0, reused: 0 },
+    planned: noWork(),
+    written: noWork(),
     estimatedTokens: 0,
     deferred: 0,
     skippedFiles: [],
@@ -124,13 +123,13 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
   const log = opts.log ?? silentLogger;
   const dryRun = !!opts.dryRun;
   const selected = selectSources(config, opts.sources);
-  const chunkers = new Map(selected.map((s) => [s.name, createChunker(s.chunker, s.chunking)]));
+  const pipelines = new Map(selected.map((s): [string, Pipeline] => [s.name, pipelineOf(config, s)]));
   const embedder = opts.embedder ?? createEmbedder(config.embedder, { log });
   const fingerprint = embedder.info.fingerprint;
-  const store: Store = opts.store ?? new SqliteStore(config.db, { snapshot: dryRun });
+  const store: SyncStore = opts.store ?? openIndex(config, 'sync', { dryRun });
   const trigger = opts.trigger ?? 'manual';
   const results: SourceResult[] = [];
-  const counters = { embedded: 0 };
+  const dropped = { texts: 0 };
   const embeddedThisRun = new Set<string>();
   let runId: number | null = null;
   let aborted = false;
@@ -175,7 +174,7 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
       try {
         const snapshot = await snapshots.get(source.name)!;
         result.commit = snapshot.commit;
-        plan = await planSource(store, source, snapshot, chunkers.get(source.name)!, {
+        plan = await planSource(store, source, snapshot, pipelines.get(source.name)!, {
           force: !!opts.force,
           maxDocs: opts.maxDocs,
           fingerprint,
@@ -188,15 +187,13 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
         log.error({ source: source.name }, result.error);
         continue;
       }
-      const kinds = countKinds(plan);
-      result.documents = kinds;
-      result.chunks = { total: plan.chunksTotal, toEmbed: plan.toEmbed.size, reused: plan.chunksReused };
-      result.estimatedTokens = plan.tokensToEmbed;
+      result.planned = plan.counts;
+      result.estimatedTokens = plan.tokens;
       result.deferred = plan.deferred;
       result.skippedFiles = plan.skipped;
       result.plan = plan;
       for (const s of plan.skipped) log.warn({ source: source.name, path: s.path }, s.reason);
-      log.info({ source: source.name, commit: plan.commitAfter, ...kinds, toEmbed: plan.toEmbed.size, dryRun }, 'planned');
+      log.info({ source: source.name, commit: plan.commitAfter, dryRun, planned: flatCounts(plan.counts) }, 'planned');
       yield { type: 'planned', source: source.name, plan };
       const partial = plan.skipped.length > 0 || plan.deferred > 0;
       if (dryRun) {
@@ -204,7 +201,11 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
         continue;
       }
       try {
-        yield* applyPlan(plan, { store, embedder, embeddedThisRun, counters, signal: opts.signal });
+        yield* applyPlan(
+          plan,
+          { store, embedder, embeddedThisRun, signal: opts.signal, stopTimeoutMs: config.daemon?.stopTimeoutMs, dropped },
+          result.written,
+        );
         // The commit is recorded only once everything up to it is indexed; a deferred rest keeps the old one.
         if (plan.deferred === 0) await store.setSourceCommit(source.name, plan.commitAfter, new Date().toISOString());
         result.status = partial ? 'partial' : 'ok';
@@ -221,7 +222,8 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
     const result: IndexResult = {
       status,
       dryRun,
-      embedded: counters.embedded,
+      textsEmbedded: results.reduce((n, r) => n + r.written.texts, 0),
+      textsDropped: dropped.texts,
       durationMs: Date.now() - started,
       fingerprint,
       runId,
@@ -231,6 +233,7 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
       retries: embedder.stats.retries,
       sources: results,
     };
+    if (dropped.texts) log.warn({ texts: dropped.texts }, 'stop timed out: texts in flight were dropped (embedded again next run)');
     if (runId !== null) await recordFinish(store, runId, result, log);
     log.info(runSummary(result), `run ${status}`);
     return result;
@@ -252,10 +255,10 @@ function describeWriteError(err: unknown, dbPath: string): string {
  * Records the run's outcome. When the full record cannot be written (disk full), the status alone
  * is tried, so the run does not stay 'running'.
  */
-async function recordFinish(store: Store, runId: number, r: IndexResult, log: Logger): Promise<void> {
+async function recordFinish(store: SyncStore, runId: number, r: IndexResult, log: Logger): Promise<void> {
   const finish = {
     status: r.status,
-    embedded: r.embedded,
+    textsEmbedded: r.textsEmbedded,
     requests: r.requests,
     tokens: r.tokens,
     retries: r.retries,
@@ -272,6 +275,13 @@ async function recordFinish(store: Store, runId: number, r: IndexResult, log: Lo
   }
 }
 
+/** Counts as one flat object for a log line: planned and written alike. */
+export function flatCounts(c: WorkCounts) {
+  const d = c.documents;
+  return { added: d.added, changed: d.changed, deleted: d.deleted, renamed: d.renamed, unchanged: d.unchanged, skipped: d.skipped,
+    chunks: c.chunks, chunksReused: c.chunksReused, texts: c.texts };
+}
+
 /** The one log line a run ends with. */
 export function runSummary(r: IndexResult) {
   return {
@@ -279,7 +289,7 @@ export function runSummary(r: IndexResult) {
     trigger: r.trigger,
     status: r.status,
     dryRun: r.dryRun,
-    embedded: r.embedded,
+    textsEmbedded: r.textsEmbedded,
     requests: r.requests,
     tokens: r.tokens,
     retries: r.retries,
@@ -289,12 +299,7 @@ export function runSummary(r: IndexResult) {
       status: s.status,
       commitBefore: s.commitBefore,
       commit: s.commit,
-      added: s.documents.added,
-      changed: s.documents.changed,
-      deleted: s.documents.deleted,
-      renamed: s.documents.renamed,
-      embedded: s.chunks.toEmbed,
-      reused: s.chunks.reused,
+      ...(r.dryRun ? { planned: flatCounts(s.planned) } : { written: flatCounts(s.written) }),
       ...(s.error ? { error: s.error } : {}),
     })),
   };
@@ -306,9 +311,17 @@ function toRunSource(r: SourceResult): RunSourceRecord {
     status: r.status,
     commitBefore: r.commitBefore,
     commitAfter: r.commit,
-    documents: r.documents,
-    chunks: r.chunks,
+    planned: r.planned,
+    written: r.written,
     error: r.error,
+  };
+}
+
+/** The chunker and analyzer of a source's profile. */
+function pipelineOf(config: Config, s: SourceConfig): Pipeline {
+  return {
+    chunker: config.profiles.createChunker(s.chunker, s.chunking),
+    analyzer: config.profiles.get(s.profile).analyzer ?? defaultAnalyzer,
   };
 }
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateText, stepCountIs } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { loadConfig } from '../../src/config/load.ts';
+import { loadConfig } from '../../src/builtin.ts';
+import type { Config } from '../../src/config/load.ts';
 import { Searcher } from '../../src/search/search.ts';
 import { createQueryClassicsTool, createSearchTool, queryClassicsInput, type ClassicsHit } from '../../src/ai/index.ts';
 import { makeFixture, type Fixture } from '../helpers/search-fixture.ts';

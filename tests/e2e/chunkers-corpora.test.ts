@@ -3,13 +3,15 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STEMS } from '../../src/chunking/classics/lexicon.ts';
-import { createChunker } from '../../src/chunking/registry.ts';
-import { estimateTokens } from '../../src/chunking/tokens.ts';
-import type { ChunkedDocument } from '../../src/chunking/types.ts';
-import { parseConfig, type SourceConfig } from '../../src/config/load.ts';
+import { STEMS } from '../../src/profiles/classics/lexicon.ts';
+import { builtinProfiles, parseConfig } from '../../src/builtin.ts';
+const createChunker = builtinProfiles.createChunker;
+import { estimateTokens } from '../../src/core/text/tokens.ts';
+import type { ChunkedDocument } from '../../src/core/types.ts';
+import type { SourceConfig } from '../../src/config/load.ts';
 import { pathMatcher } from '../../src/sources/match.ts';
-import { normalizeForSearch, toSimplified } from '../../src/text/normalize.ts';
+import { normalizeForSearch } from '../../src/profiles/classics/normalize.ts';
+import { toSimplified } from '../../src/core/text/fold.ts';
 import { CORPORA, REPO_ROOT } from '../helpers/tmp.ts';
 
 /**

@@ -5,7 +5,7 @@ import { Upstream } from '../helpers/upstream.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { runCli } from '../helpers/cli.ts';
 import { snapshotDb } from '../helpers/index-fixture.ts';
-import { sha256 } from '../../src/util/hash.ts';
+import { sha256 } from '../../src/core/hash.ts';
 
 let t: ReturnType<typeof tempDir>;
 let up: Upstream;

@@ -3,9 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, readFileSync, appendFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, type Config } from '../../src/config/load.ts';
+import { loadConfig } from '../../src/builtin.ts';
+import type { Config } from '../../src/config/load.ts';
 import { Searcher } from '../../src/search/search.ts';
-import { SqliteStore } from '../../src/storage/sqlite.ts';
+import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
 import { runIndex } from '../../src/sync/run.ts';
 import { CLASSICS, classicsUpstream, dbState, git, setBranch, writeConfig, type DbState, hasClassics } from './daemon-helpers.ts';
 
@@ -55,7 +56,7 @@ describe.skipIf(!hasClassics)('checkout faults: re-clone', () => {
     rmSync(checkout, { recursive: true, force: true });
     const r = await runIndex(loadConfig(file));
     expect(r.status).toBe('ok');
-    expect(r.embedded).toBe(0);
+    expect(r.textsEmbedded).toBe(0);
     expect(existsSync(join(checkout, '.git'))).toBe(true);
   });
 
@@ -63,7 +64,7 @@ describe.skipIf(!hasClassics)('checkout faults: re-clone', () => {
     rmSync(join(checkout, '.git'), { recursive: true, force: true });
     const r = await runIndex(loadConfig(file));
     expect(r.status, r.sources[0]!.error ?? '').toBe('ok');
-    expect(r.embedded).toBe(0);
+    expect(r.textsEmbedded).toBe(0);
     expect(existsSync(join(checkout, '.git'))).toBe(true);
     expect(git(tmp, 'remote')).toBe(''); // the enclosing repository was not touched
   });
@@ -85,7 +86,7 @@ describe.skipIf(!hasClassics)('upstream faults', () => {
     const error = r.sources[0]!.error!;
     expect(error).toMatch(/^source "classics" \(https:\/\/\*\*\*@127\.0\.0\.1:1\/nope\.git\): fetch failed: /);
     expect(error).not.toContain('s3cret');
-    const store = new SqliteStore(db);
+    const store = new SqliteIndex(db);
     const { runs, sources } = await store.status({ runs: 1 });
     await store.close();
     expect(runs[0]).toMatchObject({ status: 'failed', trigger: 'manual' });
@@ -122,7 +123,7 @@ describe.skipIf(!hasClassics)('disk full', () => {
   it('a write that fails with SQLITE_FULL: clear error, run recorded failed, index intact and serving', async () => {
     setBranch(url, CLASSICS.tip);
     const before = dbState(db);
-    const store = new SqliteStore(db);
+    const store = new SqliteIndex(db);
     store.db.exec('VACUUM'); // no free pages left for the run to reuse
     const pages = store.db.pragma('page_count', { simple: true }) as number;
     // The file may grow by a few pages only: the run starts, then its first writes hit the limit.

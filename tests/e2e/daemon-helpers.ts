@@ -147,7 +147,7 @@ export function dbState(db: string): DbState {
     const lock = tables.has('index_lock')
       ? ((c.prepare('SELECT pid, host FROM index_lock').get() as DbState['lock']) ?? null)
       : null;
-    const runs = c.prepare('SELECT id, status, trigger, embedded FROM runs ORDER BY id').all() as DbState['runs'];
+    const runs = c.prepare('SELECT id, status, trigger, texts_embedded AS embedded FROM runs ORDER BY id').all() as DbState['runs'];
     return { integrity, chunks, referencedVectors, vectors, distinctTexts, lock, runs };
   } finally {
     c.close();

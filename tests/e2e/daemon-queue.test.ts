@@ -3,9 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/config/load.ts';
+import { loadConfig } from '../../src/builtin.ts';
+import type { Config } from '../../src/config/load.ts';
 import { Daemon } from '../../src/daemon/daemon.ts';
-import { silentLogger } from '../../src/util/log.ts';
+import { silentLogger } from '../../src/core/log.ts';
 import { classicsUpstream, dbState, writeConfig, hasClassics } from './daemon-helpers.ts';
 
 let tmp: string;

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/config/load.ts';
+import { loadConfig } from '../../src/builtin.ts';
+import type { Config } from '../../src/config/load.ts';
 import { runIndex } from '../../src/sync/run.ts';
 import { classicsUpstream, cli, dbState, isStopped, spawnCli, waitFor, writeConfig, type DbState, hasClassics } from './daemon-helpers.ts';
 
@@ -111,6 +112,6 @@ describe.skipIf(!hasClassics)('ragsync daemon', () => {
     const final = dbState(db);
     expect(final.chunks).toEqual(reference.chunks);
     expect(final.referencedVectors).toEqual(reference.referencedVectors);
-    expect(next.embedded).toBe(final.distinctTexts - after.vectors);
+    expect(next.textsEmbedded).toBe(final.distinctTexts - after.vectors);
   });
 });

@@ -3,12 +3,13 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { Server } from 'node:http';
-import { loadConfig } from '../../src/config/load.ts';
+import { loadConfig } from '../../src/builtin.ts';
+import type { Config } from '../../src/config/load.ts';
 import { Searcher } from '../../src/search/search.ts';
 import { createHttpServer, listen } from '../../src/server/http.ts';
 import { healthReport, storeHealth } from '../../src/daemon/health.ts';
 import { healthIntervalMs } from '../../src/daemon/schedule.ts';
-import { SqliteStore } from '../../src/storage/sqlite.ts';
+import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
 import { makeFixture, type Fixture } from '../helpers/search-fixture.ts';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -71,7 +72,7 @@ describe('HTTP API', () => {
       ['/search?q=x&k=abc', /k must be/],
       [`/search?q=${'x'.repeat(1001)}`, /longer than 1000/],
       ['/search?q=x&mode=fuzzy', /mode must be/],
-      ['/search?q=x&book=No%21', /book must be a book key/],
+      ['/search?q=x&book=No%21', /book must be one of .*qiongtong/],
       ['/search?q=x&source=nope', /unknown source "nope"/],
       ['/search?q=x&color=red', /unknown parameter "color"/],
       ['/search?q=x&format=xml', /format must be/],
@@ -121,7 +122,7 @@ describe('ragsync serve (CLI)', () => {
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as any).results).toHaveLength(1);
     expect(err).not.toContain('tok-123');
-    // /healthz: issue 5's rules over the run history, no token needed; this index never ran a sync.
+    // /healthz: the run-history rules, no token needed; this index never ran a sync.
     const h = await fetch(`${url}/healthz`);
     expect(h.status).toBe(503);
     expect(await h.json()).toMatchObject({ ok: false, status: 'stale', lastRun: null });
@@ -135,10 +136,10 @@ describe('/healthz with the schedule health', () => {
   it('answers 503 once the last runs failed', async () => {
     const own = await makeFixture();
     const cfg = loadConfig(own.configFile);
-    const writer = new SqliteStore(own.db);
+    const writer = new SqliteIndex(own.db);
     for (let i = 0; i < 2; i++) {
       const id = await writer.startRun({ trigger: 'cron', fingerprint: 'f', forced: false });
-      await writer.finishRun(id, { status: 'failed', embedded: 0, requests: 0, tokens: 0, error: 'boom', sources: [] });
+      await writer.finishRun(id, { status: 'failed', textsEmbedded: 0, requests: 0, tokens: 0, error: 'boom', sources: [] });
     }
     await writer.close();
     const s = Searcher.open(cfg);

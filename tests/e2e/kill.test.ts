@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/config/load.ts';
+import { loadConfig } from '../../src/builtin.ts';
+import type { Config } from '../../src/config/load.ts';
 import { runIndex } from '../../src/sync/run.ts';
 import { classicsUpstream, dbState, prng, spawnCli, writeConfig, type DbState, hasClassics } from './daemon-helpers.ts';
 
@@ -94,13 +95,13 @@ describe.skipIf(!hasClassics)(`SIGKILL during a large index (seed ${SEED})`, () 
       expect(final.chunks, where).toEqual(reference.chunks);
       expect(final.referencedVectors, where).toEqual(reference.referencedVectors);
       // Nothing stored before the kill is embedded again.
-      expect(result.embedded, where).toBe(final.distinctTexts - after.vectors);
+      expect(result.textsEmbedded, where).toBe(final.distinctTexts - after.vectors);
       expect(final.lock, where).toBeNull();
       expect(final.runs.filter((r) => r.status === 'running'), where).toEqual([]);
       if (killed.signal === 'SIGKILL' && after.runs.length) {
         expect(final.runs.find((r) => r.id === after.runs.at(-1)!.id)?.status, where).toMatch(/aborted|ok/);
       }
-      summary.push(`${point.label}: ${killed.signal ?? `exit ${killed.code}`}, ${after.vectors}/${final.distinctTexts} vectors kept, ${after.chunks.length} chunks, resume embedded ${result.embedded}`);
+      summary.push(`${point.label}: ${killed.signal ?? `exit ${killed.code}`}, ${after.vectors}/${final.distinctTexts} vectors kept, ${after.chunks.length} chunks, resume embedded ${result.textsEmbedded}`);
       rmSync(dir, { recursive: true, force: true });
     }
     console.log(`kill points (seed ${SEED}):\n  ${summary.join('\n  ')}`);

@@ -5,10 +5,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../../src/config/load.ts';
+import { loadConfig } from '../../src/builtin.ts';
+import type { Config } from '../../src/config/load.ts';
 import { runIndex } from '../../src/sync/run.ts';
-import { holderIsStale, processStart, FOREIGN_STALE_MS } from '../../src/daemon/lock.ts';
-import { RagsyncError, EXIT } from '../../src/util/errors.ts';
+import { holderIsStale, processStart, FOREIGN_STALE_MS } from '../../src/sync/lock.ts';
+import { RagsyncError, EXIT } from '../../src/core/errors.ts';
 import { CLASSICS, classicsUpstream, cli, dbState, isStopped, setBranch, spawnCli, waitFor, writeConfig, hasClassics } from './daemon-helpers.ts';
 
 let tmp: string;

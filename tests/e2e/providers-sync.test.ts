@@ -4,12 +4,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseConfig, type Config } from '../../src/config/load.ts';
+import { parseConfig } from '../../src/builtin.ts';
+import type { Config } from '../../src/config/load.ts';
 import { hashEmbed } from '../../src/embedding/hash.ts';
-import { decodeVector } from '../../src/storage/blob.ts';
+import { decodeVector } from '../../src/storage/sqlite/blob.ts';
 import { runIndex } from '../../src/sync/run.ts';
-import { SqliteStore } from '../../src/storage/sqlite.ts';
-import { sha256 } from '../../src/util/hash.ts';
+import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
+import { sha256 } from '../../src/core/hash.ts';
 import { FakeProvider } from '../helpers/fake-provider.ts';
 import { captureLog } from '../helpers/remote.ts';
 import { writeCorpus } from '../helpers/corpus.ts';
@@ -80,7 +81,7 @@ describe('a sync against a failing provider', () => {
     expect(first.status).toBe('failed');
     expect(first.sources[0]!.status).toBe('failed');
     expect(first.sources[0]!.error).toMatch(/2 failed requests in a row, giving up .*HTTP 500.*next run resumes/);
-    const total = first.sources[0]!.chunks.toEmbed;
+    const total = first.sources[0]!.planned.texts;
     expect(total).toBeGreaterThan(12);
 
     const served1 = fake.served.flatMap((r) => r.inputs);
@@ -140,14 +141,14 @@ describe('switching models', () => {
     const a = parseConfig(configJson());
     const first = await runIndex(a);
     expect(first.status).toBe('ok');
-    const total = first.sources[0]!.chunks.toEmbed;
+    const total = first.sources[0]!.planned.texts;
     const b = parseConfig(configJson({ model: 'fake-model-2' }));
     const before = fake.requests.length;
     const second = await runIndex(b);
     expect(second.fingerprint).toBe(`openai-compatible:fake-model-2:${DIMS}`);
     expect(fake.requests.slice(before).flatMap((q) => q.inputs)).toHaveLength(total);
     expect(fake.requests.slice(before).every((q) => q.model === 'fake-model-2')).toBe(true);
-    const store = new SqliteStore(b.db);
+    const store = new SqliteIndex(b.db);
     try {
       const coverage = (await store.status()).coverage.map((c) => [c.fingerprint, c.covered, c.stored]);
       expect(coverage).toEqual([
@@ -179,7 +180,7 @@ describe('a sync with batches in flight at once (embedder.concurrency)', () => {
     expect(sizes.slice(0, -1).every((n) => n === 2)).toBe(true);
     const db = dbContents(cfg.db);
     expect(db.docs).toHaveLength(12);
-    expect(db.vectors.size).toBe(r.sources[0]!.chunks.toEmbed);
+    expect(db.vectors.size).toBe(r.sources[0]!.planned.texts);
     for (const c of db.chunkHashes) expect(Array.from(db.vectors.get(c.h)!)).toEqual(Array.from(hashEmbed(c.text, DIMS)));
     delete process.env.RAGSYNC_FAKE_KEY;
   });

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { BundleUpstream } from '../helpers/upstream.ts';
 import { CORPORA, tempDir } from '../helpers/tmp.ts';
 import { index, snapshotDb } from '../helpers/index-fixture.ts';
-import { parseConfig } from '../../src/config/load.ts';
-import { SqliteStore } from '../../src/storage/sqlite.ts';
-import { sha256 } from '../../src/util/hash.ts';
+import { parseConfig } from '../../src/builtin.ts';
+import type { Config } from '../../src/config/load.ts';
+import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
+import { sha256 } from '../../src/core/hash.ts';
 
 const BUNDLE = join(CORPORA, 'classics.bundle');
 
@@ -39,12 +40,12 @@ describe.skipIf(!existsSync(BUNDLE))('replaying classics.bundle commit by commit
       expect(r.sources[0]!.commit).toBe(sha);
       const after = snapshotDb(replay.db);
       const fresh = [...after.distinct].filter((h) => !before?.vectorHashes.has(h));
-      expect(r.embedded, `commit ${i + 1} (${sha.slice(0, 7)})`).toBe(fresh.length);
+      expect(r.textsEmbedded, `commit ${i + 1} (${sha.slice(0, 7)})`).toBe(fresh.length);
       expect(new Set(r.sent.map((s) => sha256(s)))).toEqual(new Set(fresh));
       expect(r.sent.length).toBe(new Set(r.sent).size); // no text sent twice in a run
     }
 
-    const store = new SqliteStore(replay.db);
+    const store = new SqliteIndex(replay.db);
     await store.gc();
     await store.close();
 

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseConfig, type Config } from '../../src/config/load.ts';
+import { parseConfig } from '../../src/builtin.ts';
+import type { Config } from '../../src/config/load.ts';
 import { runIndex } from '../../src/sync/run.ts';
 import { Searcher } from '../../src/search/search.ts';
 

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { Upstream } from '../helpers/upstream.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { gitConfig, index, snapshotDb } from '../helpers/index-fixture.ts';
-import { sha256 } from '../../src/util/hash.ts';
-import { SqliteStore } from '../../src/storage/sqlite.ts';
+import { sha256 } from '../../src/core/hash.ts';
+import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
 import { search } from '../../src/search/search.ts';
 import type { Config } from '../../src/config/load.ts';
 
@@ -34,7 +34,7 @@ async function indexExpectingExactEmbeds(opts = {}) {
   const r = await index(config, opts);
   const after = snapshotDb(config.db);
   const fresh = [...after.distinct].filter((h) => !before?.vectorHashes.has(h));
-  expect(r.embedded).toBe(fresh.length);
+  expect(r.textsEmbedded).toBe(fresh.length);
   expect(r.sent.map((s) => sha256(s)).sort()).toEqual(fresh.sort());
   // Every chunk of the index has a vector.
   for (const h of after.distinct) expect(after.vectorHashes.has(h)).toBe(true);
@@ -46,15 +46,15 @@ describe('git source sync', () => {
     const { r, after } = await indexExpectingExactEmbeds();
     expect(r.status).toBe('ok');
     const s = r.sources[0]!;
-    expect(s.documents).toMatchObject({ added: 3, changed: 0, deleted: 0, renamed: 0, unchanged: 0 });
+    expect(s.planned.documents).toMatchObject({ added: 3, changed: 0, deleted: 0, renamed: 0, unchanged: 0 });
     expect(s.commit).toBe(up.git('rev-parse', 'HEAD'));
     expect(new Set(after.chunks.map((c) => c.path))).toEqual(new Set(['a.md', 'b.md', 'sub/c.md']));
-    expect(r.embedded).toBeGreaterThan(5);
+    expect(r.textsEmbedded).toBeGreaterThan(5);
 
     const again = await index(config);
-    expect(again.embedded).toBe(0);
+    expect(again.textsEmbedded).toBe(0);
     expect(again.sent).toHaveLength(0);
-    expect(again.sources[0]!.documents).toMatchObject({ added: 0, changed: 0, unchanged: 3 });
+    expect(again.sources[0]!.planned.documents).toMatchObject({ added: 0, changed: 0, unchanged: 3 });
   });
 
   it('editing one paragraph embeds only the chunks whose text changed', async () => {
@@ -62,21 +62,21 @@ describe('git source sync', () => {
     const total = snapshotDb(config.db).chunks.filter((c) => c.path === 'a.md').length;
     up.write('a.md', `# 甲篇\n\n## 论木\n\n${para('甲木', 4)}\n\n${para('乙木', 4)}\n\n## 论火\n\n${para('丙火', 3)}又及壬水。\n`).commit('edit');
     const { r } = await indexExpectingExactEmbeds();
-    expect(r.sources[0]!.documents).toMatchObject({ changed: 1, unchanged: 2 });
-    expect(r.embedded).toBeGreaterThan(0);
-    expect(r.embedded).toBeLessThan(total);
+    expect(r.sources[0]!.planned.documents).toMatchObject({ changed: 1, unchanged: 2 });
+    expect(r.textsEmbedded).toBeGreaterThan(0);
+    expect(r.textsEmbedded).toBeLessThan(total);
   });
 
   it('a deleted file loses its document and chunks; its vectors stay until gc', async () => {
     await index(config);
     up.remove('b.md').commit('delete');
     const { r, before, after } = await indexExpectingExactEmbeds();
-    expect(r.embedded).toBe(0);
-    expect(r.sources[0]!.documents).toMatchObject({ deleted: 1, unchanged: 2 });
+    expect(r.textsEmbedded).toBe(0);
+    expect(r.sources[0]!.planned.documents).toMatchObject({ deleted: 1, unchanged: 2 });
     expect(after.chunks.some((c) => c.path === 'b.md')).toBe(false);
     expect(after.vectors.length).toBe(before!.vectors.length);
 
-    const store = new SqliteStore(config.db);
+    const store = new SqliteIndex(config.db);
     const removed = await store.gc();
     await store.close();
     const orphaned = [...before!.distinct].filter((h) => !after.distinct.has(h)).length;
@@ -88,8 +88,8 @@ describe('git source sync', () => {
     await index(config);
     up.move('sub/c.md', 'moved/c-renamed.md').commit('rename');
     const { r, after } = await indexExpectingExactEmbeds();
-    expect(r.embedded).toBe(0);
-    expect(r.sources[0]!.documents).toMatchObject({ renamed: 1, added: 0, deleted: 0, unchanged: 2 });
+    expect(r.textsEmbedded).toBe(0);
+    expect(r.sources[0]!.planned.documents).toMatchObject({ renamed: 1, added: 0, deleted: 0, unchanged: 2 });
     expect(after.chunks.some((c) => c.path === 'moved/c-renamed.md')).toBe(true);
     expect(after.chunks.some((c) => c.path === 'sub/c.md')).toBe(false);
   });
@@ -100,7 +100,7 @@ describe('git source sync', () => {
       .write('b.md', `# Bee\n\nBees make honey. They live in hives.\n\n${para('丁火', 5)}\n\n${para('乙木', 4)}\n`)
       .commit('move paragraph');
     const { r } = await indexExpectingExactEmbeds();
-    expect(r.sources[0]!.documents).toMatchObject({ changed: 2, unchanged: 1 });
+    expect(r.sources[0]!.planned.documents).toMatchObject({ changed: 2, unchanged: 1 });
   });
 
   it('follows a force-pushed upstream', async () => {
@@ -113,7 +113,7 @@ describe('git source sync', () => {
     const { r } = await indexExpectingExactEmbeds();
     expect(r.status).toBe('ok');
     expect(r.sources[0]!.commit).toBe(up.git('rev-parse', 'HEAD'));
-    expect(r.sources[0]!.documents).toMatchObject({ changed: 1 });
+    expect(r.sources[0]!.planned.documents).toMatchObject({ changed: 1 });
     const hits = await search(config, 'Rewritten history', { k: 1 });
     expect(hits[0]!.path).toBe('b.md');
   });
@@ -128,7 +128,7 @@ describe('git source sync', () => {
     damage(config.sources[0]!.root);
     const { r } = await indexExpectingExactEmbeds();
     expect(r.status).toBe('ok');
-    expect(r.sources[0]!.documents).toMatchObject({ added: 1, unchanged: 3 });
+    expect(r.sources[0]!.planned.documents).toMatchObject({ added: 1, unchanged: 3 });
     expect(readdirSync(config.sources[0]!.root)).toContain('e.md');
   });
 
@@ -136,8 +136,8 @@ describe('git source sync', () => {
     await index(config);
     const before = snapshotDb(config.db);
     const r = await index(config, { force: true });
-    expect(r.embedded).toBe(before.distinct.size);
-    expect(r.sources[0]!.documents.changed).toBe(3);
+    expect(r.textsEmbedded).toBe(before.distinct.size);
+    expect(r.sources[0]!.planned.documents.changed).toBe(3);
     expect(snapshotDb(config.db)).toEqual(before);
   });
 
@@ -152,15 +152,15 @@ describe('git source sync', () => {
     expect(existsSync(config.db + '-wal')).toBe(false);
 
     const real = await index(config);
-    expect(real.embedded).toBe(dry.sources[0]!.chunks.toEmbed);
-    expect(real.sources[0]!.documents).toEqual(dry.sources[0]!.documents);
-    expect(real.sources[0]!.chunks).toEqual(dry.sources[0]!.chunks);
+    expect(real.textsEmbedded).toBe(dry.sources[0]!.planned.texts);
+    expect(real.sources[0]!.planned.documents).toEqual(dry.sources[0]!.planned.documents);
+    expect(real.sources[0]!.planned).toEqual(dry.sources[0]!.planned);
   });
 
   it('--dry-run on a machine with no index creates no database', async () => {
     const dry = await index(config, { dryRun: true });
-    expect(dry.sources[0]!.documents.added).toBe(3);
-    expect(dry.sources[0]!.chunks.toEmbed).toBeGreaterThan(0);
+    expect(dry.sources[0]!.planned.documents.added).toBe(3);
+    expect(dry.sources[0]!.planned.texts).toBeGreaterThan(0);
     expect(existsSync(config.db)).toBe(false);
   });
 
@@ -171,6 +171,6 @@ describe('git source sync', () => {
     expect(new Set(snapshotDb(config.db).chunks.map((c) => c.path)).size).toBe(1);
     const second = await indexExpectingExactEmbeds();
     expect(second.r.status).toBe('ok');
-    expect(second.r.sources[0]!.documents).toMatchObject({ added: 2, unchanged: 1 });
+    expect(second.r.sources[0]!.planned.documents).toMatchObject({ added: 2, unchanged: 1 });
   });
 });

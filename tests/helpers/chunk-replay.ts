@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import type { Chunker } from '../../src/chunking/types.ts';
+import type { Chunker } from '../../src/core/types.ts';
 import { readBlobs } from '../../src/sources/catfile.ts';
 import { decodeText } from '../../src/sources/decode.ts';
 import { pathMatcher } from '../../src/sources/match.ts';

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createHash } from 'node:crypto';
-import { estimateTokens } from '../../src/chunking/tokens.ts';
+import { estimateTokens } from '../../src/core/text/tokens.ts';
 import { hashEmbed } from '../../src/embedding/hash.ts';
 
 /**

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { parseConfig, type Config } from '../../src/config/load.ts';
+import { parseConfig } from '../../src/builtin.ts';
+import type { Config } from '../../src/config/load.ts';
 import { HashEmbedder } from '../../src/embedding/hash.ts';
 import { runIndex, type IndexOptions, type IndexResult } from '../../src/sync/run.ts';
 import type { ConfigInput } from '../../src/config/schema.ts';

@@ -3,7 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { embedderSchema } from '../../src/config/schema.ts';
 import { createEmbedder } from '../../src/embedding/create.ts';
 import { RemoteEmbedder, type RemoteDeps } from '../../src/embedding/remote/embedder.ts';
-import { REDACT_PATHS } from '../../src/util/log.ts';
+import { REDACT_PATHS } from '../../src/core/log.ts';
 import type { FakeProvider } from './fake-provider.ts';
 
 /** A pino logger whose lines (JSON strings) land in `lines`, with the production redaction paths. */

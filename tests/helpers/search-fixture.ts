@@ -2,10 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HashEmbedder } from '../../src/embedding/hash.ts';
-import { SqliteStore } from '../../src/storage/sqlite.ts';
-import type { ChunkRecord, DocumentRecord } from '../../src/storage/types.ts';
-import { sha256 } from '../../src/util/hash.ts';
-import { estimateTokens } from '../../src/chunking/tokens.ts';
+import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
+import type { ChunkRecord, DocumentRecord } from '../../src/core/types.ts';
+import { defaultAnalyzer, indexTerms, type Analyzer } from '../../src/core/text/analyzer.ts';
+import { builtinProfiles } from '../../src/builtin.ts';
+import { sha256 } from '../../src/core/hash.ts';
+import { estimateTokens } from '../../src/core/text/tokens.ts';
 
 /** A fixture document: chunks are [heading, content, metadata?]. */
 export interface FixtureDoc {
@@ -15,7 +17,8 @@ export interface FixtureDoc {
   chunks: [string, string, Record<string, unknown>?][];
 }
 
-export function record(d: FixtureDoc): DocumentRecord {
+/** A fixture document as the sync layer would write it; keyword terms by `analyzer`. */
+export function record(d: FixtureDoc, analyzer: Analyzer = defaultAnalyzer): DocumentRecord {
   const content = d.chunks.map((c) => c[1]).join('\n');
   const chunks: ChunkRecord[] = d.chunks.map(([heading, body, metadata], ordinal) => {
     const text = `${heading}\n${body}`;
@@ -27,6 +30,7 @@ export function record(d: FixtureDoc): DocumentRecord {
       text,
       textHash: sha256(text),
       tokens: estimateTokens(text),
+      terms: indexTerms(analyzer, text),
       metadata: metadata ?? {},
     };
   });
@@ -43,11 +47,14 @@ export function record(d: FixtureDoc): DocumentRecord {
 }
 
 /** Writes documents and their hash-embedder vectors straight through the Store. */
-export async function writeFixture(store: SqliteStore, source: string, docs: FixtureDoc[], dims = 256): Promise<void> {
+/** The fixture sources are named after the profile whose analysis they use. */
+const analyzerOf = (source: string) => (builtinProfiles.has(source) ? builtinProfiles.get(source).analyzer : undefined) ?? defaultAnalyzer;
+
+export async function writeFixture(store: SqliteIndex, source: string, docs: FixtureDoc[], dims = 256): Promise<void> {
   const embedder = new HashEmbedder(dims);
   await store.ensureSource({ name: source, kind: 'dir', url: null, branch: null });
   await store.registerEmbedder(embedder.info);
-  const recs = docs.map(record);
+  const recs = docs.map((d) => record(d, analyzerOf(source)));
   const chunks = recs.flatMap((r) => r.chunks);
   const vectors = await embedder.embed(chunks.map((c) => c.text));
   await store.putVectors(embedder.info.fingerprint, chunks.map((c, i) => ({ textHash: c.textHash, vector: vectors[i]! })));
@@ -129,7 +136,7 @@ export interface Fixture {
 export async function makeFixture(dims = 256): Promise<Fixture> {
   const dir = mkdtempSync(join(tmpdir(), 'ragsync-search-'));
   const db = join(dir, 'index.db');
-  const store = new SqliteStore(db);
+  const store = new SqliteIndex(db);
   await writeFixture(store, 'classics', CLASSICS, dims);
   await writeFixture(store, 'bookmarks', BOOKMARKS, dims);
   await store.close();
@@ -140,8 +147,8 @@ export async function makeFixture(dims = 256): Promise<Fixture> {
       db,
       embedder: { provider: 'hash', dims },
       sources: [
-        { name: 'classics', kind: 'dir', path: join(dir, 'classics') },
-        { name: 'bookmarks', kind: 'dir', path: join(dir, 'bookmarks') },
+        { name: 'classics', kind: 'dir', path: join(dir, 'classics'), profile: 'classics' },
+        { name: 'bookmarks', kind: 'dir', path: join(dir, 'bookmarks'), profile: 'bookmarks' },
       ],
     }),
   );

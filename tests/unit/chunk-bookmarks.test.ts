@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { brokenReason } from '../../src/chunking/bookmarks/broken.ts';
-import { parseAddedAt, parseHeader } from '../../src/chunking/bookmarks/header.ts';
-import { bookmarkIdentity, chunkBookmark, titleSlug } from '../../src/chunking/bookmarks/index.ts';
-import { createChunker } from '../../src/chunking/registry.ts';
-import { estimateTokens } from '../../src/chunking/tokens.ts';
+import { brokenReason } from '../../src/profiles/bookmarks/broken.ts';
+import { parseAddedAt, parseHeader } from '../../src/profiles/bookmarks/header.ts';
+import { bookmarkIdentity, chunkBookmark, titleSlug } from '../../src/profiles/bookmarks/chunker.ts';
+import { builtinProfiles } from '../../src/builtin.ts';
+const createChunker = builtinProfiles.createChunker;
+import { estimateTokens } from '../../src/core/text/tokens.ts';
 
 const settings = { targetTokens: 200, overlap: 0.15 };
 

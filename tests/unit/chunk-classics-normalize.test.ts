@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { keywordsOf, LEXICON, NAYIN } from '../../src/chunking/classics/lexicon.ts';
-import { monthsToBranches, normalizeForSearch, toSimplified } from '../../src/text/normalize.ts';
+import { keywordsOf, LEXICON, NAYIN } from '../../src/profiles/classics/lexicon.ts';
+import { monthsToBranches, normalizeForSearch } from '../../src/profiles/classics/normalize.ts';
+import { toSimplified } from '../../src/core/text/fold.ts';
 
 describe('normalizeForSearch', () => {
   it('turns traditional characters into simplified ones', () => {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { bookOf, chineseNumber } from '../../src/chunking/classics/book.ts';
-import { chunkClassics, classicsChunker } from '../../src/chunking/classics/index.ts';
-import { createChunker } from '../../src/chunking/registry.ts';
-import { estimateTokens } from '../../src/chunking/tokens.ts';
+import { bookOf, chineseNumber } from '../../src/profiles/classics/book.ts';
+import { chunkClassics, classicsChunker } from '../../src/profiles/classics/chunker.ts';
+import { builtinProfiles } from '../../src/builtin.ts';
+const createChunker = builtinProfiles.createChunker;
+import { estimateTokens } from '../../src/core/text/tokens.ts';
 
 const settings = { targetTokens: 120, overlap: 0.15 };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalClauses, clausePieces, clauseUnits } from '../../src/chunking/classics/clauses.ts';
-import { createChunker } from '../../src/chunking/registry.ts';
-import type { ChunkedDocument } from '../../src/chunking/types.ts';
+import { canonicalClauses, clausePieces, clauseUnits } from '../../src/profiles/classics/clauses.ts';
+import { builtinProfiles } from '../../src/builtin.ts';
+import type { ChunkedDocument } from '../../src/core/types.ts';
 
 /**
  * Formatting edits must not change what is embedded: every change to a chunk text is a paid
@@ -10,7 +10,7 @@ import type { ChunkedDocument } from '../../src/chunking/types.ts';
  */
 
 const settings = { targetTokens: 120, overlap: 0.15 };
-const chunk = (name: string, path: string, text: string) => createChunker(name, settings).chunk({ path, text });
+const chunk = (name: string, path: string, text: string) => builtinProfiles.createChunker(name, settings).chunk({ path, text });
 /** What a re-embed depends on (plus ids and headings, which should stay stable too). */
 const embedded = (d: ChunkedDocument) => ({ title: d.title, chunks: d.chunks.map((c) => ({ key: c.key, heading: c.heading, text: c.text })) });
 const crlf = (s: string) => s.replace(/\n/g, '\r\n');

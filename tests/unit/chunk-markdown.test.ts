@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chunkMarkdown, markdownChunker } from '../../src/chunking/markdown.ts';
-import { estimateTokens } from '../../src/chunking/tokens.ts';
+import { estimateTokens } from '../../src/core/text/tokens.ts';
 import { pack, splitSentences } from '../../src/chunking/split.ts';
 
 const settings = { targetTokens: 60, overlap: 0.15 };

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, parseConfig } from '../../src/config/load.ts';
-import { RagsyncError } from '../../src/util/errors.ts';
+import { loadConfig, parseConfig } from '../../src/builtin.ts';
+import type { Config } from '../../src/config/load.ts';
+import { RagsyncError } from '../../src/core/errors.ts';
 import { tempDir, REPO_ROOT } from '../helpers/tmp.ts';
 
 const err = (f: () => unknown) => {

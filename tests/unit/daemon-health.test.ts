@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { computeHealth } from '../../src/daemon/health.ts';
-import type { RunRecord } from '../../src/storage/types.ts';
+import type { RunRecord } from '../../src/storage/roles.ts';
 
 const HOUR = 3_600_000;
 const NOW = Date.parse('2026-01-01T12:00:00Z');
@@ -17,7 +17,7 @@ function run(status: RunRecord['status'], agoMs: number): RunRecord {
     finishedAt: status === 'running' ? null : at,
     fingerprint: 'hash:x',
     forced: false,
-    embedded: 0,
+    textsEmbedded: 0,
     requests: 0,
     tokens: 0,
     retries: 0,

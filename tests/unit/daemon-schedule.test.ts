@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.ts';
+import { parseConfig } from '../../src/builtin.ts';
+import type { Config } from '../../src/config/load.ts';
 import { healthIntervalMs, scheduleIntervalMs, scheduleJobs } from '../../src/daemon/schedule.ts';
-import { RagsyncError } from '../../src/util/errors.ts';
+import { RagsyncError } from '../../src/core/errors.ts';
 
 const source = (name: string, extra: Record<string, unknown> = {}) => ({ name, kind: 'dir', path: `/tmp/${name}`, ...extra });
 

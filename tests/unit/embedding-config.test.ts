@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config/load.ts';
+import { parseConfig } from '../../src/builtin.ts';
+import type { Config } from '../../src/config/load.ts';
 import { createEmbedder, withRateLimits } from '../../src/embedding/create.ts';
-import { resolveRemote } from '../../src/embedding/remote/presets.ts';
+import { resolveRemote } from '../../src/config/presets.ts';
 import type { RemoteEmbedder } from '../../src/embedding/remote/embedder.ts';
 
 const sources = [{ name: 'a', kind: 'dir', path: '/tmp/a' }];

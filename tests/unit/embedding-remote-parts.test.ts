@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { estimateTokens } from '../../src/chunking/tokens.ts';
+import { estimateTokens } from '../../src/core/text/tokens.ts';
 import { LruCache } from '../../src/embedding/remote/cache.ts';
 import { ProviderError, redactSecret } from '../../src/embedding/remote/errors.ts';
 import { RateLimiter } from '../../src/embedding/remote/ratelimit.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatLine } from '../../src/util/pretty-log.ts';
+import { formatLine } from '../../src/core/pretty-log.ts';
 
 describe('formatLine', () => {
   it('turns a pino JSON line into time, level, message and fields', () => {

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { loadConfig } from '../../src/config/load.ts';
+import { loadConfig } from '../../src/builtin.ts';
+import type { Config } from '../../src/config/load.ts';
 import { Searcher } from '../../src/search/search.ts';
 import { DashScopeReranker, rerankerFromEnv } from '../../src/search/rerank.ts';
 import { createHttpServer, listen } from '../../src/server/http.ts';

@@ -2,9 +2,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
 import { HashEmbedder } from '../../src/embedding/hash.ts';
 import { Searcher } from '../../src/search/search.ts';
-import { queryTokens } from '../../src/search/tokenize.ts';
-import { SqliteStore } from '../../src/storage/sqlite.ts';
-import { loadConfig } from '../../src/config/load.ts';
+import { queryTerms } from '../../src/core/text/analyzer.ts';
+import { classicsProfile } from '../../src/profiles/classics/index.ts';
+import * as sqliteVec from 'sqlite-vec';
+import { encodeVector } from '../../src/storage/sqlite/blob.ts';
+import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
+import { loadConfig } from '../../src/builtin.ts';
+import type { Config } from '../../src/config/load.ts';
 import { makeFixture, record, writeFixture, type Fixture } from '../helpers/search-fixture.ts';
 
 let fx: Fixture;
@@ -13,12 +17,12 @@ beforeEach(async () => {
 });
 afterEach(() => fx.cleanup());
 
-const kw = async (store: SqliteStore, q: string) =>
-  (await store.keywordSearch({ tokens: queryTokens(q), k: 10 })).map((h) => `${h.source}:${h.id}`);
+const kw = async (store: SqliteIndex, q: string) =>
+  (await store.keywordSearch({ tokens: queryTerms(classicsProfile.analyzer!, q), k: 10 })).map((h) => `${h.source}:${h.id}`);
 
 describe('keyword index (FTS5)', () => {
   it('finds two-character CJK terms and ranks by BM25', async () => {
-    const store = new SqliteStore(fx.db);
+    const store = new SqliteIndex(fx.db);
     expect((await kw(store, '甲木'))[0]).toMatch(/^classics:(qiongtong|ditian)/);
     expect(await kw(store, '用神')).toEqual(['classics:qiongtong/jiamu.md#0']);
     expect((await kw(store, '伤官配印')).slice(0, 2).sort()).toEqual(['classics:sanming/juan1.md#0', 'classics:ziping/shishen.md#0']);
@@ -27,7 +31,7 @@ describe('keyword index (FTS5)', () => {
   });
 
   it('normalises both sides: variants, traditional characters and month names meet', async () => {
-    const store = new SqliteStore(fx.db);
+    const store = new SqliteIndex(fx.db);
     expect(await kw(store, '羊刃')).toEqual(['classics:qiongtong/jiamu.md#1']); // indexed as 阳刃
     expect(await kw(store, '傷官配印')).toContain('classics:ziping/shishen.md#0'); // traditional query
     expect(await kw(store, '寅月甲木')).toContain('classics:qiongtong/jiamu.md#0'); // text says 正月甲木
@@ -35,11 +39,11 @@ describe('keyword index (FTS5)', () => {
   });
 
   it('follows chunk writes, replacements and deletions in the same transaction', async () => {
-    const store = new SqliteStore(fx.db);
+    const store = new SqliteIndex(fx.db);
     const doc = { path: 'x.md', chunks: [['h', '天乙贵人在此'] as [string, string]] };
-    await store.writeDocuments('classics', [record(doc)]);
+    await store.writeDocuments('classics', [record(doc, classicsProfile.analyzer)]);
     expect(await kw(store, '天乙')).toContain('classics:x.md#0');
-    await store.writeDocuments('classics', [record({ path: 'x.md', chunks: [['h', '驿马逢冲']] })]);
+    await store.writeDocuments('classics', [record({ path: 'x.md', chunks: [['h', '驿马逢冲']] }, classicsProfile.analyzer)]);
     expect(await kw(store, '天乙')).not.toContain('classics:x.md#0');
     expect(await kw(store, '驿马')).toEqual(['classics:x.md#0']);
     await store.writeDocuments('classics', [], ['x.md']);
@@ -55,7 +59,7 @@ describe('keyword index (FTS5)', () => {
     raw.exec(`DROP TRIGGER chunks_fts_delete; DROP TABLE chunks_fts; DROP TABLE meta;
               DELETE FROM schema_migrations WHERE version = 2;`);
     raw.close();
-    const reader = new SqliteStore(fx.db, { readonly: true });
+    const reader = new SqliteIndex(fx.db, 'read');
     expect(await kw(reader, '用神')).toEqual(['classics:qiongtong/jiamu.md#0']);
     await reader.close();
   });
@@ -69,7 +73,7 @@ describe('generation counter and the in-memory vector index', () => {
     await searcher.search('伤官', { mode: 'vector' });
     expect(searcher.index.loads).toBe(1);
     expect(searcher.index.simd).toBe(true); // 256 dims: the WASM kernel serves it
-    const writer = new SqliteStore(fx.db);
+    const writer = new SqliteIndex(fx.db);
     const g0 = await writer.generation();
     await writeFixture(writer, 'classics', [{ path: 'new.md', chunks: [['新', '魁罡日主，性刚果断']] }]);
     expect(await writer.generation()).toBeGreaterThan(g0);
@@ -88,8 +92,18 @@ describe('generation counter and the in-memory vector index', () => {
       expect(searcher.index.simd).toBe(false);
       // Same top 3 as SQLite's exact cosine scan.
       const [q] = await searcher.embedder.embed(['甲木参天']);
-      const scan = await searcher.store.searchVectors({ fingerprint: searcher.embedder.info.fingerprint, vector: q!, k: 3, sources: ['classics'] });
-      expect(hits.map((h) => h.id)).toEqual(scan.map((h) => h.id));
+      const db = new BetterSqlite3(odd.db, { readonly: true });
+      sqliteVec.load(db);
+      const scan = db
+        .prepare(
+          `SELECT c.key FROM vectors v JOIN chunks c ON c.text_hash = v.text_hash JOIN documents d ON d.id = c.document_id
+           JOIN sources s ON s.id = d.source_id WHERE v.fingerprint = ? AND s.name = 'classics'
+           ORDER BY vec_distance_cosine(v.embedding, ?), c.id LIMIT 3`,
+        )
+        .pluck()
+        .all(searcher.embedder.info.fingerprint, encodeVector(q!));
+      db.close();
+      expect(hits.map((h) => h.id)).toEqual(scan);
       await searcher.close();
     } finally {
       odd.cleanup();
@@ -97,7 +111,7 @@ describe('generation counter and the in-memory vector index', () => {
   });
 
   it('never returns vectors, and loads one Float32Array of rows × dims', async () => {
-    const store = new SqliteStore(fx.db);
+    const store = new SqliteIndex(fx.db);
     const set = await store.loadVectors(new HashEmbedder(256).info.fingerprint);
     expect(set.vectors.length).toBe(set.refs.length * 256);
     expect(set.refs.length).toBe(11);
@@ -116,7 +130,7 @@ describe('Searcher', () => {
 
   it('hybrid finds agent terms; book/chapter come from chunk metadata', async () => {
     const [top] = await s.search('甲木寅月用神', { k: 3 });
-    expect(top).toMatchObject({ source: 'classics', path: 'qiongtong/jiamu.md', book: '穷通宝鉴', chapter: '论甲木·正月' });
+    expect(top).toMatchObject({ source: 'classics', path: 'qiongtong/jiamu.md', fields: { book: '穷通宝鉴', chapter: '论甲木·正月' } });
   });
 
   it('collapses reprinted passages and explains component ranks', async () => {
@@ -133,16 +147,16 @@ describe('Searcher', () => {
   });
 
   it('filters by book, tag, month, date range, path glob; drops broken chunks unless asked', async () => {
-    const book = await s.search('甲木', { book: 'ditian' });
+    const book = await s.search('甲木', { filters: { book: 'ditian' } });
     expect(new Set(book.map((x) => x.path))).toEqual(new Set(['ditian/tongshen.md']));
-    const tagged = await s.search('SQLite', { tags: ['Database'] });
+    const tagged = await s.search('SQLite', { filters: { tag: ['Database'] } });
     expect(tagged.map((x) => x.path).sort()).toEqual(['202401/2024-01-05-sqlite.md', '202403/2024-03-02-postgres.md']);
-    expect(tagged[0]).toMatchObject({ url: expect.stringMatching(/^https:/), date: expect.any(String) });
-    const broken = await s.search('SQLite', { tags: ['database'], includeBroken: true });
+    expect(tagged[0]).toMatchObject({ fields: { url: expect.stringMatching(/^https:/), date: expect.any(String) } });
+    const broken = await s.search('SQLite', { filters: { tag: ['database'] }, includeBroken: true });
     expect(broken.map((x) => x.path)).toContain('202403/2024-03-09-broken.md');
-    const month = await s.search('SQLite', { month: '2024-03', mode: 'keyword' });
+    const month = await s.search('SQLite', { filters: { month: '2024-03' }, mode: 'keyword' });
     expect(month.map((x) => x.path)).toEqual(['202403/2024-03-02-postgres.md']);
-    const range = await s.search('SQLite jitter', { since: '2024-01-10', until: '2024-02-01' });
+    const range = await s.search('SQLite jitter', { filters: { since: '2024-01-10', until: '2024-02-01' } });
     expect(range.map((x) => x.path)).toEqual(['202401/2024-01-18-retries.md']);
     const glob = await s.search('甲木', { path: 'qiongtong/**' });
     expect(new Set(glob.map((x) => x.path))).toEqual(new Set(['qiongtong/jiamu.md']));
@@ -151,10 +165,12 @@ describe('Searcher', () => {
   });
 
   it('rejects bad options with a usage error naming the value', async () => {
-    await expect(s.search('x', { book: 'No pe!' })).rejects.toThrow(/book must be a book key such as .*"No pe!"/);
-    await expect(s.search('x', { book: 'shenfeng' })).resolves.toEqual([]);
-    await expect(s.search('x', { month: '2024-13' })).rejects.toThrow(/month/);
-    await expect(s.search('x', { k: 0 })).rejects.toThrow(/k must be/);
+    await expect(s.search('x', { filters: { book: 'No pe!' } })).rejects.toThrow(/book must be one of .*qiongtong.*"No pe!"/);
+    await expect(s.search('x', { filters: { book: 'shenfeng' } })).resolves.toEqual([]);
+    await expect(s.search('x', { filters: { month: '2024-13' } })).rejects.toThrow(/month/);
+    await expect(s.search('x', { filters: { colour: 'red' } })).rejects.toThrow(/unknown filter "colour" \(known: .*book.*tag/);
+    await expect(s.search('x', { k: 0 })).rejects.toThrow(/^k: .*0/);
+    await expect(s.search('x', { filters: { tag: Array.from({ length: 1000 }, (_, i) => `t${i}`) } })).rejects.toThrow(/at most 64/);
     await expect(s.search('x', { sources: ['nope'] })).rejects.toThrow(/unknown source "nope"/);
     await expect(s.search('  ')).rejects.toThrow(/empty query/);
   });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { indexTokens, queryTokens } from '../../src/search/tokenize.ts';
+import { defaultAnalyzer, indexTokens as index, queryTerms } from '../../src/core/text/analyzer.ts';
+import { classicsProfile } from '../../src/profiles/classics/index.ts';
+
+// The classics profile's analysis: the engine's folding plus the field's spellings and stop words.
+const classics = classicsProfile.analyzer!;
+const indexTokens = (t: string) => index(classics, t);
+const queryTokens = (q: string, o?: { unigrams?: boolean }) => queryTerms(classics, q, o);
 
 describe('tokenize', () => {
   it('indexes CJK unigrams and bigrams and lowercased words', () => {
@@ -27,5 +33,12 @@ describe('tokenize', () => {
 
   it('normalises full-width forms (NFKC)', () => {
     expect(queryTokens('ＳＱＬｉｔｅ')).toEqual(['sqlite']);
+    expect(queryTerms(defaultAnalyzer, 'ＳＱＬｉｔｅ')).toEqual(['sqlite']);
+  });
+
+  it('the engine\'s own analysis folds characters but knows no field terms or stop words', () => {
+    expect(queryTerms(defaultAnalyzer, '陽刃')).toEqual(['阳刃']);
+    expect(queryTerms(defaultAnalyzer, '正月')).toEqual(['正月']);
+    expect(queryTerms(defaultAnalyzer, '是什么')).toEqual(['是什', '什么']);
   });
 });

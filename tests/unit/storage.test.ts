@@ -3,16 +3,16 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import BetterSqlite3 from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
-import { SqliteStore } from '../../src/storage/sqlite.ts';
-import { decodeVector, encodeVector } from '../../src/storage/blob.ts';
-import { listMigrations } from '../../src/storage/migrate.ts';
+import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
+import { decodeVector, encodeVector } from '../../src/storage/sqlite/blob.ts';
+import { listMigrations } from '../../src/storage/sqlite/migrate.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 describe('storage', () => {
   it('stores float32 little-endian BLOBs that sqlite-vec and plain SQL can read', async () => {
     const t = tempDir();
     const file = join(t.dir, 'x.db');
-    const store = new SqliteStore(file);
+    const store = new SqliteIndex(file);
     await store.registerEmbedder({ fingerprint: 'fp', provider: 'p', model: 'm', dims: 3 });
     await store.putVectors('fp', [{ textHash: 'h1', vector: new Float32Array([1, -2.5, 0.25]) }]);
     await store.close();
@@ -29,7 +29,7 @@ describe('storage', () => {
 
   it('refuses a BLOB whose length does not match dims', async () => {
     const t = tempDir();
-    const store = new SqliteStore(join(t.dir, 'x.db'));
+    const store = new SqliteIndex(join(t.dir, 'x.db'));
     await store.registerEmbedder({ fingerprint: 'fp', provider: 'p', model: 'm', dims: 3 });
     expect(() =>
       store.db.prepare("INSERT INTO vectors VALUES ('fp', 'h', 4, ?, 'now')").run(encodeVector(new Float32Array(3))),
@@ -41,8 +41,8 @@ describe('storage', () => {
   it('applies numbered migrations once, recorded in schema_migrations, with WAL and foreign keys on', async () => {
     const t = tempDir();
     const file = join(t.dir, 'x.db');
-    await new SqliteStore(file).close();
-    const store = new SqliteStore(file);
+    await new SqliteIndex(file).close();
+    const store = new SqliteIndex(file);
     const versions = store.db.prepare('SELECT version FROM schema_migrations ORDER BY version').pluck().all();
     expect(versions).toEqual(listMigrations().map((m) => m.version));
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
@@ -54,12 +54,12 @@ describe('storage', () => {
   it('the views read without BLOBs in the sqlite3 shell sense: plain SQL, no extension needed', async () => {
     const t = tempDir();
     const file = join(t.dir, 'x.db');
-    const store = new SqliteStore(file);
+    const store = new SqliteIndex(file);
     await store.ensureSource({ name: 's', kind: 'dir', url: null, branch: null });
     await store.writeDocuments('s', [
       {
         path: 'a.md', contentHash: 'c', stamp: 's', size: 1, chunker: 'k', title: 'A', metadata: {},
-        chunks: [{ ordinal: 0, key: 'a#0', heading: 'A', content: 'x', text: 'A\n\nx', textHash: 'h', tokens: 1, metadata: {} }],
+        chunks: [{ ordinal: 0, key: 'a#0', heading: 'A', content: 'x', text: 'A\n\nx', textHash: 'h', tokens: 1, terms: 'a x', metadata: {} }],
       },
     ]);
     await store.close();

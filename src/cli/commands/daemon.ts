@@ -6,9 +6,9 @@ import { onStopSignals } from '../../daemon/signals.ts';
 import { Searcher } from '../../search/search.ts';
 import { rerankerFromEnv } from '../../search/rerank.ts';
 import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
-import { SqliteStore } from '../../storage/sqlite.ts';
-import { EXIT } from '../../util/errors.ts';
-import { createLogger } from '../../util/log.ts';
+import { openIndex } from '../../storage/open.ts';
+import { EXIT } from '../../core/errors.ts';
+import { createLogger } from '../../core/log.ts';
 import { config, configOption, withDimensions } from '../options.ts';
 
 function port(v: string): number {
@@ -51,7 +51,7 @@ export function register(program: Command): void {
       if (o.serve) {
         // The API reads the index through a read-only connection: create and migrate it first
         // (before the first run there is none yet; an older one may lack this version's columns).
-        await new SqliteStore(cfg.db).close();
+        await openIndex(cfg, 'sync').close();
         searcher = Searcher.open(cfg, undefined, rerankerFromEnv());
         const s = searcher;
         server = createHttpServer(s, {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { HASH_ALGORITHM, HASH_VERSION } from '../../embedding/hash.ts';
-import { PRESETS, type RemoteProvider } from '../../embedding/remote/presets.ts';
+import { PRESETS, type RemoteProvider } from '../../config/presets.ts';
 import { out } from '../options.ts';
 
 /** One row of `ragsync embedders`: what a config naming only the provider gets. */

@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { Searcher, MAX_K, MODES } from '../../search/search.ts';
 import { evalText, readEvalFile, runEval } from '../../search/eval.ts';
 import { config, configOption, out, positiveInt, withDimensions } from '../options.ts';
-import { parseWeights } from '../../search/filters.ts';
+import { parseWeights } from '../../search/request.ts';
 
 export function register(program: Command): void {
   program

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { selectSources } from '../../sync/run.ts';
+import { selectSources } from '../../config/select.ts';
 import { config, configOption, openExisting } from '../options.ts';
 
 export function register(program: Command): void {

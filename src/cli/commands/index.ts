@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { runIndex, STATUS_EXIT } from '../../sync/run.ts';
-import { createLogger } from '../../util/log.ts';
+import { createLogger } from '../../core/log.ts';
 import { onStopSignals } from '../../daemon/signals.ts';
 import { indexJson, indexText } from '../format.ts';
 import { progressBar } from '../progress.ts';

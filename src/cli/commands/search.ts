@@ -1,10 +1,11 @@
 import { Option, InvalidArgumentError, type Command } from 'commander';
-import { Searcher, MAX_K, MODES, type SearchOptions } from '../../search/search.ts';
-import { KNOWN_BOOK_KEYS, parseWeights } from '../../search/filters.ts';
+import { builtinProfiles } from '../../builtin.ts';
+import { MAX_K, MODES, parseWeights, type SearchOptions } from '../../search/request.ts';
+import { Searcher } from '../../search/search.ts';
 import { rerankerFromEnv } from '../../search/rerank.ts';
 import { searchJson, searchText } from '../format.ts';
 import { createEmbedder } from '../../embedding/create.ts';
-import { createLogger } from '../../util/log.ts';
+import { createLogger } from '../../core/log.ts';
 import { collect, config, configOption, out, positiveInt, withDimensions } from '../options.ts';
 
 const number = (name: string) => (v: string) => {
@@ -14,7 +15,7 @@ const number = (name: string) => (v: string) => {
 };
 
 export function register(program: Command): void {
-  program
+  const cmd = program
     .command('search')
     .description('search the index (hybrid: vector + keyword by reciprocal rank fusion)')
     .argument('<query>', 'what to look for')
@@ -22,11 +23,6 @@ export function register(program: Command): void {
     .option('-s, --source <name>', 'only this source (repeatable)', collect)
     .option('-k, --k <n>', 'number of results', positiveInt('-k', MAX_K), 10)
     .addOption(new Option('--mode <mode>', 'ranking').choices(MODES).default('hybrid'))
-    .option('--book <key>', `classics book key: ${KNOWN_BOOK_KEYS.join('|')}|all`)
-    .option('--tag <tag>', 'bookmark tag (repeatable: all must match)', collect)
-    .option('--month <YYYY-MM>', 'added in this month')
-    .option('--since <YYYY-MM-DD>', 'added on or after')
-    .option('--until <YYYY-MM-DD>', 'added on or before')
     .option('--path <glob>', 'document path glob')
     .option('--min-score <x>', 'drop results scoring below', number('--min-score'))
     .option('--weights <v,k>', 'RRF weights of the vector and keyword lists (default 1,1)', parseWeights)
@@ -36,21 +32,26 @@ export function register(program: Command): void {
     .option('--include-broken', 'include chunks marked broken')
     .option('--no-rerank', 'skip the reranker even if DASHSCOPE_API_KEY is set')
     .option('--explain', 'show each result\'s component ranks and scores')
-    .option('--json', 'print a JSON array on stdout')
-    .action(async (query: string, o) => {
+    .option('--json', 'print a JSON array on stdout');
+  // Each profile's filters are flags of their own (--book, --tag, --month …).
+  const specs = builtinProfiles.filters();
+  for (const f of specs) {
+    const known = f.values?.length ? `: ${[...f.values, ...(f.any ? [f.any] : [])].join('|')}` : '';
+    if (f.kind === 'all-of') cmd.option(`--${f.name} <value>`, `${f.description}${known}`, collect);
+    else cmd.option(`--${f.name} <value>`, `${f.description}${known}`);
+  }
+  cmd.action(async (query: string, o) => {
       const log = createLogger();
       const cfg = await withDimensions(config(o), log);
       const searcher = Searcher.open(cfg, createEmbedder(cfg.embedder, { log }), o.rerank ? rerankerFromEnv() : null);
       try {
+        const filters: Record<string, string | string[]> = {};
+        for (const f of specs) if (o[f.name] !== undefined) filters[f.name] = o[f.name];
         const opts: SearchOptions = {
           k: o.k,
           sources: o.source,
           mode: o.mode,
-          book: o.book,
-          tags: o.tag,
-          month: o.month,
-          since: o.since,
-          until: o.until,
+          filters,
           path: o.path,
           minScore: o.minScore,
           mmr: o.mmr,

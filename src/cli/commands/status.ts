@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { createEmbedder } from '../../embedding/create.ts';
-import { statusText } from '../format.ts';
+import { statusJson, statusText } from '../format.ts';
 import { config, configOption, openExisting, out, positiveInt, withDimensions } from '../options.ts';
 
 export function register(program: Command): void {
@@ -16,7 +16,7 @@ export function register(program: Command): void {
       try {
         const report = await store.status({ runs: o.runs });
         const active = createEmbedder((await withDimensions(cfg)).embedder).info.fingerprint;
-        out(o.json ? JSON.stringify({ activeFingerprint: active, ...report }) : statusText(report, active));
+        out(o.json ? JSON.stringify(statusJson(report, active)) : statusText(report, active));
       } finally {
         await store.close();
       }

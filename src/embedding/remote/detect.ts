@@ -1,7 +1,7 @@
 import type { EmbedderConfig } from '../../config/schema.ts';
-import { RagsyncError, EXIT, errorMessage } from '../../util/errors.ts';
+import { RagsyncError, EXIT, errorMessage } from '../../core/errors.ts';
 import { RemoteEmbedder, type RemoteDeps } from './embedder.ts';
-import { PRESETS, resolveRemote, type RemoteSettings } from './presets.ts';
+import { PRESETS, resolveRemote, type RemoteSettings } from '../../config/presets.ts';
 
 /**
  * A local server runs whatever model was pulled into it, so the size of its vectors may be known

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { silentLogger } from '../../util/log.ts';
+import { silentLogger } from '../../core/log.ts';
 
 export interface RateLimitOptions {
   /** Requests per window; null = unlimited. */

@@ -1,4 +1,4 @@
-import { estimateTokens } from '../../chunking/tokens.ts';
+import { estimateTokens } from '../../core/text/tokens.ts';
 
 /**
  * Cuts `text` to at most `maxTokens` estimated tokens (we truncate rather than split and average:

@@ -1,5 +1,5 @@
 import { ProviderError } from './errors.ts';
-import type { WireFormatName } from './presets.ts';
+import type { WireFormatName } from '../../config/presets.ts';
 
 /**
  * How one kind of embeddings endpoint wants its request and shapes its reply. The client, limits,

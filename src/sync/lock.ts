@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { LockHolder, Store } from '../storage/types.ts';
-import { RagsyncError, EXIT } from '../util/errors.ts';
+import type { LockHolder, RunLog } from '../storage/roles.ts';
+import { RagsyncError, EXIT } from '../core/errors.ts';
 
 /**
  * The index lock: one writer at a time across processes (daemon, manual `ragsync index`, a crontab
@@ -82,7 +82,7 @@ export interface IndexLock {
  * Takes the index lock of `dbPath` through `store`, or throws RagsyncError(EXIT.locked) naming the
  * holder. While held, a heartbeat keeps the row fresh (for holders on other hosts to judge).
  */
-export async function acquireIndexLock(store: Store, dbPath: string, log?: Logger): Promise<IndexLock> {
+export async function acquireIndexLock(store: RunLog, dbPath: string, log?: Logger): Promise<IndexLock> {
   if (heldHere.has(dbPath)) {
     throw new RagsyncError(`index is locked: a run in this process (pid ${process.pid}) is indexing ${dbPath}`, EXIT.locked);
   }

@@ -1,8 +1,7 @@
-import type { ChunkingConfig } from '../../config/schema.ts';
-import { sha256 } from '../../util/hash.ts';
-import { dedupeAdjacent, outline, stripInvisible } from '../outline.ts';
-import { pack, paragraphUnits, type Unit } from '../split.ts';
-import type { Chunk, ChunkedDocument, ChunkInput, Chunker, ChunkerFactory } from '../types.ts';
+import type { Chunk, ChunkInput, ChunkedDocument, Chunker, ChunkerFactory, ChunkingSettings } from '../../core/types.ts';
+import { sha256 } from '../../core/hash.ts';
+import { dedupeAdjacent, outline, stripInvisible } from '../../chunking/outline.ts';
+import { pack, paragraphUnits, type Unit } from '../../chunking/split.ts';
 import { brokenReason } from './broken.ts';
 import { parseAddedAt, parseHeader, type BookmarkHeader } from './header.ts';
 
@@ -72,7 +71,7 @@ function units(body: string, target: number): Unit[] {
 
 const KIND_LABEL: Record<BookmarkKind, string> = { tldr: 'TL;DR', summary: 'Summary', raw: 'Article' };
 
-export function chunkBookmark(input: ChunkInput, settings: ChunkingConfig): ChunkedDocument {
+export function chunkBookmark(input: ChunkInput, settings: ChunkingSettings): ChunkedDocument {
   const doc = outline(input.text);
   const raw = RAW_SUFFIX.test(input.path);
   const header = raw ? { title: null, url: null, addedAt: null, tags: [] } : parseHeader(doc.body);

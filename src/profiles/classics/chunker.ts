@@ -1,12 +1,11 @@
-import type { ChunkingConfig } from '../../config/schema.ts';
-import { dedupeAdjacent, outline, stripInvisible } from '../outline.ts';
-import { pack, type Unit } from '../split.ts';
-import type { Chunk, ChunkedDocument, ChunkInput, Chunker, ChunkerFactory } from '../types.ts';
+import type { Chunk, ChunkInput, ChunkedDocument, Chunker, ChunkerFactory, ChunkingSettings } from '../../core/types.ts';
+import { dedupeAdjacent, outline, stripInvisible } from '../../chunking/outline.ts';
+import { pack, type Unit } from '../../chunking/split.ts';
 import { bookOf, pad2 } from './book.ts';
 import { canonicalClauses, clauseUnits } from './clauses.ts';
 import { dedupeSlugs, type Entry } from './entry.ts';
 import { keywordsOf } from './lexicon.ts';
-import { toSimplified } from '../../text/normalize.ts';
+import { toSimplified } from '../../core/text/fold.ts';
 import { qiongtongEntries } from './qiongtong.ts';
 import { chapterNumber, foldMarkersToHeadings, headingEntries, volumeNumber } from './sections.ts';
 
@@ -28,7 +27,7 @@ function units(body: string, target: number): Unit[] {
   return paragraphs.flatMap((p, i) => clauseUnits(p, i === 0 ? '' : '\n\n', target));
 }
 
-export function chunkClassics(input: ChunkInput, settings: ChunkingConfig): ChunkedDocument {
+export function chunkClassics(input: ChunkInput, settings: ChunkingSettings): ChunkedDocument {
   const book = bookOf(input.path);
   const zaohua = book.key === 'zaohua-yuanyao';
   const doc = outline(input.text, zaohua ? foldMarkersToHeadings : undefined);

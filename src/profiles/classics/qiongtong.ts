@@ -1,4 +1,4 @@
-import { monthNumerals } from '../../text/normalize.ts';
+import { monthNumerals } from './normalize.ts';
 import type { Entry } from './entry.ts';
 import { BRANCH_PINYIN, branchesOfMonths, STEM_ELEMENT, STEM_PINYIN } from './lexicon.ts';
 

@@ -1,5 +1,5 @@
-import { sha256 } from '../../util/hash.ts';
-import { stripInvisible } from '../outline.ts';
+import { sha256 } from '../../core/hash.ts';
+import { stripInvisible } from '../../chunking/outline.ts';
 
 /** Which book a file is, read from its path: content/命/子平推命/渊海子平(格局篇).md. */
 export interface BookInfo {

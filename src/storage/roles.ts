@@ -1,6 +1,19 @@
+import type {
+  ChunkFilter,
+  DocumentRecord,
+  EmbedderInfo,
+  RunStatus,
+  SourceRunStatus,
+  StoredDocument,
+  StoredHit,
+  WorkCounts,
+} from '../core/types.ts';
+
 /**
- * The storage interface sync and search are written against. It is deliberately narrow and async so
- * that a second backend (Postgres + pgvector) can implement it without touching either.
+ * What each caller of the index needs, one small interface per role: sync writes (IndexWriter),
+ * search reads (IndexReader), and the run log keeps runs, the lock and the housekeeping (RunLog).
+ * All async, so a second backend (Postgres + pgvector) implements them without touching a caller;
+ * storage/open.ts is the only code that names a backend.
  */
 
 export interface SourceInfo {
@@ -17,92 +30,13 @@ export interface SourceState extends SourceInfo {
   chunks: number;
 }
 
-/** What the manifest knows of one indexed file. */
-export interface StoredDocument {
-  path: string;
-  contentHash: string;
-  stamp: string;
-  size: number;
-  chunker: string;
-}
-
-export interface ChunkRecord {
-  ordinal: number;
-  key: string;
-  heading: string;
-  content: string;
-  /** Exact text sent to the embedder. */
-  text: string;
-  textHash: string;
-  tokens: number;
-  metadata: Record<string, unknown>;
-}
-
-export interface DocumentRecord extends StoredDocument {
-  title: string | null;
-  metadata: Record<string, unknown>;
-  chunks: ChunkRecord[];
-}
-
-export interface EmbedderInfo {
-  fingerprint: string;
-  provider: string;
-  model: string;
-  dims: number;
-}
-
 export interface VectorRecord {
   textHash: string;
   vector: Float32Array;
 }
 
-export interface VectorQuery {
-  fingerprint: string;
-  vector: Float32Array;
-  k: number;
-  sources?: string[];
-}
-
-/** One search hit; never carries a vector. */
-export interface ChunkHit {
-  id: string;
-  source: string;
-  path: string;
-  title: string | null;
-  heading: string;
-  content: string;
-  metadata: Record<string, unknown>;
-  score: number;
-}
-
-/**
- * Filters over chunk/document metadata (chunkers set book, tags, added_at, month, broken). A field
- * is read from the chunk's metadata first, then the document's.
- */
-export interface ChunkFilter {
-  sources?: string[];
-  /** Classics book key (metadata.book); undefined or 'all' = any. */
-  book?: string;
-  /** Every tag must be present (case-insensitive) in metadata.tags. */
-  tags?: string[];
-  /** Month 'YYYY-MM' of metadata.month or of the date (added_at/date). */
-  month?: string;
-  /** Inclusive ISO dates (YYYY-MM-DD) on metadata.added_at (or .date). */
-  since?: string;
-  until?: string;
-  /** picomatch glob on the document path. */
-  path?: string;
-  /** Chunks with metadata.broken = true are left out unless this is set. */
-  includeBroken?: boolean;
-}
-
-/** A hit plus the chunk's row reference (for the vector index); still never a vector. */
-export interface StoredHit extends ChunkHit {
-  ref: number;
-}
-
 export interface KeywordQuery {
-  /** Tokens from src/search/tokenize.ts queryTokens, ORed; ranked by BM25. */
+  /** Query terms (core/text/analyzer.ts queryTerms), ORed; ranked by BM25. */
   tokens: string[];
   k: number;
   filter?: ChunkFilter;
@@ -118,35 +52,15 @@ export interface VectorSet {
   vectors: Float32Array;
 }
 
-export type RunStatus = 'running' | 'ok' | 'partial' | 'failed' | 'aborted';
-
-export type SourceRunStatus = 'ok' | 'partial' | 'failed' | 'skipped';
-
-/** Files by what a run did with them. */
-export interface DocumentCounts {
-  added: number;
-  changed: number;
-  deleted: number;
-  renamed: number;
-  unchanged: number;
-  /** Refused: binary, invalid UTF-8, over maxFileBytes. */
-  skipped: number;
-}
-
-/** Chunks of the documents a run wrote: distinct texts embedded, chunks whose vector existed. */
-export interface ChunkCounts {
-  total: number;
-  toEmbed: number;
-  reused: number;
-}
-
 export interface RunSourceRecord {
   source: string;
   status: SourceRunStatus;
   commitBefore: string | null;
   commitAfter: string | null;
-  documents: DocumentCounts;
-  chunks: ChunkCounts;
+  /** What the plan asked for. */
+  planned: WorkCounts;
+  /** What was committed (an aborted or failed source wrote part of its plan, or none). */
+  written: WorkCounts;
   error: string | null;
 }
 
@@ -158,7 +72,8 @@ export interface RunRecord {
   finishedAt: string | null;
   fingerprint: string;
   forced: boolean;
-  embedded: number;
+  /** Distinct texts embedded and stored in this run. */
+  textsEmbedded: number;
   requests: number;
   tokens: number;
   /** Embedder calls retried during the run. */
@@ -175,7 +90,7 @@ export interface RunStart {
 
 export interface RunFinish {
   status: Exclude<RunStatus, 'running'>;
-  embedded: number;
+  textsEmbedded: number;
   requests: number;
   tokens: number;
   retries?: number;
@@ -221,36 +136,41 @@ export interface ExportRow {
   textHash: string;
 }
 
-export interface Store {
+/** A stored text a switched embedder has no vector for yet. */
+export interface TextToRefill {
+  path: string;
+  textHash: string;
+  text: string;
+  tokens: number;
+}
+
+export interface Closable {
+  close(): Promise<void>;
+}
+
+/** Sync's view: the manifest, the vectors and the documents it writes. */
+export interface IndexWriter {
   /** Creates or updates a source's row (kind, url, branch) and returns its state. */
   ensureSource(info: SourceInfo): Promise<SourceState>;
-  getSource(name: string): Promise<SourceState | null>;
   setSourceCommit(name: string, commit: string | null, indexedAt: string): Promise<void>;
   listDocuments(source: string): Promise<StoredDocument[]>;
-
   registerEmbedder(info: EmbedderInfo): Promise<void>;
   /** The subset of `textHashes` that has no vector for `fingerprint`. */
   missingVectors(fingerprint: string, textHashes: Iterable<string>): Promise<Set<string>>;
-  /**
-   * Chunk texts of `source`'s stored documents that have no vector for `fingerprint` — after the
-   * embedder was switched, unchanged documents still need vectors under the new fingerprint.
-   */
-  storedTextsMissingVectors(
-    source: string,
-    fingerprint: string,
-  ): Promise<{ path: string; textHash: string; text: string; tokens: number }[]>;
-  /** Stores (or, with force, replaces) vectors in one transaction. */
+  /** Texts of `source`'s stored documents with no vector for `fingerprint` (after an embedder switch). */
+  storedTextsMissingVectors(source: string, fingerprint: string): Promise<TextToRefill[]>;
+  /** Stores (or replaces) vectors in one transaction. */
   putVectors(fingerprint: string, vectors: VectorRecord[]): Promise<void>;
-
   /**
    * Writes documents with their chunks and removes `removePaths`, all in one transaction: a
    * document is never visible half-written.
    */
   writeDocuments(source: string, docs: DocumentRecord[], removePaths?: string[]): Promise<void>;
+}
 
-  searchVectors(q: VectorQuery): Promise<ChunkHit[]>;
-
-  /** BM25 keyword search; score = -bm25 (higher is better). */
+/** Search's view: keyword search, chunk rows and the active fingerprint's vectors. */
+export interface IndexReader {
+  /** BM25 keyword search over the terms ORed; score = -bm25 (higher is better). */
   keywordSearch(q: KeywordQuery): Promise<StoredHit[]>;
   /** Chunks by reference that pass `filter`, in the order of `refs`. */
   getChunks(refs: number[], filter?: ChunkFilter): Promise<StoredHit[]>;
@@ -260,12 +180,21 @@ export interface Store {
   loadVectors(fingerprint: string): Promise<VectorSet>;
   /** Bumped by every commit that changes chunks or vectors. */
   generation(): Promise<number>;
+}
 
+/** The run history, read-only: what status pages and health checks show. */
+export interface RunHistory {
+  status(opts?: { runs?: number }): Promise<StatusReport>;
+  /** The last `limit` runs, newest first (health checks call it often). */
+  recentRuns(limit: number): Promise<RunRecord[]>;
+}
+
+/** Runs, the index lock and housekeeping (status, gc, export). */
+export interface RunLog extends RunHistory {
   startRun(run: RunStart): Promise<number>;
   finishRun(id: number, result: RunFinish): Promise<void>;
   /** Marks runs left 'running' by a killed process as 'aborted'. */
   abortStaleRuns(): Promise<number>;
-
   /**
    * Atomically takes the index lock for `holder` unless someone holds it and `isStale` says the
    * holder is still alive. A stale holder is replaced (and returned as `replaced`).
@@ -274,13 +203,12 @@ export interface Store {
   /** Refreshes the holder's heartbeat; false when the lock is no longer ours. */
   heartbeatLock(token: string): Promise<boolean>;
   releaseLock(token: string): Promise<void>;
-
-  status(opts?: { runs?: number }): Promise<StatusReport>;
-  /** The last `limit` runs, newest first (cheap: health checks call it often). */
-  recentRuns(limit: number): Promise<RunRecord[]>;
-  /** Deletes vectors no chunk references (any fingerprint). */
-  /** With `keepOnly`, also deletes every other fingerprint's vectors (an embedder switched away from). */
+  /** Deletes vectors no chunk references; with `keepOnly`, every other fingerprint's vectors too. */
   gc(opts?: { keepOnly?: string }): Promise<{ vectors: number }>;
   exportChunks(source?: string): AsyncIterable<ExportRow>;
-  close(): Promise<void>;
 }
+
+/** What `openIndex` hands each role. */
+export type SyncStore = IndexWriter & RunLog & Closable;
+export type SearchStore = IndexReader & RunHistory & Closable;
+export type AdminStore = RunLog & Closable;

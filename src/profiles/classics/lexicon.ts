@@ -1,4 +1,4 @@
-import { MONTH_BRANCH, monthsToBranches, normalizeForSearch } from '../../text/normalize.ts';
+import { MONTH_BRANCH, monthsToBranches, normalizeForSearch } from './normalize.ts';
 
 /**
  * The 八字 domain lexicon: what a chunk's `keywords` are drawn from. Terms are in the form

@@ -1,5 +1,5 @@
-import { hardSplit, type Unit } from '../split.ts';
-import { estimateTokens } from '../tokens.ts';
+import { hardSplit, type Unit } from '../../chunking/split.ts';
+import { estimateTokens } from '../../core/text/tokens.ts';
 
 /**
  * The upstream re-punctuates whole books without changing a word: ，and 。 become spaces, a 。 at

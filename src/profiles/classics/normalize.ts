@@ -1,4 +1,4 @@
-import { SIMPLIFIED, TRADITIONAL } from './t2s-table.ts';
+import { foldText } from '../../core/text/fold.ts';
 
 /**
  * Normalisation for keyword search, applied alike to indexed text and to queries so that spellings
@@ -6,22 +6,6 @@ import { SIMPLIFIED, TRADITIONAL } from './t2s-table.ts';
  * 月令 are written as 正月 or 寅月, and the books disagree on 阳刃/羊刃, 七煞/七杀 and the like.
  * Pure and deterministic; the displayed text is never normalised, only what keyword search sees.
  */
-
-const T2S = new Map<string, string>();
-{
-  const t = [...TRADITIONAL];
-  const s = [...SIMPLIFIED];
-  t.forEach((ch, i) => T2S.set(ch, s[i]!));
-}
-
-// One character class of every traditional character: the regex engine skips the (usual) runs of
-// simplified text natively instead of a Map lookup and a string append per character.
-const TRADITIONAL_RE = new RegExp(`[${[...T2S.keys()].join('').replace(/[\\\]^-]/g, '\\$&')}]`, 'gu');
-
-/** Traditional → simplified, character by character. */
-export function toSimplified(text: string): string {
-  return text.replace(TRADITIONAL_RE, (ch) => T2S.get(ch)!);
-}
 
 /** Spelling variants → the form the lexicon uses. Longest first where one contains another. */
 export const VARIANT_TERMS: ReadonlyArray<readonly [string, string]> = [
@@ -110,24 +94,11 @@ function replaceVariants(text: string): string {
   return out;
 }
 
-const HAN = '\\p{Script=Han}';
-// CJK punctuation, quotes, ellipsis and middle dots: separators, like the spaces some files use instead.
-const CJK_PUNCT = /[\u3000-\u303f\u2018-\u201f\u2026\u00b7\u2027\u30fb\ufe10-\ufe1f\ufe30-\ufe4f]/gu;
-// ASCII punctuation next to a Han character is Chinese punctuation that NFKC turned into ASCII (，→,).
-const ASCII_PUNCT_BY_HAN = new RegExp(`(?<=${HAN})[,.;:!?()\\[\\]"'<>]+|[,.;:!?()\\[\\]"'<>]+(?=${HAN})`, 'gu');
-const MARKUP = /\*+|`+|^#+\s|^>\s?/gmu;
-
 /**
- * The text keyword search indexes and queries with: NFKC (full-width → half-width), lower case,
- * traditional → simplified, spelling variants unified, 月令 as 地支 (正月 → 寅月), Markdown emphasis
- * dropped, and punctuation and whitespace alike turned into single spaces.
+ * The text keyword search indexes and queries the classics with: the engine's folding (NFKC, lower
+ * case, traditional → simplified, punctuation as spaces) plus the field's own spellings: variants
+ * unified (阳刃 → 羊刃) and 月令 as 地支 (正月 → 寅月).
  */
 export function normalizeForSearch(text: string): string {
-  let s = text.normalize('NFKC').toLowerCase();
-  s = toSimplified(s);
-  s = replaceVariants(s);
-  s = monthsToBranches(s);
-  s = s.replace(MARKUP, ' ');
-  s = s.replace(CJK_PUNCT, ' ').replace(ASCII_PUNCT_BY_HAN, ' ');
-  return s.replace(/\s+/gu, ' ').trim();
+  return foldText(text, (s) => monthsToBranches(replaceVariants(s)));
 }

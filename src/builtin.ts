@@ -1,0 +1,7 @@
+import { loadConfig as load, parseConfig as parse, type Config } from './config/load.ts';
+import { builtinProfiles } from './profiles/index.ts';
+
+/** The engine's config loader bound to the built-in profiles: what the CLI and the library use. */
+export const loadConfig = (flag?: string): Config => load(builtinProfiles, flag);
+export const parseConfig = (raw: unknown, file: string | null = null): Config => parse(builtinProfiles, raw, file);
+export { builtinProfiles };

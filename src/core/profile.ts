@@ -1,0 +1,84 @@
+import { RagsyncError, EXIT } from './errors.ts';
+import type { Analyzer } from './text/analyzer.ts';
+import type { Chunker, ChunkerFactory, ChunkHit, ChunkingSettings } from './types.ts';
+
+/**
+ * A profile is what the engine knows about one kind of content, plugged in by name: its chunkers,
+ * how its text is analysed for keyword search, the filters people use on it and the fields its
+ * results carry. The engine is written against this interface only; the profiles themselves live
+ * in src/profiles and are handed in by the composition roots (CLI, library entry points).
+ */
+
+/** A search filter a profile offers: a CLI flag, an HTTP parameter, an MCP/AI tool field. */
+export interface FilterSpec {
+  /** As people type it: --<name>, ?<name>=, {"<name>": …}. */
+  name: string;
+  description: string;
+  /**
+   * equals: one value, the field equals it; all-of: repeatable, the array field holds every value;
+   * month: 'YYYY-MM'; since / until: 'YYYY-MM-DD', inclusive.
+   */
+  kind: 'equals' | 'all-of' | 'month' | 'since' | 'until';
+  /** Metadata fields read, the first present one counts. */
+  fields: string[];
+  /** For equals: accepted values (a pattern may admit more), and the value meaning "any". */
+  values?: readonly string[];
+  pattern?: RegExp;
+  any?: string;
+}
+
+export interface Profile {
+  readonly name: string;
+  readonly description: string;
+  /** Chunkers it brings, by the name a source's `chunker` field uses. */
+  readonly chunkers?: Readonly<Record<string, ChunkerFactory>>;
+  /** Keyword analysis of its sources' text and of queries over them (default: the engine's). */
+  readonly analyzer?: Analyzer;
+  readonly filters?: readonly FilterSpec[];
+  /** Fields its results carry besides the engine's own (shown at the top level and under metadata). */
+  resultFields?(hit: ChunkHit): Record<string, unknown>;
+}
+
+export interface ProfileRegistry {
+  readonly profiles: readonly Profile[];
+  get(name: string): Profile;
+  has(name: string): boolean;
+  /** The profile that brings `chunker`. */
+  ownerOf(chunker: string): Profile | undefined;
+  chunkerNames(): string[];
+  createChunker(name: string, settings: ChunkingSettings): Chunker;
+  /** Every profile's filters, one per name. */
+  filters(): FilterSpec[];
+}
+
+export function createProfileRegistry(profiles: readonly Profile[]): ProfileRegistry {
+  const byName = new Map<string, Profile>();
+  const byChunker = new Map<string, Profile>();
+  for (const p of profiles) {
+    if (byName.has(p.name)) throw new Error(`two profiles named "${p.name}"`);
+    byName.set(p.name, p);
+    for (const c of Object.keys(p.chunkers ?? {})) {
+      if (byChunker.has(c)) throw new Error(`chunker "${c}" is brought by both ${byChunker.get(c)!.name} and ${p.name}`);
+      byChunker.set(c, p);
+    }
+  }
+  const filters = new Map<string, FilterSpec>();
+  for (const p of profiles) for (const f of p.filters ?? []) if (!filters.has(f.name)) filters.set(f.name, f);
+  return {
+    profiles,
+    get(name) {
+      const p = byName.get(name);
+      if (!p) throw new RagsyncError(`unknown profile "${name}" (known: ${[...byName.keys()].join(', ')})`, EXIT.usage);
+      return p;
+    },
+    has: (name) => byName.has(name),
+    ownerOf: (chunker) => byChunker.get(chunker),
+    chunkerNames: () => [...byChunker.keys()],
+    createChunker(name, settings) {
+      const p = byChunker.get(name);
+      if (!p) throw new RagsyncError(`unknown chunker "${name}" (known: ${[...byChunker.keys()].join(', ')})`, EXIT.usage);
+      return p.chunkers![name]!(settings);
+    },
+    filters: () => [...filters.values()],
+  };
+}

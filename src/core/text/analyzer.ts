@@ -1,0 +1,93 @@
+import { foldText } from './fold.ts';
+
+/**
+ * The keyword tokeniser, shared by indexing (chunks_fts) and queries so both sides agree.
+ *
+ * CJK runs become unigrams + bigrams (a two-character term such as 甲木 or 伤官 is one token, so it
+ * matches as a whole and ranks by its own IDF); other words are lowercased. What text goes in is
+ * the analyzer's: each source's profile may bring its own normaliser and query stop words.
+ */
+
+export interface Analyzer {
+  /**
+   * Changes whenever the terms it makes change: a document indexed under another id is
+   * re-indexed by the next run (its vectors are kept: the embedded text is not the analyzer's).
+   */
+  readonly id: string;
+  /** Applied to indexed text and queries alike, after NFKC and lower-casing. */
+  normalize(text: string): string;
+  /** Dropped from queries only (indexed text keeps everything). Longest first where one contains another. */
+  readonly queryStopWords?: readonly string[];
+}
+
+/** The engine's own analysis: language-level folding, no stop words. */
+export const defaultAnalyzer: Analyzer = { id: 'fold@1', normalize: (t) => foldText(t) };
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const TOKEN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+|[\p{L}\p{N}]+/gu;
+
+function prepare(a: Analyzer, text: string): string {
+  return a.normalize(text.normalize('NFKC').toLowerCase());
+}
+
+/** Tokens stored for a chunk: every unigram and bigram of each CJK run, every other word. */
+export function indexTokens(a: Analyzer, text: string): string[] {
+  const out: string[] = [];
+  for (const m of prepare(a, text).matchAll(TOKEN)) {
+    const tok = m[0];
+    if (!CJK.test(tok[0]!)) {
+      out.push(tok);
+      continue;
+    }
+    const chars = Array.from(tok);
+    for (let i = 0; i < chars.length; i++) {
+      out.push(chars[i]!);
+      if (i + 1 < chars.length) out.push(chars[i]! + chars[i + 1]!);
+    }
+  }
+  return out;
+}
+
+/** The FTS column value for a chunk. */
+export function indexTerms(a: Analyzer, text: string): string {
+  return indexTokens(a, text).join(' ');
+}
+
+const stopRes = new WeakMap<Analyzer, RegExp | null>();
+function stopRe(a: Analyzer): RegExp | null {
+  let re = stopRes.get(a);
+  if (re === undefined) {
+    const words = a.queryStopWords ?? [];
+    re = words.length ? new RegExp(words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gu') : null;
+    stopRes.set(a, re);
+  }
+  return re;
+}
+
+/**
+ * Query terms, distinct, in order. CJK runs give their bigrams (a run of one character gives the
+ * character): unigrams of a longer run would match nearly every passage. `unigrams: true` is the
+ * fallback when the bigrams match nothing. Stop words are dropped unless nothing else is left.
+ */
+export function queryTerms(a: Analyzer, query: string, opts: { unigrams?: boolean } = {}): string[] {
+  const out = new Set<string>();
+  const prepared = prepare(a, query);
+  const re = stopRe(a);
+  const stripped = re ? prepared.replace(re, ' ') : prepared;
+  for (const m of (stripped.trim() ? stripped : prepared).matchAll(TOKEN)) {
+    const tok = m[0];
+    if (!CJK.test(tok[0]!)) {
+      out.add(tok);
+      continue;
+    }
+    const chars = Array.from(tok);
+    if (chars.length === 1 || opts.unigrams) for (const c of chars) out.add(c);
+    for (let i = 0; i + 1 < chars.length; i++) out.add(chars[i]! + chars[i + 1]!);
+  }
+  return [...out];
+}
+
+/** An FTS5 MATCH expression ORing the tokens (each quoted: tokens are letters/digits only). */
+export function matchExpression(tokens: string[]): string {
+  return tokens.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ');
+}

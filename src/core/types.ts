@@ -1,0 +1,151 @@
+/**
+ * The ground floor's plain types: what flows between sources, chunkers, embedders, storage and
+ * search. No behaviour, no imports: every layer may use them.
+ */
+
+/** Chunk size settings (config `chunking`). */
+export interface ChunkingSettings {
+  /** Target chunk size in estimated tokens (a CJK character counts as one). */
+  targetTokens: number;
+  /** Fraction of the target carried over from the previous chunk. */
+  overlap: number;
+}
+
+export interface ChunkInput {
+  /** Path relative to the source root, '/' separated. */
+  path: string;
+  /** Decoded UTF-8 file content. */
+  text: string;
+}
+
+/** A chunk before hashing: sync adds textHash and tokens. */
+export interface Chunk {
+  key: string;
+  heading: string;
+  content: string;
+  /** Exact text to embed (context such as the heading path, then content). */
+  text: string;
+  metadata: Record<string, unknown>;
+}
+
+export interface ChunkedDocument {
+  title: string | null;
+  metadata: Record<string, unknown>;
+  chunks: Chunk[];
+}
+
+export interface Chunker {
+  /** Name, version and settings: a document chunked under another fingerprint is re-chunked. */
+  readonly fingerprint: string;
+  chunk(input: ChunkInput): ChunkedDocument;
+}
+
+export type ChunkerFactory = (settings: ChunkingSettings) => Chunker;
+
+/** What the manifest knows of one indexed file. */
+export interface StoredDocument {
+  path: string;
+  contentHash: string;
+  stamp: string;
+  size: number;
+  /** Fingerprint of what turned the file into chunks and index terms (chunker + analyzer). */
+  chunker: string;
+}
+
+export interface ChunkRecord {
+  ordinal: number;
+  key: string;
+  heading: string;
+  content: string;
+  /** Exact text sent to the embedder. */
+  text: string;
+  textHash: string;
+  tokens: number;
+  /** Keyword-index terms of `text`, space-separated (the source's analyzer made them). */
+  terms: string;
+  metadata: Record<string, unknown>;
+}
+
+export interface DocumentRecord extends StoredDocument {
+  title: string | null;
+  metadata: Record<string, unknown>;
+  chunks: ChunkRecord[];
+}
+
+export interface EmbedderInfo {
+  fingerprint: string;
+  provider: string;
+  model: string;
+  dims: number;
+}
+
+/** One search hit; never carries a vector. */
+export interface ChunkHit {
+  id: string;
+  source: string;
+  path: string;
+  title: string | null;
+  heading: string;
+  content: string;
+  /** The document's metadata overlaid with the chunk's own. */
+  metadata: Record<string, unknown>;
+  score: number;
+}
+
+/** A hit plus the chunk's row reference (for the vector index); still never a vector. */
+export interface StoredHit extends ChunkHit {
+  ref: number;
+}
+
+/**
+ * A test on chunk metadata; each names the fields it reads, the first present one counts (chunk
+ * metadata before document metadata). Profiles turn their filters into these.
+ */
+export type FieldCondition =
+  /** The field equals the value. */
+  | { op: 'eq'; fields: string[]; value: string }
+  /** The field is an array holding every value (case-insensitive). */
+  | { op: 'has-all'; fields: string[]; values: string[] }
+  /** The field is a date or month ('YYYY-MM…' or 'YYYYMM') in this month ('YYYY-MM'). */
+  | { op: 'month'; fields: string[]; value: string }
+  /** The field is a date ('YYYY-MM-DD…') on or after / on or before the value. */
+  | { op: 'since' | 'until'; fields: string[]; value: string };
+
+export interface ChunkFilter {
+  sources?: string[];
+  /** picomatch glob on the document path. */
+  path?: string;
+  /** Chunks a chunker marked `metadata.broken = true` are left out unless this is set. */
+  includeBroken?: boolean;
+  /** Every condition must hold. */
+  where?: FieldCondition[];
+}
+
+export type RunStatus = 'running' | 'ok' | 'partial' | 'failed' | 'aborted';
+
+export type SourceRunStatus = 'ok' | 'partial' | 'failed' | 'skipped';
+
+/** Files by change kind. */
+export interface DocumentCounts {
+  added: number;
+  changed: number;
+  deleted: number;
+  renamed: number;
+  unchanged: number;
+  /** Refused: binary, invalid UTF-8, over maxFileBytes. */
+  skipped: number;
+}
+
+/**
+ * The units of a run: documents (files), chunks (rows, one per passage) and texts (distinct chunk
+ * texts, the unit of embedding — one text may back many chunks).
+ */
+export interface WorkCounts {
+  documents: DocumentCounts;
+  /** Chunks of the documents written. */
+  chunks: number;
+  /** Of those, chunks whose text already had a vector. */
+  chunksReused: number;
+  /** Distinct texts embedded (planned: to embed). */
+  texts: number;
+}

@@ -1,0 +1,21 @@
+import type { Profile } from '../../core/profile.ts';
+import { defaultAnalyzer } from '../../core/text/analyzer.ts';
+import { documentFields, ZH_QUESTION_WORDS } from '../common.ts';
+import { bookmarksChunker } from './chunker.ts';
+
+const ADDED = ['added_at', 'date'];
+
+/** Bookmark summaries (jerrylususu/bookmark-summary): one file per bookmark in YYYYMM/. */
+export const bookmarksProfile: Profile = {
+  name: 'bookmarks',
+  description: 'bookmark summaries: header, TL;DR and Summary per file',
+  chunkers: { bookmarks: bookmarksChunker },
+  analyzer: { id: 'bookmarks@1', normalize: defaultAnalyzer.normalize, queryStopWords: ZH_QUESTION_WORDS },
+  filters: [
+    { name: 'tag', description: 'bookmark tag (repeatable: all must match)', kind: 'all-of', fields: ['tags'] },
+    { name: 'month', description: 'added in this month (YYYY-MM)', kind: 'month', fields: ['month', ...ADDED] },
+    { name: 'since', description: 'added on or after (YYYY-MM-DD)', kind: 'since', fields: ADDED },
+    { name: 'until', description: 'added on or before (YYYY-MM-DD)', kind: 'until', fields: ADDED },
+  ],
+  resultFields: documentFields,
+};

@@ -1,0 +1,28 @@
+import { existsSync } from 'node:fs';
+import { RagsyncError, EXIT } from '../core/errors.ts';
+import type { AdminStore, SearchStore, SyncStore } from './roles.ts';
+import { SqliteIndex } from './sqlite/index.ts';
+
+/** Where the index lives (today a SQLite file; a Postgres URL is the next backend's). */
+export interface IndexLocation {
+  db: string;
+}
+
+export type IndexRole = 'sync' | 'search' | 'admin';
+
+/**
+ * The only place a storage backend is named. Each caller asks for its role:
+ * - sync: writes documents and vectors, owns runs and the lock (`dryRun`: a private snapshot, nothing on disk changes);
+ * - search: reads, and sees a writer's later commits;
+ * - admin: status, gc, export on an index that must exist.
+ */
+export function openIndex(at: IndexLocation, role: 'sync', opts?: { dryRun?: boolean }): SyncStore;
+export function openIndex(at: IndexLocation, role: 'search'): SearchStore;
+export function openIndex(at: IndexLocation, role: 'admin'): AdminStore;
+export function openIndex(at: IndexLocation, role: IndexRole, opts: { dryRun?: boolean } = {}): SyncStore | SearchStore | AdminStore {
+  if (role !== 'sync' && !existsSync(at.db)) {
+    throw new RagsyncError(`no index at ${at.db}: run "ragsync index" first`, EXIT.failed);
+  }
+  if (role === 'search') return new SqliteIndex(at.db, 'read');
+  return new SqliteIndex(at.db, role === 'sync' && opts.dryRun ? 'snapshot' : 'write');
+}

@@ -1,0 +1,102 @@
+import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { appliedVersions, listMigrations, migrate } from './migrate.ts';
+import { registerGlob } from './filter.ts';
+import { defaultAnalyzer, indexTerms } from '../../core/text/analyzer.ts';
+
+export type OpenMode =
+  /** Read-write; creates the file and applies pending migrations. */
+  | 'write'
+  /** Read-only; sees later commits of a writer (searchers). */
+  | 'read'
+  /**
+   * A private in-memory copy of the index as it is now (dry runs): nothing on disk is created or
+   * changed, not even the -wal/-shm files a read-only connection would leave. A missing file gives
+   * an empty index.
+   */
+  | 'snapshot';
+
+function prepare(db: Database): Database {
+  db.pragma('foreign_keys = ON');
+  registerGlob(db);
+  return db;
+}
+
+function migrated(db: Database): Database {
+  if (migrate(db).includes(KEYWORD_INDEX_MIGRATION)) backfillKeywordIndex(db);
+  return db;
+}
+
+/** The migration that created chunks_fts. */
+const KEYWORD_INDEX_MIGRATION = 2;
+
+/**
+ * An index made before the keyword index existed gets one now, with the engine's own analysis, so
+ * keyword search works at once. The terms are provisional: those documents carry no analyzer in
+ * their fingerprint, so the next run re-indexes them with their profile's analyzer.
+ */
+function backfillKeywordIndex(db: Database): void {
+  const insert = db.prepare('INSERT INTO chunks_fts (rowid, tokens) VALUES (?, ?)');
+  db.transaction(() => {
+    // Pages by id: better-sqlite3 cannot write while a read cursor is open on the connection.
+    const page = db.prepare('SELECT id, text FROM chunks WHERE id > ? ORDER BY id LIMIT 1000');
+    for (let last = 0; ; ) {
+      const rows = page.all(last) as { id: number; text: string }[];
+      if (!rows.length) break;
+      for (const r of rows) insert.run(r.id, indexTerms(defaultAnalyzer, r.text));
+      last = rows[rows.length - 1]!.id;
+    }
+    bumpGeneration(db);
+  })();
+}
+
+/** Opens a connection with the project's pragmas and SQL functions. */
+export function openDatabase(file: string, mode: OpenMode): Database {
+  if (mode === 'snapshot') {
+    if (!existsSync(file)) return migrated(prepare(new BetterSqlite3(':memory:')));
+    if (!existsSync(file + '-wal')) {
+      const bytes = readFileSync(file);
+      // Header bytes 18-19 say "WAL"; an in-memory copy must be told it is a rollback-journal file.
+      if (bytes.length >= 20) bytes[18] = bytes[19] = 1;
+      return migrated(prepare(new BetterSqlite3(bytes)));
+    }
+    // A writer is active (its WAL holds recent commits): read through it, read-only.
+    return prepare(new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 }));
+  }
+  if (mode === 'read') {
+    if (!existsSync(file)) throw new Error(`no index at ${file}`);
+    // A reader of an index made by an older version: upgrade it once.
+    if (needsUpgrade(file)) openDatabase(file, 'write').close();
+    return prepare(new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 }));
+  }
+  mkdirSync(dirname(file), { recursive: true });
+  const db = new BetterSqlite3(file, { timeout: 10_000 });
+  db.pragma('journal_mode = WAL');
+  // NORMAL is safe in WAL mode: a power cut can lose the last commit, never corrupt the file.
+  db.pragma('synchronous = NORMAL');
+  return migrated(prepare(db));
+}
+
+function needsUpgrade(file: string): boolean {
+  const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+  try {
+    const done = appliedVersions(db);
+    return listMigrations().some((m) => !done.has(m.version));
+  } finally {
+    db.close();
+  }
+}
+
+export const now = () => new Date().toISOString();
+export const parseJson = (s: string): Record<string, unknown> => JSON.parse(s) as Record<string, unknown>;
+
+/** Bumps the generation counter; call inside the transaction that changes chunks or vectors. */
+export function bumpGeneration(db: Database): void {
+  db.prepare("UPDATE meta SET value = value + 1 WHERE key = 'generation'").run();
+}
+
+/** Slices of at most SQLite's default variable limit for IN (…) lists. */
+export function* slices<T>(items: T[], size = 500): Generator<T[]> {
+  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
+}

@@ -1,0 +1,183 @@
+import type { Database } from 'better-sqlite3';
+import type { WorkCounts } from '../../core/types.ts';
+import type {
+  ExportRow,
+  LockAttempt,
+  LockHolder,
+  RunFinish,
+  RunLog,
+  RunRecord,
+  RunSourceRecord,
+  RunStart,
+  StatusReport,
+} from '../roles.ts';
+import { now, parseJson } from './connection.ts';
+import { listSources } from './sources.ts';
+
+const emptyCounts = (): WorkCounts => ({
+  documents: { added: 0, changed: 0, deleted: 0, renamed: 0, unchanged: 0, skipped: 0 },
+  chunks: 0,
+  chunksReused: 0,
+  texts: 0,
+});
+
+/** The last `limit` runs, newest first, each with its per-source records. */
+export function listRuns(db: Database, limit: number): RunRecord[] {
+  const runs = db
+    .prepare(
+      `SELECT id, trigger, status, started_at AS startedAt, finished_at AS finishedAt, fingerprint, forced,
+              texts_embedded AS textsEmbedded, requests, tokens, retries, error
+       FROM runs ORDER BY id DESC LIMIT ?`,
+    )
+    .all(limit) as (Omit<RunRecord, 'sources' | 'forced'> & { forced: number })[];
+  const perSource = db.prepare('SELECT * FROM run_sources WHERE run_id = ? ORDER BY source');
+  return runs.map((r) => ({
+    ...r,
+    forced: r.forced === 1,
+    sources: (perSource.all(r.id) as Record<string, unknown>[]).map(
+      (s): RunSourceRecord => ({
+        source: s.source as string,
+        status: s.status as RunSourceRecord['status'],
+        commitBefore: s.commit_before as string | null,
+        commitAfter: s.commit_after as string | null,
+        planned: { ...emptyCounts(), ...(parseJson(s.planned as string) as Partial<WorkCounts>) },
+        written: {
+          documents: {
+            added: s.added as number,
+            changed: s.changed as number,
+            deleted: s.deleted as number,
+            renamed: s.renamed as number,
+            unchanged: s.unchanged as number,
+            skipped: s.skipped as number,
+          },
+          chunks: s.chunks_written as number,
+          chunksReused: s.chunks_reused as number,
+          texts: s.texts_embedded as number,
+        },
+        error: s.error as string | null,
+      }),
+    ),
+  }));
+}
+
+export class SqliteRunLog implements RunLog {
+  constructor(readonly db: Database) {}
+
+  async startRun(run: RunStart): Promise<number> {
+    const r = this.db
+      .prepare(
+        `INSERT INTO runs (trigger, started_at, status, fingerprint, forced) VALUES (?, ?, 'running', ?, ?) RETURNING id`,
+      )
+      .get(run.trigger, now(), run.fingerprint, run.forced ? 1 : 0) as { id: number };
+    return r.id;
+  }
+
+  async finishRun(id: number, f: RunFinish): Promise<void> {
+    const insertSource = this.db.prepare(
+      `INSERT OR REPLACE INTO run_sources (run_id, source, status, commit_before, commit_after, added, changed, deleted,
+         renamed, unchanged, skipped, chunks_written, chunks_reused, texts_embedded, planned, error)
+       VALUES (@runId, @source, @status, @commitBefore, @commitAfter, @added, @changed, @deleted, @renamed, @unchanged,
+         @skipped, @chunks, @chunksReused, @texts, @planned, @error)`,
+    );
+    this.db.transaction(() => {
+      this.db
+        .prepare(
+          `UPDATE runs SET finished_at = ?, status = ?, texts_embedded = ?, requests = ?, tokens = ?, retries = ?, error = ?
+           WHERE id = ?`,
+        )
+        .run(now(), f.status, f.textsEmbedded, f.requests, f.tokens, f.retries ?? 0, f.error, id);
+      for (const s of f.sources) {
+        insertSource.run({
+          runId: id,
+          source: s.source,
+          status: s.status,
+          commitBefore: s.commitBefore,
+          commitAfter: s.commitAfter,
+          ...s.written.documents,
+          chunks: s.written.chunks,
+          chunksReused: s.written.chunksReused,
+          texts: s.written.texts,
+          planned: JSON.stringify(s.planned),
+          error: s.error,
+        });
+      }
+    })();
+  }
+
+  async abortStaleRuns(): Promise<number> {
+    return this.db
+      .prepare(`UPDATE runs SET status = 'aborted', finished_at = ?, error = 'interrupted' WHERE status = 'running'`)
+      .run(now()).changes;
+  }
+
+  async tryLock(holder: LockHolder, isStale: (current: LockHolder) => boolean): Promise<LockAttempt> {
+    // IMMEDIATE: the read and the takeover happen under SQLite's write lock, so two processes
+    // racing for a stale lock cannot both win.
+    return this.db
+      .transaction((): LockAttempt => {
+        const current = this.db
+          .prepare(
+            `SELECT token, pid, host, proc_start AS procStart, acquired_at AS acquiredAt, heartbeat_at AS heartbeatAt
+             FROM index_lock WHERE id = 1`,
+          )
+          .get() as LockHolder | undefined;
+        if (current && !isStale(current)) return { acquired: false, holder: current };
+        this.db
+          .prepare(
+            `INSERT OR REPLACE INTO index_lock (id, token, pid, host, proc_start, acquired_at, heartbeat_at)
+             VALUES (1, @token, @pid, @host, @procStart, @acquiredAt, @heartbeatAt)`,
+          )
+          .run(holder);
+        return { acquired: true, replaced: current ?? null };
+      })
+      .immediate();
+  }
+
+  async heartbeatLock(token: string): Promise<boolean> {
+    return this.db.prepare('UPDATE index_lock SET heartbeat_at = ? WHERE token = ?').run(now(), token).changes === 1;
+  }
+
+  async releaseLock(token: string): Promise<void> {
+    this.db.prepare('DELETE FROM index_lock WHERE token = ?').run(token);
+  }
+
+  async status(opts: { runs?: number } = {}): Promise<StatusReport> {
+    const distinctTexts = this.db.prepare('SELECT count(DISTINCT text_hash) FROM chunks').pluck().get() as number;
+    const coverage = this.db
+      .prepare(
+        `SELECT e.fingerprint, e.dims,
+           (SELECT count(*) FROM vectors v INDEXED BY vectors_key WHERE v.fingerprint = e.fingerprint
+              AND v.text_hash IN (SELECT text_hash FROM chunks)) AS covered,
+           (SELECT count(*) FROM vectors v INDEXED BY vectors_key WHERE v.fingerprint = e.fingerprint) AS stored
+         FROM embedders e ORDER BY e.created_at`,
+      )
+      .all() as StatusReport['coverage'];
+    return { sources: listSources(this.db), distinctTexts, coverage, runs: listRuns(this.db, opts.runs ?? 10) };
+  }
+
+  async recentRuns(limit: number): Promise<RunRecord[]> {
+    return listRuns(this.db, limit);
+  }
+
+  async gc(opts: { keepOnly?: string } = {}): Promise<{ vectors: number }> {
+    return this.db.transaction(() => {
+      let vectors = this.db.prepare('DELETE FROM vectors WHERE text_hash NOT IN (SELECT text_hash FROM chunks)').run().changes;
+      if (opts.keepOnly !== undefined) {
+        vectors += this.db.prepare('DELETE FROM vectors WHERE fingerprint != ?').run(opts.keepOnly).changes;
+        this.db.prepare('DELETE FROM embedders WHERE fingerprint != ?').run(opts.keepOnly);
+      }
+      return { vectors };
+    })();
+  }
+
+  async *exportChunks(source?: string): AsyncIterable<ExportRow> {
+    const rows = this.db
+      .prepare(
+        `SELECT c.key AS id, s.name AS source, d.path, c.heading, c.content, c.metadata, c.text_hash AS textHash
+         FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id
+         ${source ? 'WHERE s.name = ?' : ''} ORDER BY s.name, d.path, c.ordinal`,
+      )
+      .iterate(...(source ? [source] : [])) as IterableIterator<Omit<ExportRow, 'metadata'> & { metadata: string }>;
+    for (const r of rows) yield { ...r, metadata: parseJson(r.metadata) };
+  }
+}

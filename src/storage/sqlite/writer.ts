@@ -1,0 +1,137 @@
+import type { Database } from 'better-sqlite3';
+import type { DocumentRecord, EmbedderInfo, StoredDocument } from '../../core/types.ts';
+import type { IndexWriter, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
+import { encodeVector } from './blob.ts';
+import { bumpGeneration, now, slices } from './connection.ts';
+import { listSources } from './sources.ts';
+
+export class SqliteIndexWriter implements IndexWriter {
+  constructor(
+    readonly db: Database,
+    /** Dry runs read a snapshot and write nothing, not even source rows. */
+    readonly dryRun = false,
+  ) {}
+
+  async ensureSource(info: SourceInfo): Promise<SourceState> {
+    if (!this.dryRun) {
+      this.db
+        .prepare(
+          `INSERT INTO sources (name, kind, url, branch) VALUES (@name, @kind, @url, @branch)
+           ON CONFLICT(name) DO UPDATE SET kind = excluded.kind, url = excluded.url, branch = excluded.branch`,
+        )
+        .run(info);
+    }
+    return listSources(this.db).find((s) => s.name === info.name) ?? { ...info, commit: null, indexedAt: null, documents: 0, chunks: 0 };
+  }
+
+  async setSourceCommit(name: string, commit: string | null, indexedAt: string): Promise<void> {
+    this.db.prepare('UPDATE sources SET commit_sha = ?, indexed_at = ? WHERE name = ?').run(commit, indexedAt, name);
+  }
+
+  async listDocuments(source: string): Promise<StoredDocument[]> {
+    return this.db
+      .prepare(
+        `SELECT d.path, d.content_hash AS contentHash, d.stamp, d.size, d.chunker
+         FROM documents d JOIN sources s ON s.id = d.source_id WHERE s.name = ?`,
+      )
+      .all(source) as StoredDocument[];
+  }
+
+  async registerEmbedder(info: EmbedderInfo): Promise<void> {
+    this.db
+      .prepare(
+        `INSERT OR IGNORE INTO embedders (fingerprint, provider, model, dims, created_at)
+         VALUES (@fingerprint, @provider, @model, @dims, @createdAt)`,
+      )
+      .run({ ...info, createdAt: now() });
+  }
+
+  async missingVectors(fingerprint: string, textHashes: Iterable<string>): Promise<Set<string>> {
+    const missing = new Set(textHashes);
+    for (const part of slices([...missing])) {
+      const found = this.db
+        .prepare(
+          `SELECT text_hash FROM vectors INDEXED BY vectors_key WHERE fingerprint = ? AND text_hash IN (${part.map(() => '?').join(',')})`,
+        )
+        .pluck()
+        .all(fingerprint, ...part) as string[];
+      for (const h of found) missing.delete(h);
+    }
+    return missing;
+  }
+
+  async storedTextsMissingVectors(source: string, fingerprint: string): Promise<TextToRefill[]> {
+    // The usual answer is "none": decide that from the text_hash index alone (covering, no row
+    // reads) before touching the chunk rows, whose texts make a full scan cost ~100 ms.
+    const any = this.db
+      .prepare(
+        `SELECT 1 FROM chunks c INDEXED BY chunks_text_hash
+         WHERE NOT EXISTS (SELECT 1 FROM vectors v INDEXED BY vectors_key WHERE v.fingerprint = ? AND v.text_hash = c.text_hash) LIMIT 1`,
+      )
+      .get(fingerprint);
+    if (!any) return [];
+    return this.db
+      .prepare(
+        `SELECT d.path, c.text_hash AS textHash, c.text, c.tokens
+         FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id
+         WHERE s.name = ? AND NOT EXISTS (SELECT 1 FROM vectors v INDEXED BY vectors_key WHERE v.fingerprint = ? AND v.text_hash = c.text_hash)`,
+      )
+      .all(source, fingerprint) as TextToRefill[];
+  }
+
+  async putVectors(fingerprint: string, vectors: VectorRecord[]): Promise<void> {
+    const insert = this.db.prepare(
+      `INSERT OR REPLACE INTO vectors (fingerprint, text_hash, dims, embedding, created_at) VALUES (?, ?, ?, ?, ?)`,
+    );
+    const at = now();
+    this.db.transaction(() => {
+      for (const v of vectors) insert.run(fingerprint, v.textHash, v.vector.length, encodeVector(v.vector), at);
+      bumpGeneration(this.db);
+    })();
+  }
+
+  async writeDocuments(source: string, docs: DocumentRecord[], removePaths: string[] = []): Promise<void> {
+    const sourceId = this.db.prepare('SELECT id FROM sources WHERE name = ?').pluck().get(source) as number | undefined;
+    if (sourceId === undefined) throw new Error(`unknown source ${source}`);
+    const remove = this.db.prepare('DELETE FROM documents WHERE source_id = ? AND path = ?');
+    const upsert = this.db.prepare(
+      `INSERT INTO documents (source_id, path, content_hash, stamp, size, title, metadata, chunker, indexed_at)
+       VALUES (@sourceId, @path, @contentHash, @stamp, @size, @title, @metadata, @chunker, @at)
+       ON CONFLICT(source_id, path) DO UPDATE SET content_hash = excluded.content_hash, stamp = excluded.stamp,
+         size = excluded.size, title = excluded.title, metadata = excluded.metadata, chunker = excluded.chunker,
+         indexed_at = excluded.indexed_at
+       RETURNING id`,
+    );
+    const clear = this.db.prepare('DELETE FROM chunks WHERE document_id = ?');
+    const insertChunk = this.db.prepare(
+      `INSERT INTO chunks (document_id, ordinal, key, heading, content, text, text_hash, tokens, metadata)
+       VALUES (@documentId, @ordinal, @key, @heading, @content, @text, @textHash, @tokens, @metadata)`,
+    );
+    // Keyword index rows go in with their chunks (deletes follow by trigger): same transaction.
+    const insertFts = this.db.prepare('INSERT INTO chunks_fts (rowid, tokens) VALUES (?, ?)');
+    const at = now();
+    this.db.transaction(() => {
+      for (const p of removePaths) remove.run(sourceId, p);
+      for (const d of docs) {
+        const { id } = upsert.get({
+          sourceId,
+          path: d.path,
+          contentHash: d.contentHash,
+          stamp: d.stamp,
+          size: d.size,
+          title: d.title,
+          metadata: JSON.stringify(d.metadata),
+          chunker: d.chunker,
+          at,
+        }) as { id: number };
+        clear.run(id);
+        for (const c of d.chunks) {
+          const { terms, ...row } = c;
+          const { lastInsertRowid } = insertChunk.run({ ...row, documentId: id, metadata: JSON.stringify(c.metadata) });
+          insertFts.run(lastInsertRowid, terms);
+        }
+      }
+      bumpGeneration(this.db);
+    })();
+  }
+}

@@ -1,0 +1,190 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { builtinProfiles, parseConfig } from '../../src/builtin.ts';
+import type { SourceConfig } from '../../src/config/load.ts';
+import { sha256 } from '../../src/core/hash.ts';
+import { defaultAnalyzer } from '../../src/core/text/analyzer.ts';
+import { HashEmbedder } from '../../src/embedding/hash.ts';
+import type { Embedder } from '../../src/embedding/types.ts';
+import type { Snapshot } from '../../src/sources/types.ts';
+import { openIndex } from '../../src/storage/open.ts';
+import type { SyncStore } from '../../src/storage/roles.ts';
+import { AbortedError, applyPlan, noWork } from '../../src/sync/apply.ts';
+import { planSource, type Pipeline, type SourcePlan } from '../../src/sync/plan.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+/** A folder's worth of files held in memory: a Snapshot is plain data (paths, stamps, bytes). */
+function snapshot(files: Record<string, string>): Snapshot {
+  const bytes = new Map(Object.entries(files).map(([p, t]) => [p, Buffer.from(t)]));
+  return {
+    commit: null,
+    files: [...bytes].map(([path, b]) => ({ path, size: b.length, stamp: sha256(b).slice(0, 12) })).sort((a, b) => (a.path < b.path ? -1 : 1)),
+    async *read(paths) {
+      for (const p of paths) yield { path: p, bytes: bytes.get(p)! };
+    },
+  };
+}
+
+/** The offline embedder, recording every text it is sent. */
+function recording(dims = 64, batchSize = 256): Embedder & { sent: string[] } {
+  const inner = new HashEmbedder(dims, batchSize);
+  const sent: string[] = [];
+  return Object.assign(Object.create(inner) as HashEmbedder, {
+    sent,
+    async embed(texts: string[]) {
+      sent.push(...texts);
+      return inner.embed(texts);
+    },
+  });
+}
+
+const doc = (title: string, ...paras: string[]) => `# ${title}\n\n${paras.join('\n\n')}\n`;
+const pipeline: Pipeline = { chunker: builtinProfiles.createChunker('markdown', { targetTokens: 60, overlap: 0 }), analyzer: defaultAnalyzer };
+
+let t: ReturnType<typeof tempDir>;
+let store: SyncStore;
+let source: SourceConfig;
+beforeEach(async () => {
+  t = tempDir();
+  const config = parseConfig({ db: join(t.dir, 'i.db'), sources: [{ name: 's', kind: 'dir', path: t.dir }] });
+  source = config.sources[0]!;
+  store = openIndex(config, 'sync');
+  await store.ensureSource({ name: 's', kind: 'dir', url: null, branch: null });
+});
+afterEach(async () => {
+  await store.close();
+  t.cleanup();
+});
+
+async function plan(files: Record<string, string>, embedder: Embedder, opts: { force?: boolean; maxDocs?: number } = {}) {
+  await store.registerEmbedder(embedder.info);
+  return planSource(store, source, snapshot(files), pipeline, {
+    force: !!opts.force,
+    maxDocs: opts.maxDocs,
+    fingerprint: embedder.info.fingerprint,
+    commitBefore: null,
+  });
+}
+
+async function apply(p: SourcePlan, embedder: Embedder, signal?: AbortSignal) {
+  const written = noWork();
+  const it = applyPlan(p, { store, embedder, embeddedThisRun: new Set(), signal }, written);
+  for (;;) if ((await it.next()).done) break;
+  return written;
+}
+
+const stored = async () => (await store.listDocuments('s')).map((d) => d.path).sort();
+
+const v1 = { 'a.md': doc('A', 'alpha one', 'alpha two'), 'b.md': doc('B', 'beta one') };
+
+describe('plan and apply', () => {
+  it('add: every text is new; apply writes exactly the plan', async () => {
+    const e = recording();
+    const p = await plan(v1, e);
+    expect(p.fingerprint).toBe(e.info.fingerprint);
+    expect(p.counts.documents).toMatchObject({ added: 2, changed: 0, deleted: 0, renamed: 0, unchanged: 0 });
+    expect(p.counts.texts).toBe(p.embed.size);
+    expect(p.refill.size).toBe(0);
+    expect(p.counts.chunksReused).toBe(0);
+    const written = await apply(p, e);
+    expect(written).toEqual(p.counts);
+    expect(new Set(e.sent)).toEqual(new Set(p.embed.values()));
+    expect(await stored()).toEqual(['a.md', 'b.md']);
+  });
+
+  it('edit: only the changed text is embedded; unchanged documents are not read into the plan', async () => {
+    const e = recording();
+    await apply(await plan(v1, e), e);
+    e.sent.length = 0;
+    const p = await plan({ ...v1, 'a.md': doc('A', 'alpha one', 'alpha TWO changed') }, e);
+    expect(p.counts.documents).toMatchObject({ changed: 1, unchanged: 1 });
+    expect(p.embed.size).toBe(1);
+    expect([...p.embed.values()][0]).toContain('alpha TWO changed');
+    const written = await apply(p, e);
+    expect(e.sent).toEqual([...p.embed.values()]);
+    expect(written.documents.changed).toBe(1);
+    expect(written.chunksReused).toBe(written.chunks - 1);
+  });
+
+  it('rename: nothing embedded, the old path goes in the same write', async () => {
+    const e = recording();
+    await apply(await plan(v1, e), e);
+    e.sent.length = 0;
+    const p = await plan({ 'a2.md': v1['a.md'], 'b.md': v1['b.md'] }, e);
+    expect(p.counts.documents).toMatchObject({ renamed: 1, deleted: 0, added: 0, unchanged: 1 });
+    expect(p.write[0]).toMatchObject({ kind: 'renamed', from: 'a.md' });
+    expect(p.counts.texts).toBe(0);
+    await apply(p, e);
+    expect(e.sent).toEqual([]);
+    expect(await stored()).toEqual(['a2.md', 'b.md']);
+  });
+
+  it('delete: the document goes, counted once it is committed', async () => {
+    const e = recording();
+    await apply(await plan(v1, e), e);
+    const p = await plan({ 'b.md': v1['b.md'] }, e);
+    expect(p.delete).toEqual(['a.md']);
+    const written = await apply(p, e);
+    expect(written.documents.deleted).toBe(1);
+    expect(await stored()).toEqual(['b.md']);
+  });
+
+  it('an embedder switch: unchanged documents refill under the new fingerprint, kept apart from new texts', async () => {
+    const first = recording(64);
+    await apply(await plan(v1, first), first);
+    const second = recording(32);
+    const p = await plan({ ...v1, 'c.md': doc('C', 'gamma') }, second);
+    expect(p.fingerprint).toBe(second.info.fingerprint);
+    expect(p.counts.documents).toMatchObject({ added: 1, unchanged: 2 });
+    const cTexts = new Set(p.write.find((w) => w.doc.path === 'c.md')!.doc.chunks.map((c) => c.textHash));
+    expect([...p.embed.keys()].sort()).toEqual([...cTexts].sort()); // only the new document's texts
+    const distinctStored = new Set(first.sent).size;
+    expect(p.refill.size).toBe(distinctStored);
+    expect(p.counts.texts).toBe(p.embed.size + p.refill.size);
+    const written = await apply(p, second);
+    expect(written.texts).toBe(p.counts.texts);
+    expect(new Set(second.sent)).toEqual(new Set([...p.embed.values(), ...p.refill.values()]));
+    // Nothing left to do under the new fingerprint.
+    const again = await plan({ ...v1, 'c.md': doc('C', 'gamma') }, second);
+    expect(again.counts.texts).toBe(0);
+  });
+
+  it('apply refuses a plan made for another fingerprint', async () => {
+    const p = await plan(v1, recording(64));
+    await expect(apply(p, recording(32))).rejects.toThrow(/was made for hash:.*not hash:/);
+    expect(await stored()).toEqual([]);
+  });
+
+  it('--max-docs writes the first N documents and defers the rest', async () => {
+    const e = recording();
+    const p = await plan({ ...v1, 'c.md': doc('C', 'gamma') }, e, { maxDocs: 2 });
+    expect(p.deferred).toBe(1);
+    expect(p.write.map((w) => w.doc.path)).toEqual(['a.md', 'b.md']);
+    expect(p.counts.documents.added).toBe(2);
+    await apply(p, e);
+    expect(await stored()).toEqual(['a.md', 'b.md']);
+    const rest = await plan({ ...v1, 'c.md': doc('C', 'gamma') }, e);
+    expect(rest.counts.documents).toMatchObject({ added: 1, unchanged: 2 });
+  });
+
+  it('a stop: written counts what committed, every written document is whole', async () => {
+    const files = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`d${i}.md`, doc(`D${i}`, `paragraph ${i} one`, `paragraph ${i} two`)]));
+    const e = recording(64, 1);
+    const p = await plan(files, e);
+    const stop = new AbortController();
+    const inner = e.embed.bind(e);
+    let calls = 0;
+    e.embed = async (texts) => {
+      if (++calls === 5) stop.abort(); // the batch in flight still answers and is stored
+      return inner(texts);
+    };
+    await expect(apply(p, e, stop.signal)).rejects.toBeInstanceOf(AbortedError);
+    const docs = await stored();
+    expect(docs.length).toBeGreaterThan(0);
+    expect(docs.length).toBeLessThan(8);
+    // The next plan needs none of the texts the stopped run stored.
+    const next = await plan(files, e);
+    expect(next.counts.documents.unchanged).toBe(docs.length);
+    expect(next.counts.texts).toBe(p.counts.texts - calls);
+  });
+});
