@@ -19,6 +19,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   serve: () => import('./commands/serve.ts'),
   eval: () => import('./commands/eval.ts'),
   mcp: () => import('./commands/mcp.ts'),
+  embedders: () => import('./commands/embedders.ts'),
 };
 
 export async function buildProgram(argv: string[] = []): Promise<Command> {

@@ -92,10 +92,10 @@ const hashEmbedderSchema = z
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 
-/** Fields every remote provider takes; unset ones come from the provider's preset (src/embedding/remote/presets.ts). */
+/** Fields every remote provider takes; unset ones come from the provider's preset (src/config/presets.ts). */
 const remoteFields = {
   model: z.string().min(1).optional(),
-  /** The API root; POST {baseUrl}/embeddings. */
+  /** The API root; POST {baseUrl}/embeddings (Ollama: /api/embed, TEI: /embed). */
   baseUrl: z.url({ protocol: /^https?$/ }).optional(),
   dimensions: int(1, 16384).optional(),
   /** Name of the environment variable (or .env entry) holding the API key: the key itself never goes in config. */
@@ -151,11 +151,26 @@ const remote = <P extends RemoteProvider>(provider: P) =>
       }
     });
 
-export const EMBEDDER_PROVIDERS = ['hash', 'zhipu', 'siliconflow', 'openai', 'dashscope', 'openai-compatible'] as const;
+export const EMBEDDER_PROVIDERS = [
+  'hash', 'zhipu', 'siliconflow', 'openai', 'dashscope', 'openai-compatible', 'ollama', 'tei', 'llamacpp', 'lmstudio', 'vllm',
+] as const;
 
 const discriminated = z.discriminatedUnion(
   'provider',
-  [hashEmbedderSchema, remote('zhipu'), remote('siliconflow'), remote('openai'), remote('dashscope'), remote('openai-compatible')],
+  [
+    hashEmbedderSchema,
+    remote('zhipu'),
+    remote('siliconflow'),
+    remote('openai'),
+    remote('dashscope'),
+    remote('openai-compatible'),
+    // Local servers: no key needed (apiKeyEnv optional); dimensions known for each preset's own model, else asked for.
+    remote('ollama'),
+    remote('tei'),
+    remote('llamacpp'),
+    remote('lmstudio'),
+    remote('vllm'),
+  ],
   {
     error: (iss) =>
       iss.code === 'invalid_union'

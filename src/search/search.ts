@@ -70,7 +70,7 @@ export class Searcher {
   }
 
   private filterOf(req: Pick<SearchRequest, 'filters' | 'path' | 'includeBroken' | 'sources'>): ChunkFilter {
-    const sources = req.sources?.length ? selectSources(this.scope as Config, req.sources).map((s) => s.name) : undefined;
+    const sources = req.sources?.length ? selectSources(this.scope, req.sources).map((s) => s.name) : undefined;
     return toChunkFilter({ ...req, sources }, this.filterSpecs());
   }
 

@@ -4,7 +4,7 @@ import { createLogger } from '../../core/log.ts';
 import { onStopSignals } from '../../daemon/signals.ts';
 import { indexJson, indexText } from '../format.ts';
 import { progressBar } from '../progress.ts';
-import { collect, config, configOption, out, positiveInt } from '../options.ts';
+import { collect, config, configOption, out, positiveInt, withDimensions } from '../options.ts';
 import { withRateLimits } from '../../embedding/create.ts';
 
 export function register(program: Command): void {
@@ -23,8 +23,9 @@ export function register(program: Command): void {
     .option('--json', 'print the result as one JSON object on stdout')
     .option('-v, --verbose', 'list every file in the plan')
     .action(async (o) => {
-      const cfg = withRateLimits(config(o), o.rpm, o.tpm);
-      const log = createLogger({ configLevel: cfg.logLevel });
+      const base = config(o);
+      const log = createLogger({ configLevel: base.logLevel });
+      const cfg = withRateLimits(await withDimensions(base, log), o.rpm, o.tpm);
       const bar = progressBar();
       // SIGTERM/SIGINT: stop after the batch in flight commits; the run is recorded 'aborted'.
       const stop = new AbortController();

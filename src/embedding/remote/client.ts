@@ -7,18 +7,12 @@ export interface HttpReply {
   body: string;
 }
 
-export interface EmbeddingsRequest {
-  model: string;
-  input: string[];
-  dimensions?: number;
-  encoding_format: 'float';
-}
-
 /**
- * POST {baseUrl}/embeddings over one keep-alive undici pool. It only moves bytes: status codes,
- * retries and validation are the caller's business. A response whose headers or body stall
- * longer than `timeoutMs` fails with undici's HeadersTimeout/BodyTimeout error; one that is not
- * complete within `deadlineMs` (however steadily it trickles) fails with a DeadlineError.
+ * POST {baseUrl}{endpoint} (/embeddings, or /api/embed, /embed: wire.ts) over one keep-alive undici
+ * pool. It only moves bytes: status codes, retries and validation are the caller's business. A
+ * response whose headers or body stall longer than `timeoutMs` fails with undici's
+ * HeadersTimeout/BodyTimeout error; one that is not complete within `deadlineMs` (however
+ * steadily it trickles) fails with a DeadlineError.
  */
 export class EmbeddingsClient {
   private pool: Pool | null = null;
@@ -28,13 +22,14 @@ export class EmbeddingsClient {
   constructor(
     baseUrl: string,
     private readonly opts: { timeoutMs: number; connections: number; deadlineMs: number },
+    endpoint = '/embeddings',
   ) {
     const u = new URL(baseUrl);
     this.origin = u.origin;
-    this.path = u.pathname.replace(/\/+$/, '') + '/embeddings';
+    this.path = u.pathname.replace(/\/+$/, '') + endpoint;
   }
 
-  async post(body: EmbeddingsRequest, apiKey: string | null, signal?: AbortSignal): Promise<HttpReply> {
+  async post(body: unknown, apiKey: string | null, signal?: AbortSignal): Promise<HttpReply> {
     // Created on first use, so a command that never embeds (status, an index run with nothing new)
     // opens nothing and does not even load undici (~150 ms of start-up).
     this.pool ??= new (await import('undici')).Pool(this.origin, {
