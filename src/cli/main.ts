@@ -1,7 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
-import { describeSystemError } from '../core/error-words.ts';
-import { currentDb } from './context.ts';
+import { describeIoError } from '../core/io-errors.ts';
 type CommandModule = { register(program: Command): void };
 
 /**
@@ -20,6 +19,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   serve: () => import('./commands/serve.ts'),
   eval: () => import('./commands/eval.ts'),
   mcp: () => import('./commands/mcp.ts'),
+  embedders: () => import('./commands/embedders.ts'),
 };
 
 export async function buildProgram(argv: string[] = []): Promise<Command> {
@@ -46,11 +46,11 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`ragsync: ${err.message}\n`);
       return err.exitCode;
     }
-    // A file, database or port problem the user can fix: said in words, not as an internal error.
-    const worded = describeSystemError(err, { file: currentDb() });
-    if (worded) {
-      process.stderr.write(`ragsync: ${worded.message}\n`);
-      return worded.exitCode;
+    // A file, database or port problem the user can fix: in words naming it, not as a bug.
+    const words = describeIoError(err);
+    if (words) {
+      process.stderr.write(`ragsync: ${words}\n`);
+      return EXIT.usage;
     }
     process.stderr.write(`ragsync: internal error: ${errorMessage(err)}\n`);
     if (process.env.RAGSYNC_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);

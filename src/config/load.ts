@@ -3,13 +3,15 @@ import { dirname, resolve, isAbsolute } from 'node:path';
 import type { z } from 'zod';
 import { configSchema, type ChunkingConfig, type DaemonConfig, type EmbedderConfig, type SourceConfigRaw } from './schema.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
-import { describeSystemError } from '../core/error-words.ts';
+import { describeIoError } from '../core/io-errors.ts';
 import type { ProfileRegistry } from '../core/profile.ts';
 
 export const DEFAULT_CONFIG_PATH = 'config/ragsync.json';
 
 /** A source with every path absolute and chunking settings merged over the global ones. */
-export interface SourceConfig extends Omit<SourceConfigRaw, 'chunking' | 'path' | 'profile'> {
+export interface SourceConfig extends Omit<SourceConfigRaw, 'chunking' | 'path' | 'profile' | 'maxDeleteShare'> {
+  /** The source's own limit, else the top-level one. */
+  maxDeleteShare: number;
   /** The profile in force: the configured one, or the one that brings the chunker. */
   profile: string;
   /** git: the checkout folder; dir: the folder indexed. Absolute. */
@@ -43,8 +45,7 @@ export function loadConfig(profiles: ProfileRegistry, flag?: string): Config {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    // A directory or an unreadable file is not "invalid JSON": say what it is.
-    throw new RagsyncError(`cannot read the config file: ${describeSystemError(err, { file })?.message ?? `${file}: ${errorMessage(err)}`}`, EXIT.usage);
+    throw new RagsyncError(`cannot read the config file: ${describeIoError(err, file) ?? errorMessage(err)}`, EXIT.usage);
   }
   let raw: unknown;
   try {
@@ -86,16 +87,14 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
     url: s.url && s.kind === 'git' && isLocalPath(s.url) ? abs(s.url) : s.url,
     root: path ? abs(path) : resolve(checkouts, s.name),
     chunking: { ...c.chunking, ...chunking },
+    maxDeleteShare: s.maxDeleteShare ?? c.maxDeleteShare,
   }));
-  // A checkout is reset to its source's upstream: two sources in one folder would undo each other.
-  const owner = new Map<string, string>();
+  // Two git sources in one checkout would reset it to each other's upstream in turn.
   sources.forEach((s, i) => {
-    if (s.kind !== 'git') return;
-    const first = owner.get(s.root);
-    if (first) {
-      throw new RagsyncError(`${where}: sources[${i}].path: the checkout ${s.root} is also source "${first}"'s; give each git source its own folder`, EXIT.usage);
+    const first = sources.findIndex((o) => o.kind === 'git' && o.root === s.root);
+    if (s.kind === 'git' && first !== i) {
+      throw new RagsyncError(`${where}: sources[${i}].path: same checkout folder as sources[${first}] (${s.root}): each git source needs its own`, EXIT.usage);
     }
-    owner.set(s.root, s.name);
   });
   return {
     file,

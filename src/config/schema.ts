@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { PRESETS, allowedDimensionsFor, type RemoteProvider } from './presets.ts';
 import { createRequire } from 'node:module';
-import { unsafeGitUrl } from './git-url.ts';
 
 // node-cron loads only when a config has a schedule to check (its import costs every command ~30 ms).
 const validCron = (expr: string): boolean =>
@@ -58,17 +57,9 @@ export const sourceSchema = z
   .object({
     name,
     kind: z.enum(['git', 'dir']).default('git'),
-    /** git: the upstream to clone (URL or local path). Never an option or a transport-helper command. */
-    url: z
-      .string()
-      .min(1)
-      .refine((u) => unsafeGitUrl(u) === null, { error: (iss) => `${unsafeGitUrl(String(iss.input))} (got ${JSON.stringify(iss.input)})` })
-      .optional(),
-    branch: z
-      .string()
-      .min(1)
-      .regex(/^(?!-)(?!.*\.\.)[^\s~^:?*[\\\x00-\x1f\x7f]+$/, 'not a valid branch name')
-      .default('main'),
+    /** git: the upstream to clone (URL or local path). */
+    url: z.string().min(1).optional(),
+    branch: z.string().min(1).default('main'),
     /** git: where the checkout lives (default: <checkouts>/<name>); dir: the folder to index. */
     path: z.string().min(1).optional(),
     include: z.array(z.string().min(1)).min(1).default(['**/*.md']),
@@ -78,14 +69,12 @@ export const sourceSchema = z
     profile: z.string().min(1).optional(),
     chunking: chunkingSchema.partial().optional(),
     maxFileBytes: z.number().int().positive().default(2_000_000),
-    /** A run that lists no files may delete every document of this source (default: refused). */
-    allowEmpty: z.boolean().default(false),
-    /** Largest share of this source's documents one run may delete; more is refused (1 = no limit). */
-    maxDeleteShare: z.number().min(0).max(1).default(0.5),
-    /** git: how long one git call (clone, fetch, …) may take in all before it is stopped. */
-    timeoutMs: z.number().int().min(1000).max(3_600_000).default(120_000),
     /** Daemon: sync this source on its own cron schedule instead of the daemon's. */
     schedule: cronExpression.optional(),
+    /** This source may list no files and so lose every document (else such a run is refused). */
+    allowEmpty: z.boolean().default(false),
+    /** Largest share of this source's documents one run may delete (default: the top-level maxDeleteShare). */
+    maxDeleteShare: z.number().min(0).max(1).optional(),
   })
   .strict()
   .superRefine((s, ctx) => {
@@ -103,10 +92,10 @@ const hashEmbedderSchema = z
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 
-/** Fields every remote provider takes; unset ones come from the provider's preset (src/embedding/remote/presets.ts). */
+/** Fields every remote provider takes; unset ones come from the provider's preset (src/config/presets.ts). */
 const remoteFields = {
   model: z.string().min(1).optional(),
-  /** The API root; POST {baseUrl}/embeddings. */
+  /** The API root; POST {baseUrl}/embeddings (Ollama: /api/embed, TEI: /embed). */
   baseUrl: z.url({ protocol: /^https?$/ }).optional(),
   dimensions: int(1, 16384).optional(),
   /** Name of the environment variable (or .env entry) holding the API key: the key itself never goes in config. */
@@ -123,7 +112,10 @@ const remoteFields = {
   concurrency: int(1, 64).default(4),
   /** Per request: no response headers or body progress within this long counts as a timeout (retried). */
   timeoutMs: int(10, 600_000).default(60_000),
-  /** Per request: the whole reply must be in within this long, however it trickles (retried as a timeout). */
+  /**
+   * Per request, whole: a reply not complete within this long counts as a timeout (retried), even
+   * if bytes keep trickling in. Bounds how long one request can hold a run and the index lock.
+   */
   deadlineMs: int(10, 3_600_000).default(120_000),
   /** Retries of one batch after 429, 5xx, resets, timeouts or a malformed response. */
   maxRetries: int(0, 20).default(5),
@@ -159,11 +151,26 @@ const remote = <P extends RemoteProvider>(provider: P) =>
       }
     });
 
-export const EMBEDDER_PROVIDERS = ['hash', 'zhipu', 'siliconflow', 'openai', 'dashscope', 'openai-compatible'] as const;
+export const EMBEDDER_PROVIDERS = [
+  'hash', 'zhipu', 'siliconflow', 'openai', 'dashscope', 'openai-compatible', 'ollama', 'tei', 'llamacpp', 'lmstudio', 'vllm',
+] as const;
 
 const discriminated = z.discriminatedUnion(
   'provider',
-  [hashEmbedderSchema, remote('zhipu'), remote('siliconflow'), remote('openai'), remote('dashscope'), remote('openai-compatible')],
+  [
+    hashEmbedderSchema,
+    remote('zhipu'),
+    remote('siliconflow'),
+    remote('openai'),
+    remote('dashscope'),
+    remote('openai-compatible'),
+    // Local servers: no key needed (apiKeyEnv optional); dimensions known for each preset's own model, else asked for.
+    remote('ollama'),
+    remote('tei'),
+    remote('llamacpp'),
+    remote('lmstudio'),
+    remote('vllm'),
+  ],
   {
     error: (iss) =>
       iss.code === 'invalid_union'
@@ -187,6 +194,8 @@ export const configSchema = z
     chunking: chunkingSchema.default({ targetTokens: 500, overlap: 0.15 }),
     sources: z.array(sourceSchema).min(1),
     daemon: daemonSchema.default({ schedule: '0 * * * *', runOnStart: false, stopTimeoutMs: 20_000 }),
+    /** Largest share (0..1) of a source's documents one run may delete; more is refused unless confirmed. */
+    maxDeleteShare: z.number().min(0).max(1).default(0.5),
     /** pino level; $RAGSYNC_LOG_LEVEL wins over it. */
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   })

@@ -1,8 +1,4 @@
 import { redactUrl } from '../core/redact.ts';
-import { readCapped } from '../core/read-capped.ts';
-
-/** Scores for a few dozen candidates fit in kilobytes: a longer answer is a broken peer. */
-const MAX_REPLY_BYTES = 4 * 2 ** 20;
 
 /** Reorders documents by relevance to a query: one score per document index. */
 export interface Reranker {
@@ -18,7 +14,6 @@ export interface DashScopeRerankOptions {
   url?: string;
   model?: string;
   topN?: number;
-  /** The whole request: a reply not complete by then (however it trickles) is given up on. */
   timeoutMs?: number;
 }
 
@@ -49,10 +44,11 @@ export class DashScopeReranker implements Reranker {
     const timeout = AbortSignal.timeout(this.timeoutMs);
     // Loaded here, not at start-up: undici costs ~150 ms to import and most searches never rerank.
     const { request } = await import('undici');
-    let status: number;
+    let res: Awaited<ReturnType<typeof request>>;
     let body: string;
+    // The timeout bounds the whole exchange, body included: a server trickling bytes is cut too.
     try {
-      const res = await request(this.url, {
+      res = await request(this.url, {
         method: 'POST',
         headers: { authorization: `Bearer ${this.opts.apiKey}`, 'content-type': 'application/json' },
         body: JSON.stringify({
@@ -64,16 +60,14 @@ export class DashScopeReranker implements Reranker {
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       });
-      status = res.statusCode;
-      // The deadline covers the body too: a reply trickling a byte at a time is cut at timeoutMs.
-      body = await readCapped(res.body, MAX_REPLY_BYTES);
+      body = await res.body.text();
     } catch (err) {
-      if (timeout.aborted && !signal?.aborted) {
-        throw new RerankTimeout(`rerank ${redactUrl(this.url)}: no complete answer within ${this.timeoutMs} ms (timed out; RAGSYNC_RERANK_TIMEOUT_MS)`);
-      }
+      if (timeout.aborted && !signal?.aborted) throw new Error(`rerank ${redactUrl(this.url)}: no complete answer within ${this.timeoutMs} ms`);
       throw err;
     }
-    if (status !== 200) throw new Error(`rerank ${redactUrl(this.url)}: HTTP ${status}`);
+    if (res.statusCode !== 200) {
+      throw new Error(`rerank ${redactUrl(this.url)}: HTTP ${res.statusCode}`);
+    }
     let parsed: { output?: { results?: { index?: unknown; relevance_score?: unknown }[] } };
     try {
       parsed = JSON.parse(body);
@@ -91,25 +85,15 @@ export class DashScopeReranker implements Reranker {
   }
 }
 
-/** The reranker ran out of its whole-request deadline: transient, worth trying on a later search. */
-export class RerankTimeout extends Error {
-  readonly retryable = true;
-  constructor(message: string) {
-    super(message);
-    this.name = 'RerankTimeout';
-  }
-}
-
-/** A reranker from the environment (DASHSCOPE_API_KEY; RAGSYNC_RERANK_URL / _MODEL / _TOP_N / _TIMEOUT_MS), or null. */
+/** A reranker from the environment (DASHSCOPE_API_KEY; RAGSYNC_RERANK_URL / _MODEL / _TOP_N), or null. */
 export function rerankerFromEnv(env: NodeJS.ProcessEnv = process.env): Reranker | null {
   const apiKey = env.DASHSCOPE_API_KEY;
   if (!apiKey) return null;
-  const positive = (v: string | undefined) => (v && Number.isInteger(Number(v)) && Number(v) > 0 ? Number(v) : undefined);
+  const topN = env.RAGSYNC_RERANK_TOP_N ? Number(env.RAGSYNC_RERANK_TOP_N) : undefined;
   return new DashScopeReranker({
     apiKey,
     url: env.RAGSYNC_RERANK_URL || undefined,
     model: env.RAGSYNC_RERANK_MODEL || undefined,
-    topN: positive(env.RAGSYNC_RERANK_TOP_N),
-    timeoutMs: positive(env.RAGSYNC_RERANK_TIMEOUT_MS),
+    topN: topN && Number.isInteger(topN) && topN > 0 ? topN : undefined,
   });
 }

@@ -1,12 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
-import { maxHeaderSize } from 'node:http';
-import { MAX_QUERY_CHARS } from '../search/request.ts';
 import type { Searcher, SearchResult } from '../search/search.ts';
 import { resultJson, sourceItem } from '../search/present.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
+import { describeIoError } from '../core/io-errors.ts';
 import { relatedParams, searchParams, type Format } from './params.ts';
 
 /** The env var holding the optional bearer token. */
@@ -95,37 +93,14 @@ export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Se
         return send(res, 404, { error: `no route ${url.pathname}` });
     }
   };
-  const server = createServer((req, res) => {
+  return createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       if (err instanceof RagsyncError && err.exitCode === EXIT.usage) return send(res, 400, { error: err.message });
-      log(`${req.method} ${req.url?.split('?')[0]}: ${errorMessage(err)}`);
+      log(`${req.method} ${req.url?.split('?')[0]}: ${describeIoError(err) ?? errorMessage(err)}`);
       if (!res.headersSent) send(res, 500, { error: 'internal error' });
       else res.destroy();
     });
   });
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => refuseMalformed(err, socket, maxHeaderSize));
-  return server;
-}
-
-/**
- * A request node:http cannot parse — most often a URL over its header limit (a megabyte-long query)
- * — gets a 400 that says so, instead of a bare 431 or a dropped connection. The rest of what the
- * client sends is read and discarded before the socket closes: closing with unread input would
- * reset the connection and lose the answer.
- */
-function refuseMalformed(err: NodeJS.ErrnoException, socket: Duplex, maxHeaderSize: number): void {
-  if (!socket.writable) return void socket.destroy();
-  const error =
-    err.code === 'HPE_HEADER_OVERFLOW'
-      ? `request too large: the URL and headers may take at most ${maxHeaderSize} bytes (a query at most ${MAX_QUERY_CHARS} characters)`
-      : `malformed HTTP request (${err.code ?? 'parse error'})`;
-  const body = JSON.stringify({ error });
-  socket.on('error', () => {});
-  socket.resume();
-  socket.end(
-    `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
-  setTimeout(() => socket.destroy(), 5000).unref();
 }
 
 /** Listens (127.0.0.1 by default; port 0 = ephemeral) and resolves with the bound URL. */

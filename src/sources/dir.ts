@@ -1,29 +1,16 @@
-import { constants } from 'node:fs';
-import { open, readdir, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
 import type { Snapshot, SourceFile } from './types.ts';
-import { RagsyncError } from '../core/errors.ts';
-import { shownPath } from '../core/shown-path.ts';
+import { RagsyncError, errorMessage } from '../core/errors.ts';
+import { describeIoError } from '../core/io-errors.ts';
 
 const SKIP_DIRS = new Set(['.git', 'node_modules']);
 
-/**
- * A plain folder: listed with stat, read from disk. Only regular files and real folders inside the
- * root are listed: symbolic links are never followed (one pointing outside would index, and show
- * to every searcher, whatever it points at), and FIFOs, sockets and devices are left out (reading
- * a FIFO waits forever for a writer).
- */
+/** A plain folder: listed with stat, read from disk. */
 export async function dirSnapshot(root: string, match: (path: string) => boolean): Promise<Snapshot> {
-  let st;
-  try {
-    st = await stat(root);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new RagsyncError(`folder not found: ${root}`);
-    if (code === 'EACCES' || code === 'EPERM') throw new RagsyncError(`folder not readable (permission denied): ${root}`);
-    throw err;
-  }
-  if (!st.isDirectory()) throw new RagsyncError(`not a folder: ${root}`);
+  if (!existsSync(root)) throw new RagsyncError(`folder not found: ${root}`);
+  if (!statSync(root).isDirectory()) throw new RagsyncError(`${root} is not a folder`);
   const files: SourceFile[] = [];
   const walk = async (dir: string): Promise<void> => {
     for (const e of await readdir(dir, { withFileTypes: true })) {
@@ -38,34 +25,15 @@ export async function dirSnapshot(root: string, match: (path: string) => boolean
       }
     }
   };
-  await walk(root);
+  await walk(root).catch((err: unknown) => {
+    throw new RagsyncError(describeIoError(err) ?? `cannot list ${root}: ${errorMessage(err)}`);
+  });
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return {
     commit: null,
     files,
     async *read(paths) {
-      for (const path of paths) yield { path, bytes: await readRegularFile(join(root, path), path) };
+      for (const path of paths) yield { path, bytes: await readFile(join(root, path)) };
     },
   };
-}
-
-/**
- * Reads a file listed as regular, refusing one swapped for a link or a FIFO since it was listed:
- * O_NOFOLLOW fails on a link, O_NONBLOCK keeps a FIFO from blocking the open, and fstat on the open
- * descriptor decides.
- */
-async function readRegularFile(full: string, path: string): Promise<Buffer> {
-  let fh;
-  try {
-    fh = await open(full, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new RagsyncError(`${shownPath(path)}: became a symbolic link since it was listed, not followed`);
-    throw err;
-  }
-  try {
-    if (!(await fh.stat()).isFile()) throw new RagsyncError(`${shownPath(path)}: no longer a regular file, not read`);
-    return await fh.readFile();
-  } finally {
-    await fh.close();
-  }
 }

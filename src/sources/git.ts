@@ -1,15 +1,21 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Snapshot, SourceFile } from './types.ts';
 import { readBlobs } from './catfile.ts';
-import { describeStatus, inspectCheckout, listLoss, writeMarker, type CheckoutMarker } from './checkout.ts';
-import { describeGitFailure, gitReason, missingBranch, type GitFailure } from './git-errors.ts';
-import { RagsyncError } from '../core/errors.ts';
+import { RagsyncError, errorMessage } from '../core/errors.ts';
 import { redactUrl } from '../core/redact.ts';
-import { unsafeGitUrl } from '../config/git-url.ts';
+import { failpoint } from '../core/failpoint.ts';
+import {
+  adoptCheckout,
+  describeUnsaved,
+  inspectCheckout,
+  isOwnCheckout,
+  localCommits,
+  markCheckout,
+  uncommittedFiles,
+} from './checkout-guard.ts';
 
 export interface GitSourceOptions {
   name: string;
@@ -19,12 +25,11 @@ export interface GitSourceOptions {
   root: string;
   /** false (dry runs): fetch but leave the working tree as it is. */
   updateWorkTree: boolean;
-  /** Deadline of each git call (clone, fetch, …): it is stopped after this long. */
-  timeoutMs?: number;
   log: Logger;
 }
 
-// Only what git needs: a prompt for credentials, an editor or a pager would hang an unattended run.
+// Only what git needs: simple-git refuses to run with editor/pager/askpass-style variables set,
+// and a prompt for credentials would hang an unattended run.
 const PASS_ENV = /^(PATH|HOME|USER|TMPDIR|LANG|SSL_CERT_FILE|SSL_CERT_DIR|GIT_SSL_CAINFO|SSH_AUTH_SOCK|(HTTPS?|NO|ALL)_PROXY|(https?|no|all)_proxy)$/;
 const ENV: Record<string, string> = {
   ...Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => PASS_ENV.test(e[0]) && e[1] !== undefined)),
@@ -32,122 +37,166 @@ const ENV: Record<string, string> = {
   LC_ALL: 'C',
 };
 
-const DEFAULT_TIMEOUT_MS = 120_000;
+const TIMEOUT_MS = 120_000;
 
-/** A git process that failed, with git's own reason. */
-class GitError extends Error {
-  constructor(readonly failure: GitFailure) {
-    super(gitReason(failure));
+/** A clone may be slow, but not endless: a server trickling bytes must not hold the run for ever. */
+const CLONE_DEADLINE_MS = 30 * 60_000;
+
+/** simple-git for the clone (first run only: loaded then, it costs ~50 ms to import). */
+async function clone(url: string, root: string, branch: string): Promise<void> {
+  const { simpleGit } = await import('simple-git');
+  await simpleGit({ timeout: { block: TIMEOUT_MS }, abort: AbortSignal.timeout(CLONE_DEADLINE_MS) })
+    .env(ENV)
+    .clone(url, root, ['--branch', branch, '--single-branch', '--no-tags']);
+}
+
+/**
+ * Clones into a folder that did not exist: into a hidden sibling first, marked as ragsync's, then
+ * renamed into place, so a run killed mid-clone never leaves a half-made, unmarked checkout at
+ * `root` (it would be refused as not ragsync's). Leftovers of killed clones are removed first.
+ */
+async function cloneNew(url: string, root: string, branch: string): Promise<void> {
+  const parent = dirname(root);
+  mkdirSync(parent, { recursive: true });
+  const prefix = `.${basename(root)}.ragsync-clone-`;
+  for (const name of readdirSync(parent)) {
+    const pid = name.startsWith(prefix) ? Number(name.slice(prefix.length)) : NaN;
+    if (Number.isInteger(pid) && !processAlive(pid)) rmSync(join(parent, name), { recursive: true, force: true });
+  }
+  const tmp = join(parent, `${prefix}${process.pid}`);
+  rmSync(tmp, { recursive: true, force: true });
+  try {
+    await clone(url, tmp, branch);
+    failpoint('after-clone');
+    markCheckout(tmp, url);
+    renameSync(tmp, root);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** Clones into an existing empty folder (the user's: on failure it is emptied again, not removed). */
+async function cloneInto(url: string, root: string, branch: string): Promise<void> {
+  try {
+    await clone(url, root, branch);
+    markCheckout(root, url);
+  } catch (err) {
+    for (const name of readdirSync(root)) rmSync(join(root, name), { recursive: true, force: true });
+    throw err;
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
 /**
- * git run directly (one process per call, no wrapper: its per-call cost is most of a no-op run).
- * Fails with a GitError carrying git's stderr, or that it was stopped at the deadline. In a
- * checkout, git is told its repository: otherwise a checkout whose .git is broken would make git
- * look upward and act on whatever repository encloses the folder.
+ * The hourly path (fetch, rev-parse, ls-tree, reset) runs git directly: a third of simple-git's
+ * per-call cost, which is most of a no-op run. Fails with git's own message (stderr).
  */
-function run(cwd: string, args: string[], timeoutMs = DEFAULT_TIMEOUT_MS, checkout = true): Promise<string> {
-  const full = checkout ? [`--git-dir=${join(cwd, '.git')}`, `--work-tree=${cwd}`, ...args] : args;
+function run(cwd: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('git', full, { cwd, env: ENV, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (!err) return resolve(stdout);
-      const e = err as NodeJS.ErrnoException & { killed?: boolean };
-      if (e.code === 'ENOENT' && !stderr) return reject(new GitError({ stderr: '', spawnError: 'git is not installed (not found on PATH)' }));
-      reject(new GitError({ stderr: stderr || e.message, timedOut: !!e.killed }));
+    execFile('git', args, { cwd, env: ENV, timeout: TIMEOUT_MS, maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(stderr.trim() || err.message));
+      else resolve(stdout);
     });
   });
 }
 
-const failureOf = (err: unknown): GitFailure => (err instanceof GitError ? err.failure : { stderr: String(err) });
-
-/** The checkout is ragsync's own but git cannot use it (deleted objects, garbage HEAD): cloned again. */
-class BrokenCheckout extends Error {}
+/** First line of a git error, with credentials removed. */
+function gitError(err: unknown): string {
+  const line = errorMessage(err).split('\n').map((l) => l.trim()).find((l) => l.length > 0) ?? 'unknown error';
+  return redactUrl(line);
+}
 
 /**
  * Clones on first use, then fetches straight from the configured URL (force-updating the remote
  * branch, so upstream force-pushes work) and, unless a dry run, hard-resets the working tree to it.
  * Files are listed and read from the fetched commit's objects, so the plan always matches exactly
- * one commit. An unchanged upstream costs three git processes: fetch, rev-parse, ls-tree.
- *
- * Only ragsync's own checkouts (marked at clone time, see checkout.ts) are ever reset, re-cloned or
- * removed. A folder at the checkout path that is not one is refused untouched; an unmarked clean
- * clone of the same URL and branch (made by an older ragsync) is adopted; a checkout holding
- * changes or commits a reset would lose is refused with the list of them.
+ * one commit. A checkout that git cannot use (deleted .git, corrupted objects) is cloned again once.
+ * An unchanged upstream costs three git processes: fetch, rev-parse, ls-tree.
  */
 export async function gitSnapshot(o: GitSourceOptions, match: (path: string) => boolean): Promise<Snapshot> {
-  const where = `source "${o.name}" (${redactUrl(o.url)})`;
-  const unsafe = unsafeGitUrl(o.url);
-  if (unsafe) throw new RagsyncError(`${where}: ${unsafe}`);
   try {
-    return await snapshotOnce(o, where, match);
+    return await snapshotOnce(o, match);
   } catch (err) {
     if (!(err instanceof BrokenCheckout)) throw err;
+    // Only a checkout ragsync made is deleted and cloned again; anything else is left as it is.
+    if (!isOwnCheckout(o.root, o.url)) {
+      throw new RagsyncError(
+        `source "${o.name}" (${redactUrl(o.url)}): checkout ${o.root} is unusable (${err.message}) and ragsync did not create it: refusing to delete it; move it away to let ragsync clone again`,
+      );
+    }
     o.log.warn({ source: o.name, root: o.root, reason: err.message }, 'checkout is unusable; cloning again');
     rmSync(o.root, { recursive: true, force: true });
-    return snapshotOnce(o, where, match);
+    return snapshotOnce(o, match);
   }
 }
 
-async function snapshotOnce(o: GitSourceOptions, where: string, match: (path: string) => boolean): Promise<Snapshot> {
-  const t = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const state = inspectCheckout(o.root);
-  let marker: CheckoutMarker;
-  switch (state.kind) {
-    case 'foreign':
-      throw new RagsyncError(
-        `${where}: the checkout path ${o.root} ${state.why}, not a checkout ragsync made; ragsync does not delete or ` +
-          `overwrite what it did not create: move it away, or point sources[].path at another folder`,
-      );
-    case 'missing':
-    case 'empty':
-      marker = await clone(o, where, t);
-      break;
-    case 'unmarked':
-      marker = await adopt(o, where, t);
-      break;
-    case 'ours':
-      if (state.marker.source && state.marker.source !== o.name) {
-        throw new RagsyncError(`${where}: the checkout ${o.root} belongs to source "${state.marker.source}"; give each git source its own path`);
-      }
-      marker = state.marker;
-      break;
+class BrokenCheckout extends Error {}
+
+const broken = (err: unknown): never => {
+  throw new BrokenCheckout(gitError(err));
+};
+
+/** Refuses (one line naming the checkout and the files/commits) when a reset would lose work. */
+async function refuseUnsaved(root: string, where: string, work: { files: string[]; commits: string[] }): Promise<void> {
+  const why = describeUnsaved(root, work);
+  if (why) throw new RagsyncError(`${where}: ${why}`);
+}
+
+async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolean): Promise<Snapshot> {
+  const where = `source "${o.name}" (${redactUrl(o.url)})`;
+  // Whose folder is this? Only ragsync's own checkouts are reset or replaced (sources/checkout-guard.ts).
+  const state = inspectCheckout(o.root, o.url);
+  if (state.kind === 'foreign') throw new RagsyncError(`${where}: ${state.reason}`);
+  if (state.kind === 'ours-broken') throw new BrokenCheckout(state.reason);
+  if (state.kind === 'absent' || state.kind === 'empty') {
+    try {
+      await (state.kind === 'absent' ? cloneNew : cloneInto)(o.url, o.root, o.branch);
+    } catch (err) {
+      throw new RagsyncError(`${where}: clone failed: ${gitError(err)}`);
+    }
+  } else if (state.kind === 'unmarked') {
+    // A dry run checks but does not mark: it writes nothing of its own.
+    await adoptCheckout(o.root, o.url, o.branch, run, o.updateWorkTree).catch((err: unknown) => {
+      throw err instanceof RagsyncError ? new RagsyncError(`${where}: ${err.message}`) : err;
+    });
+  } else if (o.updateWorkTree) {
+    // Before the fetch: commits the user made here are those on no remote-tracking branch yet
+    // (after a force-pushed fetch, the upstream's old commits would look local too).
+    await refuseUnsaved(o.root, where, { commits: await localCommits(o.root, run).catch(broken), files: [] });
   }
   const ref = `refs/remotes/origin/${o.branch}`;
   try {
-    await run(o.root, ['fetch', '--quiet', '--prune', '--no-tags', '--', o.url, `+refs/heads/${o.branch}:${ref}`], t);
+    await run(o.root, ['fetch', '--quiet', '--prune', '--no-tags', o.url, `+refs/heads/${o.branch}:${ref}`]);
   } catch (err) {
-    const f = failureOf(err);
-    const reason = gitReason(f);
-    if (!f.timedOut && /not a git repository|corrupt|bad object|unable to read/i.test(reason) && !missingBranch(reason)) {
-      throw new BrokenCheckout(reason);
-    }
-    const branches = missingBranch(reason) ? await remoteBranches(o.url, t) : undefined;
-    throw new RagsyncError(`${where}: ${describeGitFailure('fetch', f, { branch: o.branch, timeoutMs: t, branches })}`);
+    const msg = gitError(err);
+    if (/not a git repository|corrupt|bad object|unable to read/i.test(msg)) throw new BrokenCheckout(msg);
+    throw new RagsyncError(`${where}: fetch failed: ${msg}`);
   }
   let head: string;
   let commit: string;
   try {
-    [head, commit] = (await run(o.root, ['rev-parse', 'HEAD', `${ref}^{commit}`], t)).trim().split('\n') as [string, string];
+    [head, commit] = (await run(o.root, ['rev-parse', 'HEAD', `${ref}^{commit}`])).trim().split('\n') as [string, string];
   } catch (err) {
-    throw new BrokenCheckout(gitReason(failureOf(err)));
+    throw new BrokenCheckout(gitError(err));
   }
   if (o.updateWorkTree && head !== commit) {
-    const lost = await unsavedWork(o.root, commit, marker.commit, t);
-    if (lost.length) {
-      throw new RagsyncError(
-        `${where}: the checkout ${o.root} holds work a reset to upstream would lose: ${lost.join('; ')}; ` +
-          'ragsync leaves it as it is: commit and push it, or move the folder away',
-      );
-    }
-    await run(o.root, ['reset', '--hard', '--quiet', commit], t);
-    writeMarker(o.root, { ...marker, url: redactUrl(o.url), commit });
+    await refuseUnsaved(o.root, where, { commits: [], files: await uncommittedFiles(o.root, run).catch(broken) });
+    await run(o.root, ['reset', '--hard', '--quiet', commit]);
   }
+  if (o.updateWorkTree && state.kind === 'ours' && state.markedFor) markCheckout(o.root, o.url);
   let files: SourceFile[];
   try {
-    files = await listTree(o.root, commit, match, t);
+    files = await listTree(o.root, commit, match);
   } catch (err) {
-    throw new BrokenCheckout(gitReason(failureOf(err)));
+    throw new BrokenCheckout(gitError(err));
   }
   const shaByPath = new Map(files.map((f) => [f.path, f.stamp]));
   return {
@@ -161,120 +210,9 @@ async function snapshotOnce(o: GitSourceOptions, where: string, match: (path: st
   };
 }
 
-/**
- * First use: clone into a temporary folder beside the checkout path, mark it, then move it into
- * place, so the path never holds a half-made clone and a clone killed half-way is never mistaken
- * for a finished one.
- */
-async function clone(o: GitSourceOptions, where: string, timeoutMs: number): Promise<CheckoutMarker> {
-  const parent = dirname(o.root);
-  mkdirSync(parent, { recursive: true });
-  const prefix = `.${basename(o.root)}.ragsync-clone-`;
-  // Left by a clone whose process was killed: named by ragsync, so ragsync's to remove.
-  for (const name of readdirSync(parent)) {
-    const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]);
-    if (name.startsWith(prefix) && pid && !alive(pid)) rmSync(join(parent, name), { recursive: true, force: true });
-  }
-  const tmp = join(parent, `${prefix}${process.pid}-${randomBytes(4).toString('hex')}`);
-  try {
-    await run(parent, ['clone', '--quiet', '--branch', o.branch, '--single-branch', '--no-tags', '--', o.url, tmp], timeoutMs, false);
-    const marker: CheckoutMarker = { source: o.name, url: redactUrl(o.url), commit: null, createdAt: new Date().toISOString() };
-    marker.commit = (await run(tmp, ['rev-parse', 'HEAD'], timeoutMs)).trim();
-    writeMarker(tmp, marker);
-    // An empty folder at the path (made by the user, or a mount point) is replaced; anything else stays.
-    if (inspectCheckout(o.root).kind === 'empty') rmdirSync(o.root);
-    renameSync(tmp, o.root);
-    return marker;
-  } catch (err) {
-    rmSync(tmp, { recursive: true, force: true });
-    if (!(err instanceof GitError)) throw err;
-    const branches = missingBranch(err.message) ? await remoteBranches(o.url, timeoutMs) : undefined;
-    throw new RagsyncError(`${where}: ${describeGitFailure('clone', err.failure, { branch: o.branch, timeoutMs, branches })}`);
-  }
-}
-
-/**
- * A git working copy at the checkout path without ragsync's marker: a clone made before checkouts
- * were marked, or someone's own. It is adopted only when it is a clone of this URL, on this branch,
- * with nothing a reset would lose; otherwise it is refused and left as it is.
- */
-async function adopt(o: GitSourceOptions, where: string, timeoutMs: number): Promise<CheckoutMarker> {
-  const refuse = (why: string) =>
-    new RagsyncError(
-      `${where}: ${o.root} is a git working copy ragsync did not make (${why}); ragsync does not reset what it did not ` +
-        'create: move it away, or point sources[].path at another folder',
-    );
-  const git = (args: string[]) => run(o.root, args, timeoutMs).then((s) => s.trim());
-  try {
-    await git(['rev-parse', '--git-dir']);
-  } catch (err) {
-    throw refuse(`git cannot read it: ${gitReason(failureOf(err))}`);
-  }
-  const origin = await git(['config', '--get', 'remote.origin.url']).catch(() => '');
-  const branch = await git(['symbolic-ref', '--quiet', '--short', 'HEAD']).catch(() => '');
-  if (!origin) throw refuse('it has no origin remote');
-  if (!sameUrl(origin, o.url)) throw refuse(`its origin is ${redactUrl(origin)}`);
-  if (branch !== o.branch) throw refuse(branch ? `it is on branch "${branch}", not "${o.branch}"` : 'its HEAD is detached');
-  let head: string;
-  try {
-    head = await git(['rev-parse', 'HEAD']);
-    await git(['rev-parse', '--verify', '--quiet', `refs/remotes/origin/${o.branch}^{commit}`]);
-  } catch {
-    throw refuse(`it has no origin/${o.branch} to compare with`);
-  }
-  const lost = await unsavedWork(o.root, `refs/remotes/origin/${o.branch}`, null, timeoutMs);
-  if (lost.length) throw refuse(`it holds ${lost.join('; ')}`);
-  const marker: CheckoutMarker = { source: o.name, url: redactUrl(o.url), commit: head, createdAt: new Date().toISOString() };
-  writeMarker(o.root, marker);
-  o.log.info({ source: o.name, root: o.root }, 'adopted a clean clone of the same upstream made before checkouts were marked');
-  return marker;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** URLs equal up to a trailing slash or ".git" (what git itself treats as the same remote). */
-function sameUrl(a: string, b: string): boolean {
-  const norm = (u: string) => u.trim().replace(/\/+$/, '').replace(/\.git$/, '').replace(/\/+$/, '');
-  return norm(a) === norm(b);
-}
-
-/**
- * What `git reset --hard <target>` would lose: uncommitted changes and untracked files, and commits
- * reachable from HEAD that are neither in the target nor where ragsync last left the tree (`known`;
- * upstream commits a force-push dropped are not anyone's local work).
- */
-async function unsavedWork(root: string, target: string, known: string | null, timeoutMs: number): Promise<string[]> {
-  const changes = describeStatus(await run(root, ['-c', 'core.quotePath=false', 'status', '--porcelain=v1', '-z'], timeoutMs));
-  const revList = (not: string[]) =>
-    run(root, ['log', '--max-count=21', '--format=%h %s', 'HEAD', '--not', ...not, '--'], timeoutMs).then((s) => s.split('\n').filter(Boolean));
-  // The commit ragsync last left may be gone from the object store (gc): then only the target counts.
-  const commits = await (known ? revList([target, known]).catch(() => revList([target])) : revList([target]));
-  const lost: string[] = [];
-  if (changes.length) lost.push(listLoss(changes, 'uncommitted change'));
-  if (commits.length) lost.push(listLoss(commits.slice(0, 20).concat(commits.length > 20 ? ['…'] : []), 'local commit'));
-  return lost;
-}
-
-/** The remote's branch names, for a "branch not found" message; null when it cannot be asked. */
-async function remoteBranches(url: string, timeoutMs: number): Promise<string[] | null> {
-  try {
-    const out = await run(process.cwd(), ['ls-remote', '--heads', '--', url], Math.min(timeoutMs, 30_000), false);
-    return out.split('\n').filter(Boolean).map((l) => l.replace(/^\S+\trefs\/heads\//, ''));
-  } catch {
-    return null;
-  }
-}
-
 /** `git ls-tree -r -l -z`: regular files (no links, no submodules) that match, with blob id and size. */
-async function listTree(root: string, commit: string, match: (path: string) => boolean, timeoutMs: number): Promise<SourceFile[]> {
-  const out = await run(root, ['-c', 'core.quotePath=false', 'ls-tree', '-r', '-l', '-z', commit], timeoutMs);
+async function listTree(root: string, commit: string, match: (path: string) => boolean): Promise<SourceFile[]> {
+  const out = await run(root, ['-c', 'core.quotePath=false', 'ls-tree', '-r', '-l', '-z', commit]);
   const files: SourceFile[] = [];
   for (const entry of out.split('\0')) {
     if (!entry) continue;
@@ -287,4 +225,3 @@ async function listTree(root: string, commit: string, match: (path: string) => b
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return files;
 }
-

@@ -204,11 +204,10 @@ export interface RunLog extends RunHistory {
   heartbeatLock(token: string): Promise<boolean>;
   releaseLock(token: string): Promise<void>;
   /**
-   * Deletes vectors no chunk references, except those stored since the start of runs that did not
-   * finish (`spared`: the next run uses them); with `keepOnly`, every other fingerprint's vectors too.
-   * The caller holds the index lock, so no run is writing meanwhile.
+   * Deletes vectors no chunk references, except those stored at or after `spareSince` (ISO time);
+   * with `keepOnly`, every other fingerprint's vectors too.
    */
-  gc(opts?: { keepOnly?: string }): Promise<{ vectors: number; spared: number }>;
+  gc(opts?: { keepOnly?: string; spareSince?: string }): Promise<{ vectors: number }>;
   exportChunks(source?: string): AsyncIterable<ExportRow>;
 }
 

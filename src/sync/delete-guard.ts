@@ -1,39 +1,54 @@
-import type { SourcePlan } from './plan.ts';
+/**
+ * The mass-deletion guard, in the manner of rsync's --max-delete: a source that suddenly lists
+ * nothing (an unmounted disk, a mistyped include, an upstream that lost its tree) looks exactly
+ * like a source whose files were all deleted. ragsync cannot tell the two apart, so it refuses the
+ * deletions unless the user has said this is expected. Pure: the caller decides what to do.
+ */
 
-/** How far one run may shrink a source before it stops and asks (config, overridden by flags). */
-export interface DeleteLimits {
-  /** A source that lists no files at all may lose every document (an emptied source on purpose). */
-  allowEmpty: boolean;
-  /** Largest share (0..1) of a source's indexed documents one run may delete; 1 = no limit. */
+export interface DeletionCheck {
+  /** How the source is named in messages (`source "notes" (/mnt/notes)`). */
+  where: string;
+  /** Documents the index holds for the source before this run. */
+  stored: number;
+  /** Files the source lists now (after include/exclude). */
+  listed: number;
+  /** Documents the plan removes (a rename is not a removal). */
+  deleting: number;
+  /** Largest share (0..1) of the stored documents one run may remove. */
   maxDeleteShare: number;
-  /** --force: the user has said yes to whatever the plan does. */
-  force?: boolean;
+  /** The source may become empty: per-source `allowEmpty` or `--allow-empty`. Also lifts the share limit. */
+  allowEmpty: boolean;
+  /** Removals over the share limit are confirmed for this run (`--allow-delete`, `--force`). */
+  allowMassDelete: boolean;
+  /** Config path of the source for hints (`sources[2]`). */
+  configPath: string;
 }
 
-/**
- * Whether a plan may be applied as it is, judged between plan and apply like rsync's --max-delete.
- * A folder that is suddenly empty is what an unmounted disk or a vanished network share looks like,
- * and an include glob that stopped matching looks the same: deleting on that evidence would empty
- * the index every hour while the run reports success. Returns the refusal, or null to go ahead.
- * Renames and documents left for later by --max-docs are not deletions.
- */
-export function checkDeletions(plan: Pick<SourcePlan, 'source' | 'delete' | 'stored' | 'listed'>, limits: DeleteLimits): string | null {
-  const deleting = plan.delete.length;
-  if (limits.force || deleting === 0 || plan.stored === 0) return null;
-  if (plan.listed === 0) {
-    if (limits.allowEmpty) return null;
-    return (
-      `source "${plan.source}" lists no files, but ${plan.stored} documents are indexed: refusing to delete them all ` +
-      `(an unmounted folder, an emptied branch or include globs that match nothing look like this); ` +
-      `run with --allow-empty, or set "allowEmpty": true on the source, if it is meant to be empty`
-    );
+export type DeletionVerdict = { allowed: true } | { allowed: false; reason: string };
+
+const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
+
+export function judgeDeletions(c: DeletionCheck): DeletionVerdict {
+  if (c.deleting <= 0 || c.stored <= 0 || c.allowEmpty) return { allowed: true };
+  if (c.listed === 0) {
+    return {
+      allowed: false,
+      reason:
+        `${c.where} lists no files now but ${c.stored} document${c.stored === 1 ? ' is' : 's are'} indexed from it: ` +
+        `refusing to empty it (is the folder mounted, the branch right, include/exclude right?); ` +
+        `the index keeps them. If the source really is empty now, run with --allow-empty or set ${c.configPath}.allowEmpty`,
+    };
   }
-  const share = deleting / plan.stored;
-  if (share <= limits.maxDeleteShare) return null;
-  const pct = (x: number) => `${Math.round(x * 1000) / 10} %`;
-  return (
-    `source "${plan.source}" would delete ${deleting} of its ${plan.stored} indexed documents (${pct(share)}), ` +
-    `over maxDeleteShare ${limits.maxDeleteShare} (${pct(limits.maxDeleteShare)}): refusing, the source keeps its documents; ` +
-    `if that many files really went away, run with --max-delete-share 1 (or --force), or raise "maxDeleteShare" on the source`
-  );
+  // Removing one document is not a mass deletion (in a two-file source it would be 50 %+), unless
+  // the user allows none at all (maxDeleteShare 0).
+  if ((c.deleting === 1 && c.maxDeleteShare > 0) || c.allowMassDelete) return { allowed: true };
+  const share = c.deleting / c.stored;
+  if (share <= c.maxDeleteShare) return { allowed: true };
+  return {
+    allowed: false,
+    reason:
+      `${c.where} would delete ${c.deleting} of ${c.stored} indexed documents (${pct(share)}), ` +
+      `over maxDeleteShare ${pct(c.maxDeleteShare)}: refusing, the index keeps them. ` +
+      `If these files really are gone, run with --allow-delete (or --force), or raise ${c.configPath}.maxDeleteShare`,
+  };
 }

@@ -3,7 +3,6 @@ import { indexTerms } from '../core/text/analyzer.ts';
 import { estimateTokens } from '../core/text/tokens.ts';
 import { errorMessage } from '../core/errors.ts';
 import { sha256 } from '../core/hash.ts';
-import { shownPath } from '../core/shown-path.ts';
 import type { Chunker, ChunkRecord, DocumentCounts, DocumentRecord, StoredDocument, WorkCounts } from '../core/types.ts';
 import type { SourceConfig } from '../config/load.ts';
 import { decodeText } from '../sources/decode.ts';
@@ -50,10 +49,6 @@ export interface SourcePlan {
   delete: string[];
   /** Documents left for a later run by --max-docs. */
   deferred: number;
-  /** Documents of this source in the index before the run. */
-  stored: number;
-  /** Files the snapshot listed (matching include/exclude, skipped ones included). */
-  listed: number;
   skipped: SkippedFile[];
   /** Distinct texts of the documents to write that have no vector (all of them with --force), hash → text. */
   embed: Map<string, string>;
@@ -122,7 +117,7 @@ export async function planSource(
     const old = stored.get(f.path);
     if (old && !opts.force && old.stamp === f.stamp && old.chunker === made) unchanged++;
     else if (f.size > source.maxFileBytes) {
-      skipped.push({ path: f.path, reason: `${shownPath(f.path)}: ${f.size} bytes is over maxFileBytes (${source.maxFileBytes}), skipped` });
+      skipped.push({ path: f.path, reason: `${f.path}: ${f.size} bytes is over maxFileBytes (${source.maxFileBytes}), skipped` });
     } else toRead.push(f);
   }
 
@@ -157,10 +152,10 @@ export async function planSource(
     }
   }
 
-  let deferred = 0;
   // A rename's old path is removed in the same transaction that writes the new one; a rename left
-  // for later by --max-docs keeps its old path indexed until then (it is not a deletion).
+  // for a later run by --max-docs keeps its old path indexed until then (it is not a deletion).
   const renamedFrom = new Set(write.flatMap((w) => (w.from ? [w.from] : [])));
+  let deferred = 0;
   if (opts.maxDocs !== undefined && write.length > opts.maxDocs) {
     deferred = write.length - opts.maxDocs;
     write = write.slice(0, opts.maxDocs);
@@ -204,8 +199,6 @@ export async function planSource(
     write,
     delete: remove,
     deferred,
-    stored: stored.size,
-    listed: snapshot.files.length,
     skipped,
     embed,
     refill,

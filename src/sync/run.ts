@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Config, SourceConfig } from '../config/load.ts';
 import { selectSources } from '../config/select.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
-import { describeSystemError } from '../core/error-words.ts';
+import { describeIoError } from '../core/io-errors.ts';
 import { silentLogger } from '../core/log.ts';
 import { redactUrl } from '../core/redact.ts';
 import { defaultAnalyzer } from '../core/text/analyzer.ts';
@@ -16,9 +16,9 @@ import type { Snapshot } from '../sources/types.ts';
 import { openIndex } from '../storage/open.ts';
 import type { RunSourceRecord, SyncStore } from '../storage/roles.ts';
 import { applyPlan, AbortedError, noWork, type Progress } from './apply.ts';
-import { checkDeletions } from './delete-guard.ts';
 import { acquireIndexLock, type IndexLock } from './lock.ts';
 import { planSource, type Pipeline, type SkippedFile, type SourcePlan } from './plan.ts';
+import { judgeDeletions } from './delete-guard.ts';
 
 export interface IndexOptions {
   /** Only these sources (default: all). */
@@ -26,10 +26,6 @@ export interface IndexOptions {
   dryRun?: boolean;
   force?: boolean;
   maxDocs?: number;
-  /** Let sources that list no files lose all their documents (else per source: allowEmpty). */
-  allowEmpty?: boolean;
-  /** Largest share of a source's documents one run may delete (else per source: maxDeleteShare). */
-  maxDeleteShare?: number;
   /** What started the run: 'manual' (CLI), 'cron' (daemon schedule), 'start' (daemon runOnStart). */
   trigger?: string;
   log?: Logger;
@@ -38,6 +34,10 @@ export interface IndexOptions {
   embedder?: Embedder;
   /** Use this store instead of opening config.db (tests); the caller closes it. */
   store?: SyncStore;
+  /** Sources that list no files may lose every document this run (as per-source allowEmpty). */
+  allowEmpty?: boolean;
+  /** Deletions over a source's maxDeleteShare go through this run (`--force` implies it). */
+  allowDelete?: boolean;
 }
 
 export type IndexStatus = 'ok' | 'partial' | 'failed' | 'aborted';
@@ -91,7 +91,7 @@ async function snapshotOf(source: SourceConfig, dryRun: boolean, log: Logger): P
   const match = pathMatcher(source.include, source.exclude);
   if (source.kind === 'dir') return dirSnapshot(source.root, match);
   return gitSnapshot(
-    { name: source.name, url: source.url!, branch: source.branch, root: source.root, updateWorkTree: !dryRun, timeoutMs: source.timeoutMs, log },
+    { name: source.name, url: source.url!, branch: source.branch, root: source.root, updateWorkTree: !dryRun, log },
     match,
   );
 }
@@ -177,9 +177,11 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
         continue;
       }
       let plan: SourcePlan;
+      let listed: number;
       try {
         const snapshot = await snapshots.get(source.name)!;
         result.commit = snapshot.commit;
+        listed = snapshot.files.length;
         plan = await planSource(store, source, snapshot, pipelines.get(source.name)!, {
           force: !!opts.force,
           maxDocs: opts.maxDocs,
@@ -199,21 +201,26 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
       result.skippedFiles = plan.skipped;
       result.plan = plan;
       for (const s of plan.skipped) log.warn({ source: source.name, path: s.path }, s.reason);
-      log.info({ source: source.name, commit: plan.commitAfter, dryRun, planned: flatCounts(plan.counts) }, 'planned');
-      yield { type: 'planned', source: source.name, plan };
-      // Between plan and apply, so a dry run says the same: a source that would lose most of its
-      // documents keeps them all, fails, and its commit stays where it was.
-      const refusal = checkDeletions(plan, {
-        allowEmpty: opts.allowEmpty ?? source.allowEmpty,
-        maxDeleteShare: opts.maxDeleteShare ?? source.maxDeleteShare,
-        force: opts.force,
+      // Between plan and apply: a plan that would empty a source, or delete most of it, is refused
+      // (dry runs show the refusal too) and the source keeps every document it has.
+      const verdict = judgeDeletions({
+        where: `source "${source.name}" (${source.kind === 'git' ? redactUrl(source.url!) : source.root})`,
+        stored: state.documents,
+        listed,
+        deleting: plan.delete.length,
+        maxDeleteShare: source.maxDeleteShare,
+        allowEmpty: source.allowEmpty || !!opts.allowEmpty,
+        allowMassDelete: !!opts.allowDelete || !!opts.force,
+        configPath: `sources[${config.sources.indexOf(source)}]`,
       });
-      if (refusal) {
+      if (!verdict.allowed) {
         result.status = 'failed';
-        result.error = refusal;
-        log.error({ source: source.name, deleting: plan.delete.length, stored: plan.stored }, refusal);
+        result.error = verdict.reason;
+        log.error({ source: source.name, deleting: plan.delete.length, documents: state.documents, listed }, verdict.reason);
         continue;
       }
+      log.info({ source: source.name, commit: plan.commitAfter, dryRun, planned: flatCounts(plan.counts) }, 'planned');
+      yield { type: 'planned', source: source.name, plan };
       const partial = plan.skipped.length > 0 || plan.deferred > 0;
       if (dryRun) {
         result.status = partial ? 'partial' : 'ok';
@@ -263,12 +270,12 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
   }
 }
 
-/** A database write failure in words people act on, naming the file (disk full, read-only, corrupt …). */
+/** A database write failure in words people act on (disk full names the file). */
 function describeWriteError(err: unknown, dbPath: string): string {
   const code = (err as { code?: unknown }).code;
   if (code === 'SQLITE_FULL') return `disk full: cannot write the index ${dbPath} (${errorMessage(err)}); the previous state is kept`;
-  const worded = typeof code === 'string' && code.startsWith('SQLITE_') ? describeSystemError(err, { file: dbPath }) : null;
-  return worded ? `${worded.message} (${errorMessage(err)}); the previous state is kept` : errorMessage(err);
+  if (typeof code === 'string' && code.startsWith('SQLITE_')) return describeIoError(err, dbPath) ?? errorMessage(err);
+  return errorMessage(err);
 }
 
 /**

@@ -85,7 +85,7 @@ describe('ragsync CLI', () => {
     expect(st.runs.map((r: { id: number }) => r.id)).toEqual([2, 1]);
     expect(st.runs[0].sources[0].documents.deleted).toBe(1);
     const gc = await runCli(['gc', '-c', cfgFile, '--json']);
-    expect(JSON.parse(gc.stdout)).toEqual({ vectors: 1, spared: 0 });
+    expect(JSON.parse(gc.stdout)).toEqual({ vectors: 1 });
   });
 
   describe('bad input: one line naming the culprit, non-zero exit, nothing indexed lost', () => {

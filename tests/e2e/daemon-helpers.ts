@@ -36,8 +36,6 @@ export interface TestConfigOptions {
   include?: string[];
   batchSize?: number;
   daemon?: Record<string, unknown>;
-  /** The source's delete guard (default 0.5): the tip splits the initial commit's one file into 18. */
-  maxDeleteShare?: number;
 }
 
 /**
@@ -54,15 +52,7 @@ export function writeConfig(dir: string, o: TestConfigOptions): { file: string; 
       db,
       embedder: { provider: 'hash', dims: 64, batchSize: o.batchSize ?? 8 },
       chunking: { targetTokens: 200 },
-      sources: [
-        {
-          name: 'classics',
-          url: o.url,
-          branch: 'main',
-          include: o.include ?? ['content/命/千里命稿/**', 'content/命/千里命稿.md'],
-          ...(o.maxDeleteShare !== undefined ? { maxDeleteShare: o.maxDeleteShare } : {}),
-        },
-      ],
+      sources: [{ name: 'classics', url: o.url, branch: 'main', include: o.include ?? ['content/命/千里命稿/**', 'content/命/千里命稿.md'] }],
       ...(o.daemon ? { daemon: o.daemon } : {}),
     }),
   );

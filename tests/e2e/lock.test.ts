@@ -21,8 +21,7 @@ beforeAll(async () => {
   if (!hasClassics) return;
   tmp = mkdtempSync(join(tmpdir(), 'ragsync-lock-'));
   url = classicsUpstream(tmp, CLASSICS.initial);
-  // Moving from the initial commit to the tip replaces the one file with 18: not a loss to guard against here.
-  ({ file, db } = writeConfig(tmp, { url, maxDeleteShare: 1 }));
+  ({ file, db } = writeConfig(tmp, { url }));
   expect((await runIndex(loadConfig(file))).status).toBe('ok');
 });
 

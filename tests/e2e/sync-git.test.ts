@@ -120,6 +120,7 @@ describe('git source sync', () => {
 
   it.each([
     ['a deleted checkout', (root: string) => rmSync(root, { recursive: true, force: true })],
+    ['a checkout without .git', (root: string) => rmSync(join(root, '.git'), { recursive: true, force: true })],
     ['a checkout with no objects', (root: string) => rmSync(join(root, '.git', 'objects'), { recursive: true, force: true })],
   ])('recovers from %s by cloning again, embedding nothing', async (_what, damage) => {
     await index(config);

@@ -59,12 +59,9 @@ describe('keyword index (FTS5)', () => {
     raw.exec(`DROP TRIGGER chunks_fts_delete; DROP TABLE chunks_fts; DROP TABLE meta;
               DELETE FROM schema_migrations WHERE version = 2;`);
     raw.close();
-    // Readers never write schema: they say how to upgrade instead.
-    expect(() => new SqliteIndex(fx.db, 'read')).toThrow(/older schema .*without migration 2.*run "ragsync index" once to upgrade it/);
-    const untouched = new BetterSqlite3(fx.db, { readonly: true });
-    expect(untouched.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'chunks_fts'").pluck().get()).toBe(0);
-    untouched.close();
-    await new SqliteIndex(fx.db, 'write').close();
+    // Readers never change a schema: they say what to do instead.
+    expect(() => new SqliteIndex(fx.db, 'read')).toThrow(/run "ragsync index" once to upgrade it/);
+    await new SqliteIndex(fx.db).close();
     const reader = new SqliteIndex(fx.db, 'read');
     expect(await kw(reader, '用神')).toEqual(['classics:qiongtong/jiamu.md#0']);
     await reader.close();

@@ -9,7 +9,7 @@ import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
 import { openIndex } from '../../storage/open.ts';
 import { EXIT } from '../../core/errors.ts';
 import { createLogger } from '../../core/log.ts';
-import { config, configOption } from '../options.ts';
+import { config, configOption, withDimensions } from '../options.ts';
 
 function port(v: string): number {
   const n = Number(v);
@@ -30,9 +30,10 @@ export function register(program: Command): void {
     .option('--host <addr>', 'address for --serve', '127.0.0.1')
     .option('-p, --port <n>', 'port for --serve (0: any free port)', port, 8787)
     .action(async (o) => {
-      const cfg = config(o);
+      const base = config(o);
       if (o.schedule) assertCron(o.schedule, '--schedule');
-      const log = createLogger({ fd: 1, configLevel: cfg.logLevel });
+      const log = createLogger({ fd: 1, configLevel: base.logLevel });
+      const cfg = await withDimensions(base, log);
       // Handlers first, so a signal during startup is a graceful stop too.
       let signalled: (s: NodeJS.Signals) => void = () => {};
       const stopSignal = new Promise<NodeJS.Signals>((resolve) => (signalled = resolve));

@@ -11,7 +11,7 @@ export function register(program: Command): void {
     .action(async (o) => {
       const cfg = config(o);
       if (o.source) selectSources(cfg, [o.source]);
-      const store = openExisting(cfg);
+      const store = openExisting(cfg, { readOnly: true });
       try {
         for await (const row of store.exportChunks(o.source)) {
           if (!process.stdout.write(JSON.stringify(row) + '\n')) await new Promise((r) => process.stdout.once('drain', r));

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { config, configOption, out } from '../options.ts';
+import { config, configOption, openExisting, out, withDimensions } from '../options.ts';
 import { createEmbedder } from '../../embedding/create.ts';
-import { openIndex } from '../../storage/open.ts';
-import { acquireIndexLock } from '../../sync/lock.ts';
+import { collectGarbage } from '../../sync/gc.ts';
+import { createLogger } from '../../core/log.ts';
 
 export function register(program: Command): void {
   program
@@ -13,20 +13,13 @@ export function register(program: Command): void {
     .option('--json', 'print JSON on stdout')
     .action(async (o) => {
       const cfg = config(o);
-      const store = openIndex(cfg, 'maintain');
+      const store = openExisting(cfg);
       try {
-        const keepOnly = o.dropOtherFingerprints ? createEmbedder(cfg.embedder).info.fingerprint : undefined;
-        // The index lock, as a run takes it: a run stores vectors before the documents that use
-        // them, so a gc beside it would delete what it just paid for. A busy index exits 75.
-        const lock = await acquireIndexLock(store, cfg.db);
-        let r;
-        try {
-          r = await store.gc({ keepOnly });
-        } finally {
-          await lock.release();
-        }
-        const spared = r.spared ? ` (kept ${r.spared} stored by runs that did not finish: the next run uses them)` : '';
-        out(o.json ? JSON.stringify(r) : `deleted ${r.vectors} unreferenced vectors${spared}`);
+        const keepOnly = o.dropOtherFingerprints ? createEmbedder((await withDimensions(cfg)).embedder).info.fingerprint : undefined;
+        // Takes the index lock (exit 75 while a run holds it) and spares what an unfinished run stored.
+        const r = await collectGarbage(store, cfg.db, { keepOnly, log: createLogger({ configLevel: cfg.logLevel }) });
+        const spared = r.sparedSince ? ` (kept those stored since ${r.sparedSince} by a run that did not finish)` : '';
+        out(o.json ? JSON.stringify({ vectors: r.vectors }) : `deleted ${r.vectors} unreferenced vectors${spared}`);
       } finally {
         await store.close();
       }

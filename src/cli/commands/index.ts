@@ -1,10 +1,10 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { runIndex, STATUS_EXIT } from '../../sync/run.ts';
 import { createLogger } from '../../core/log.ts';
 import { onStopSignals } from '../../daemon/signals.ts';
 import { indexJson, indexText } from '../format.ts';
 import { progressBar } from '../progress.ts';
-import { collect, config, configOption, out, positiveInt } from '../options.ts';
+import { collect, config, configOption, out, positiveInt, withDimensions } from '../options.ts';
 import { withRateLimits } from '../../embedding/create.ts';
 
 export function register(program: Command): void {
@@ -14,17 +14,18 @@ export function register(program: Command): void {
     .addOption(configOption())
     .option('-s, --source <name>', 'only this source (repeatable)', collect)
     .option('--dry-run', 'print the plan; write nothing, embed nothing')
-    .option('--force', 're-chunk every file and re-embed every chunk text (and let any deletion through)')
-    .option('--allow-empty', 'let a source that lists no files lose all its documents (default: refused)')
-    .option('--max-delete-share <x>', "largest share (0..1) of a source's documents this run may delete (default: the source's maxDeleteShare, 0.5)", shareArg)
+    .option('--force', 're-chunk every file and re-embed every chunk text (also lets deletions over maxDeleteShare through)')
+    .option('--allow-empty', 'a source that lists no files may lose all its documents this run')
+    .option('--allow-delete', "deletions over a source's maxDeleteShare go through this run")
     .option('--max-docs <n>', 'write at most n changed documents this run', positiveInt('--max-docs'))
     .option('--rpm <n>', 'embedding requests per minute (overrides embedder.rpm)', positiveInt('--rpm'))
     .option('--tpm <n>', 'embedding tokens per minute, estimated (overrides embedder.tpm)', positiveInt('--tpm'))
     .option('--json', 'print the result as one JSON object on stdout')
     .option('-v, --verbose', 'list every file in the plan')
     .action(async (o) => {
-      const cfg = withRateLimits(config(o), o.rpm, o.tpm);
-      const log = createLogger({ configLevel: cfg.logLevel });
+      const base = config(o);
+      const log = createLogger({ configLevel: base.logLevel });
+      const cfg = withRateLimits(await withDimensions(base, log), o.rpm, o.tpm);
       const bar = progressBar();
       // SIGTERM/SIGINT: stop after the batch in flight commits; the run is recorded 'aborted'.
       const stop = new AbortController();
@@ -41,10 +42,10 @@ export function register(program: Command): void {
             dryRun: !!o.dryRun,
             force: !!o.force,
             maxDocs: o.maxDocs,
-            allowEmpty: o.allowEmpty ? true : undefined,
-            maxDeleteShare: o.maxDeleteShare,
             log,
             signal: stop.signal,
+            allowEmpty: !!o.allowEmpty,
+            allowDelete: !!o.allowDelete,
           },
           bar,
         );
@@ -55,10 +56,4 @@ export function register(program: Command): void {
       out(o.json ? JSON.stringify(indexJson(result)) : indexText(result, !!o.verbose));
       process.exitCode = STATUS_EXIT[result.status];
     });
-}
-
-function shareArg(v: string): number {
-  const n = Number(v);
-  if (!/^\d*\.?\d+$/.test(v) || n > 1) throw new InvalidArgumentError(`--max-delete-share must be a number from 0 to 1 (got "${v}")`);
-  return n;
 }

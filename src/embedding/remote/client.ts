@@ -1,6 +1,5 @@
 import type { Pool } from 'undici';
-import { DeadlineError } from './errors.ts';
-import { readCapped } from '../../core/read-capped.ts';
+import { withDeadline } from './deadline.ts';
 
 export interface HttpReply {
   status: number;
@@ -8,19 +7,12 @@ export interface HttpReply {
   body: string;
 }
 
-export interface EmbeddingsRequest {
-  model: string;
-  input: string[];
-  dimensions?: number;
-  encoding_format: 'float';
-}
-
 /**
- * POST {baseUrl}/embeddings over one keep-alive undici pool. It only moves bytes: status codes,
- * retries and validation are the caller's business. A response whose headers or body stall
- * longer than `timeoutMs` fails with undici's HeadersTimeout/BodyTimeout error; one that is not
- * complete within `deadlineMs` however it trickles (a byte a second resets both) with DeadlineError,
- * and one longer than `maxReplyBytes` (a peer streaming without end) with ReplyTooLarge.
+ * POST {baseUrl}{endpoint} (/embeddings, or /api/embed, /embed: wire.ts) over one keep-alive undici
+ * pool. It only moves bytes: status codes, retries and validation are the caller's business. A
+ * response whose headers or body stall longer than `timeoutMs` fails with undici's
+ * HeadersTimeout/BodyTimeout error; one that is not complete within `deadlineMs` (however
+ * steadily it trickles) fails with a DeadlineError.
  */
 export class EmbeddingsClient {
   private pool: Pool | null = null;
@@ -29,14 +21,15 @@ export class EmbeddingsClient {
 
   constructor(
     baseUrl: string,
-    private readonly opts: { timeoutMs: number; connections: number; deadlineMs?: number; maxReplyBytes?: number },
+    private readonly opts: { timeoutMs: number; connections: number; deadlineMs: number },
+    endpoint = '/embeddings',
   ) {
     const u = new URL(baseUrl);
     this.origin = u.origin;
-    this.path = u.pathname.replace(/\/+$/, '') + '/embeddings';
+    this.path = u.pathname.replace(/\/+$/, '') + endpoint;
   }
 
-  async post(body: EmbeddingsRequest, apiKey: string | null, signal?: AbortSignal): Promise<HttpReply> {
+  async post(body: unknown, apiKey: string | null, signal?: AbortSignal): Promise<HttpReply> {
     // Created on first use, so a command that never embeds (status, an index run with nothing new)
     // opens nothing and does not even load undici (~150 ms of start-up).
     this.pool ??= new (await import('undici')).Pool(this.origin, {
@@ -48,20 +41,11 @@ export class EmbeddingsClient {
     });
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-    const deadline = this.opts.deadlineMs ? AbortSignal.timeout(this.opts.deadlineMs) : undefined;
-    try {
-      const res = await this.pool.request({
-        path: this.path,
-        method: 'POST',
-        headers,
-        body: JSON.stringify(body),
-        signal: deadline && signal ? AbortSignal.any([signal, deadline]) : (deadline ?? signal),
-      });
-      return { status: res.statusCode, headers: res.headers, body: await readCapped(res.body, this.opts.maxReplyBytes ?? 256 * 2 ** 20) };
-    } catch (err) {
-      if (deadline?.aborted && !signal?.aborted) throw new DeadlineError(this.opts.deadlineMs!);
-      throw err;
-    }
+    const pool = this.pool;
+    return withDeadline(this.opts.deadlineMs, 'embedder.deadlineMs', signal, async (whole) => {
+      const res = await pool.request({ path: this.path, method: 'POST', headers, body: JSON.stringify(body), signal: whole });
+      return { status: res.statusCode, headers: res.headers, body: await res.body.text() };
+    });
   }
 
   async close(): Promise<void> {

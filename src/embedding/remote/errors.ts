@@ -26,15 +26,6 @@ export class CircuitOpenError extends RagsyncError {
   }
 }
 
-/** A request that was still not complete at its whole-request deadline (embedder.deadlineMs). */
-export class DeadlineError extends Error {
-  readonly code = 'RAGSYNC_DEADLINE';
-  constructor(readonly deadlineMs: number) {
-    super(`no complete reply within deadlineMs ${deadlineMs} ms (timed out)`);
-    this.name = 'DeadlineError';
-  }
-}
-
 /** Blanks the key, bearer tokens and key-shaped strings out of a provider message; one line, bounded length. */
 export function redactSecret(text: string, key: string | null): string {
   let out = text;

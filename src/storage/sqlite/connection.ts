@@ -1,9 +1,8 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { latestVersion, migrate } from './migrate.ts';
-import { checkSchema, inspectFile, READER_MIN_VERSION, worded } from './identity.ts';
-import { RagsyncError, EXIT } from '../../core/errors.ts';
+import { migrate } from './migrate.ts';
+import { assertOwnSchema, refuseForeignFile } from './identity.ts';
 import { registerGlob } from './filter.ts';
 import { defaultAnalyzer, indexTerms } from '../../core/text/analyzer.ts';
 
@@ -53,68 +52,52 @@ function backfillKeywordIndex(db: Database): void {
   })();
 }
 
+/** Runs `check` on a fresh connection; a refusal closes it before anything was written. */
+function checked(db: Database, check: (db: Database) => void): Database {
+  try {
+    check(db);
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
 /**
- * Opens a connection with the project's pragmas and SQL functions. Before anything is written the
- * file is checked to be a ragsync index (or new) of a schema this version knows (identity.ts); only
- * 'write' migrates, and readers never write at all (an older index is upgraded by the next index run).
- * Errors a user can fix (a directory, permissions, a read-only folder) come out in words naming the file.
+ * Opens a connection with the project's pragmas and SQL functions. Every mode first checks the
+ * file is ragsync's and not newer than this code (storage/sqlite/identity.ts), before anything is
+ * written to it; only 'write' migrates, so readers never change a schema.
  */
 export function openDatabase(file: string, mode: OpenMode): Database {
-  const latest = latestVersion();
-  const state = inspectFile(file);
   if (mode === 'snapshot') {
-    if (state !== 'sqlite') return migrated(prepare(new BetterSqlite3(':memory:')));
+    if (!existsSync(file)) return migrated(prepare(new BetterSqlite3(':memory:')));
     if (!existsSync(file + '-wal')) {
       const bytes = readFileSync(file);
       // Header bytes 18-19 say "WAL"; an in-memory copy must be told it is a rollback-journal file.
       if (bytes.length >= 20) bytes[18] = bytes[19] = 1;
-      return checked(() => new BetterSqlite3(bytes), file, (db) => {
-        checkSchema(db, file, latest);
-        return migrated(prepare(db));
-      });
+      const copy = bytes.length ? new BetterSqlite3(bytes) : new BetterSqlite3(':memory:');
+      return migrated(prepare(checked(copy, (db) => assertOwnSchema(db, file, false))));
     }
     // A writer is active (its WAL holds recent commits): read through it, read-only.
-    return checked(() => new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 }), file, (db) => {
-      checkSchema(db, file, latest, READER_MIN_VERSION);
-      return prepare(db);
-    });
+    refuseForeignFile(file);
+    const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 });
+    return prepare(checked(db, (c) => assertOwnSchema(c, file, false)));
   }
   if (mode === 'read') {
-    if (state !== 'sqlite') throw new RagsyncError(`no index at ${file}${state === 'empty' ? ' (an empty file)' : ''}: run "ragsync index" first`, EXIT.failed);
-    return checked(() => new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 }), file, (db) => {
-      checkSchema(db, file, latest, READER_MIN_VERSION);
-      return prepare(db);
-    });
+    if (!existsSync(file)) throw new Error(`no index at ${file}`);
+    refuseForeignFile(file);
+    const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 });
+    return prepare(checked(db, (c) => assertOwnSchema(c, file, true)));
   }
-  try {
-    mkdirSync(dirname(file), { recursive: true });
-  } catch (err) {
-    throw worded(err, file);
-  }
-  return checked(() => new BetterSqlite3(file, { timeout: 10_000 }), file, (db) => {
-    // Identity first: not even the journal mode of someone else's database is changed.
-    checkSchema(db, file, latest);
-    db.pragma('journal_mode = WAL');
-    // NORMAL is safe in WAL mode: a power cut can lose the last commit, never corrupt the file.
-    db.pragma('synchronous = NORMAL');
-    return migrated(prepare(db));
+  mkdirSync(dirname(file), { recursive: true });
+  refuseForeignFile(file);
+  const db = checked(new BetterSqlite3(file, { timeout: 10_000 }), (c) => {
+    assertOwnSchema(c, file, false);
+    c.pragma('journal_mode = WAL');
   });
-}
-
-/** Runs the open steps on a new connection; on any failure closes it and throws in words. */
-function checked(open: () => Database, file: string, steps: (db: Database) => Database): Database {
-  let db: Database;
-  try {
-    db = open();
-  } catch (err) {
-    throw worded(err, file);
-  }
-  try {
-    return steps(db);
-  } catch (err) {
-    db.close();
-    throw worded(err, file);
-  }
+  // NORMAL is safe in WAL mode: a power cut can lose the last commit, never corrupt the file.
+  db.pragma('synchronous = NORMAL');
+  return migrated(prepare(db));
 }
 
 export const now = () => new Date().toISOString();

@@ -1,107 +1,111 @@
-import type { Database } from 'better-sqlite3';
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { RagsyncError, EXIT } from '../../core/errors.ts';
-import { describeSystemError } from '../../core/error-words.ts';
+import { listMigrations } from './migrate.ts';
+
+/** "RGSY" in the SQLite header's application_id (set by migration 006). */
+export const APPLICATION_ID = 0x52475359;
+
+export type Identity =
+  /** No schema objects at all: a new (or zero-byte) database. */
+  | { kind: 'empty' }
+  /** Someone else's database: another application id, or tables and no ragsync migrations. */
+  | { kind: 'foreign' }
+  /** `version`: the newest migration applied; `applied`: every one applied (older files may miss some). */
+  | { kind: 'ragsync'; version: number; applied: Set<number> };
+
+/** What the file is, read without writing anything. */
+export function identify(db: Database): Identity {
+  const appId = db.pragma('application_id', { simple: true }) as number;
+  const objects = db.prepare("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").pluck().all() as string[];
+  const ours = (): Identity => {
+    const applied = new Set(
+      objects.includes('schema_migrations') ? (db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]) : [],
+    );
+    return { kind: 'ragsync', version: Math.max(0, ...applied), applied };
+  };
+  if (appId === APPLICATION_ID) return ours();
+  if (appId !== 0) return { kind: 'foreign' };
+  if (!objects.length) return { kind: 'empty' };
+  // Before 006: ragsync's own migrations table (other tools name theirs alike, with other columns).
+  if (objects.includes('schema_migrations')) {
+    const cols = new Set((db.prepare('PRAGMA table_info(schema_migrations)').all() as { name: string }[]).map((c) => c.name));
+    if (cols.has('version') && cols.has('name') && cols.has('applied_at')) return ours();
+  }
+  return { kind: 'foreign' };
+}
+
+const notOurs = (file: string) =>
+  new RagsyncError(`not a ragsync index: ${file} (a SQLite database with other tables; point "db" at another file)`, EXIT.usage);
+
+/** Largest WAL-mode file examined from a private copy rather than opened in place. */
+const COPY_MAX_BYTES = 64 * 1024 * 1024;
 
 /**
- * Whether a database file is ragsync's, checked before anything is written to it. A config that
- * points `db` at another program's SQLite file, at a file that is not SQLite, or at an index made
- * by a newer ragsync must be refused untouched: migrating the first would write ragsync's schema
- * into someone else's data, and writing the last with an older schema's assumptions could damage it.
+ * Refuses another program's database from its bytes alone, before SQLite opens it: opening a
+ * WAL-mode file in place (even read-only) creates -wal and -shm files beside it. The header says
+ * the application id; a WAL-mode file with no -wal beside it is whole, so a private in-memory copy
+ * shows its tables. Anything undecided here is checked by assertOwnSchema after opening.
  */
-
-/** `PRAGMA application_id` of a ragsync index ("rgsy"), set by migration 006. */
-export const APPLICATION_ID = 0x72677379;
-
-/**
- * The oldest schema this version's readers understand (the run counts of migration 005). A reader
- * never migrates: an older index is upgraded by the next `ragsync index` (a writer).
- */
-export const READER_MIN_VERSION = 5;
-
-const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
-
-export type FileState = 'missing' | 'empty' | 'sqlite';
-
-/** What is at the path, from its first bytes: refuses directories and files that are not SQLite. */
-export function inspectFile(file: string): FileState {
+export function refuseForeignFile(file: string): void {
+  let header: Buffer;
   let size: number;
   try {
-    const st = statSync(file);
-    if (st.isDirectory()) throw new RagsyncError(`the index ${file} is a directory, not a database file (config "db")`, EXIT.usage);
-    if (!st.isFile()) throw new RagsyncError(`the index ${file} is not a regular file (config "db")`, EXIT.usage);
-    size = st.size;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
-    throw worded(err, file);
+    size = statSync(file).size;
+    if (size < 100) return;
+    header = Buffer.alloc(100);
+    const fd = openSync(file, 'r');
+    try {
+      readSync(fd, header, 0, 100, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return; // SQLite reports it in its own words (a directory, no permission …)
   }
-  if (size === 0) return 'empty';
-  const head = Buffer.alloc(16);
-  let fd: number | undefined;
+  if (header.toString('latin1', 0, 16) !== 'SQLite format 3\0') return;
+  const appId = header.readUInt32BE(68);
+  if (appId === APPLICATION_ID) return;
+  if (appId !== 0) throw notOurs(file);
+  if (header[18] !== 2 || existsSync(file + '-wal') || size > COPY_MAX_BYTES) return;
+  const bytes = readFileSync(file);
+  bytes[18] = bytes[19] = 1; // read the copy as a rollback-journal file
+  const copy = new BetterSqlite3(bytes);
   try {
-    fd = openSync(file, 'r');
-    readSync(fd, head, 0, 16, 0);
-  } catch (err) {
-    throw worded(err, file);
+    if (identify(copy).kind === 'foreign') throw notOurs(file);
   } finally {
-    if (fd !== undefined) closeSync(fd);
+    copy.close();
   }
-  if (!head.equals(SQLITE_MAGIC)) throw new RagsyncError(`not a ragsync index: ${file} (not an SQLite database)`, EXIT.usage);
-  return 'sqlite';
 }
 
-export interface SchemaState {
-  /** No tables at all: a new (or just created) database. */
-  fresh: boolean;
-  /** Highest migration applied (0 when fresh). */
-  version: number;
-}
+/** The newest schema version this code knows. */
+export const knownVersion = (): number => Math.max(0, ...listMigrations().map((m) => m.version));
 
 /**
- * Reads (never writes) who made the database and which schema it has. Throws for another program's
- * database and for a schema newer than `latest`; readers (`minVersion`) also refuse an older one.
+ * Refuses a database that is not ragsync's, or whose schema is newer than this code; `forRead`
+ * also refuses one that would need migrating (readers never write a schema) or that is empty.
+ * Throws RagsyncError naming the file and both versions.
  */
-export function checkSchema(db: Database, file: string, latest: number, minVersion?: number): SchemaState {
-  const appId = db.pragma('application_id', { simple: true }) as number;
-  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
-  if (appId !== APPLICATION_ID) {
-    if (appId !== 0) throw new RagsyncError(`not a ragsync index: ${file} (an SQLite file of another program: application_id ${appId})`, EXIT.usage);
-    if (!tables.length) return { fresh: true, version: 0 };
-    // Made before ragsync set its application_id: recognised by its migration table and tables.
-    const ours = tables.includes('schema_migrations') && tables.includes('documents') && tables.includes('vectors');
-    if (!ours) {
-      const shown = tables.slice(0, 5).join(', ') + (tables.length > 5 ? `, … (${tables.length} tables)` : '');
-      throw new RagsyncError(`not a ragsync index: ${file} (it holds other tables: ${shown}); ragsync leaves it untouched`, EXIT.usage);
-    }
+export function assertOwnSchema(db: Database, file: string, forRead: boolean): void {
+  const id = identify(db);
+  const known = knownVersion();
+  if (id.kind === 'foreign') throw notOurs(file);
+  if (id.kind === 'empty') {
+    if (forRead) throw new RagsyncError(`no index at ${file} (the file is empty): run "ragsync index" first`, EXIT.failed);
+    return;
   }
-  const applied = new Set(
-    tables.includes('schema_migrations') ? (db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]) : [],
-  );
-  const version = Math.max(0, ...applied);
-  if (version > latest) {
+  if (id.version > known) {
     throw new RagsyncError(
-      `the index ${file} has schema version ${version}, newer than this ragsync knows (${latest}): it was written by a newer ` +
-        'ragsync; upgrade ragsync to use it (the index was not touched)',
+      `index ${file} has schema version ${id.version}; this ragsync knows up to ${known}: upgrade ragsync (the index is left as it is)`,
       EXIT.usage,
     );
   }
-  if (minVersion !== undefined) {
-    const missing = Array.from({ length: minVersion }, (_, i) => i + 1).filter((v) => !applied.has(v));
-    if (missing.length) {
-      throw new RagsyncError(
-        `the index ${file} has an older schema (version ${version}${missing.some((v) => v < version) ? `, without migration ${missing.join(', ')}` : ''}); ` +
-          `this ragsync reads version ${minVersion} to ${latest}: run "ragsync index" once to upgrade it (reading commands never change the schema)`,
-        EXIT.usage,
-      );
-    }
+  const missing = listMigrations().filter((m) => !id.applied.has(m.version)).map((m) => m.version);
+  if (forRead && missing.length) {
+    const gaps = id.version >= known ? ` without migration ${missing.join(', ')}` : '';
+    throw new RagsyncError(
+      `index ${file} has schema version ${id.version}${gaps}; this ragsync needs ${known}: run "ragsync index" once to upgrade it (read commands never change the schema)`,
+      EXIT.usage,
+    );
   }
-  return { fresh: false, version };
-}
-
-/** Any error met while opening, in words naming the file when it is a kind the user can fix. */
-export function worded(err: unknown, file: string): Error {
-  if (err instanceof RagsyncError) return err;
-  const w = describeSystemError(err, { file });
-  if (!w) return err instanceof Error ? err : new Error(String(err));
-  return Object.assign(new RagsyncError(w.message, w.exitCode), { code: (err as { code?: unknown }).code });
 }

@@ -20,14 +20,6 @@ export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
     .sort((a, b) => a.version - b.version);
 }
 
-let latest: number | undefined;
-
-/** The highest migration this version of ragsync has (the schema version it writes). */
-export function latestVersion(): number {
-  latest ??= Math.max(0, ...listMigrations().map((m) => m.version));
-  return latest;
-}
-
 /** Versions applied so far (empty on a new database). */
 export function appliedVersions(db: Database): Set<number> {
   const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();

@@ -159,30 +159,16 @@ export class SqliteRunLog implements RunLog {
     return listRuns(this.db, limit);
   }
 
-  async gc(opts: { keepOnly?: string } = {}): Promise<{ vectors: number; spared: number }> {
+  async gc(opts: { keepOnly?: string; spareSince?: string } = {}): Promise<{ vectors: number }> {
     return this.db.transaction(() => {
-      // Vectors stored by runs that did not finish (killed, stopped, failed) are the down payment
-      // on documents the next run writes: it finds them and embeds only the rest. Spare everything
-      // stored since the first of those runs that began after the last run that finished.
-      const since = this.db
-        .prepare(
-          `SELECT min(started_at) FROM runs WHERE status IN ('running', 'aborted', 'failed')
-             AND id > coalesce((SELECT max(id) FROM runs WHERE status IN ('ok', 'partial')), 0)`,
-        )
-        .pluck()
-        .get() as string | null;
-      const unreferenced = 'text_hash NOT IN (SELECT text_hash FROM chunks)';
-      const spared = since
-        ? (this.db.prepare(`SELECT count(*) FROM vectors WHERE ${unreferenced} AND created_at >= ?`).pluck().get(since) as number)
-        : 0;
       let vectors = this.db
-        .prepare(`DELETE FROM vectors WHERE ${unreferenced} AND (? IS NULL OR created_at < ?)`)
-        .run(since, since).changes;
+        .prepare('DELETE FROM vectors WHERE text_hash NOT IN (SELECT text_hash FROM chunks) AND (? IS NULL OR created_at < ?)')
+        .run(opts.spareSince ?? null, opts.spareSince ?? null).changes;
       if (opts.keepOnly !== undefined) {
         vectors += this.db.prepare('DELETE FROM vectors WHERE fingerprint != ?').run(opts.keepOnly).changes;
         this.db.prepare('DELETE FROM embedders WHERE fingerprint != ?').run(opts.keepOnly);
       }
-      return { vectors, spared };
+      return { vectors };
     })();
   }
 
