@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PRESETS, allowedDimensionsFor, type RemoteProvider } from './presets.ts';
 import { createRequire } from 'node:module';
+import { unsafeGitUrl } from './git-url.ts';
 
 // node-cron loads only when a config has a schedule to check (its import costs every command ~30 ms).
 const validCron = (expr: string): boolean =>
@@ -57,9 +58,18 @@ export const sourceSchema = z
   .object({
     name,
     kind: z.enum(['git', 'dir']).default('git'),
-    /** git: the upstream to clone (URL or local path). */
-    url: z.string().min(1).optional(),
-    branch: z.string().min(1).default('main'),
+    /** git: the upstream to clone (URL or local path). Never an option or a transport-helper command. */
+    url: z
+      .string()
+      .min(1)
+      .refine((u) => unsafeGitUrl(u) === null, { error: (iss) => `${unsafeGitUrl(String(iss.input))} (got ${JSON.stringify(iss.input)})` })
+      .optional(),
+    branch: z
+      .string()
+      .min(1)
+      // Not an option ("-…"), no whitespace, control or revision-syntax characters: a branch name git accepts.
+      .regex(/^(?!-)(?!.*\.\.)[^\s~^:?*[\\\x00-\x1f\x7f]+$/, 'not a valid branch name')
+      .default('main'),
     /** git: where the checkout lives (default: <checkouts>/<name>); dir: the folder to index. */
     path: z.string().min(1).optional(),
     include: z.array(z.string().min(1)).min(1).default(['**/*.md']),

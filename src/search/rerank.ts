@@ -1,4 +1,8 @@
 import { redactUrl } from '../core/redact.ts';
+import { readCapped } from '../core/read-capped.ts';
+
+/** Scores for a few dozen candidates fit in kilobytes: a longer answer is a broken peer. */
+const MAX_REPLY_BYTES = 4 * 2 ** 20;
 
 /** Reorders documents by relevance to a query: one score per document index. */
 export interface Reranker {
@@ -60,9 +64,9 @@ export class DashScopeReranker implements Reranker {
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       });
-      body = await res.body.text();
+      body = await readCapped(res.body, MAX_REPLY_BYTES);
     } catch (err) {
-      if (timeout.aborted && !signal?.aborted) throw new Error(`rerank ${redactUrl(this.url)}: no complete answer within ${this.timeoutMs} ms`);
+      if (timeout.aborted && !signal?.aborted) throw new Error(`rerank ${redactUrl(this.url)}: no complete answer within ${this.timeoutMs} ms (timed out; RAGSYNC_RERANK_TIMEOUT_MS)`);
       throw err;
     }
     if (res.statusCode !== 200) {
@@ -85,15 +89,16 @@ export class DashScopeReranker implements Reranker {
   }
 }
 
-/** A reranker from the environment (DASHSCOPE_API_KEY; RAGSYNC_RERANK_URL / _MODEL / _TOP_N), or null. */
+/** A reranker from the environment (DASHSCOPE_API_KEY; RAGSYNC_RERANK_URL / _MODEL / _TOP_N / _TIMEOUT_MS), or null. */
 export function rerankerFromEnv(env: NodeJS.ProcessEnv = process.env): Reranker | null {
   const apiKey = env.DASHSCOPE_API_KEY;
   if (!apiKey) return null;
-  const topN = env.RAGSYNC_RERANK_TOP_N ? Number(env.RAGSYNC_RERANK_TOP_N) : undefined;
+  const positive = (v: string | undefined) => (v && Number.isInteger(Number(v)) && Number(v) > 0 ? Number(v) : undefined);
   return new DashScopeReranker({
     apiKey,
     url: env.RAGSYNC_RERANK_URL || undefined,
     model: env.RAGSYNC_RERANK_MODEL || undefined,
-    topN: topN && Number.isInteger(topN) && topN > 0 ? topN : undefined,
+    topN: positive(env.RAGSYNC_RERANK_TOP_N),
+    timeoutMs: positive(env.RAGSYNC_RERANK_TIMEOUT_MS),
   });
 }

@@ -1,6 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { maxHeaderSize } from 'node:http';
+import { MAX_QUERY_CHARS } from '../search/request.ts';
 import type { Searcher, SearchResult } from '../search/search.ts';
 import { resultJson, sourceItem } from '../search/present.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
@@ -93,7 +96,7 @@ export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Se
         return send(res, 404, { error: `no route ${url.pathname}` });
     }
   };
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       if (err instanceof RagsyncError && err.exitCode === EXIT.usage) return send(res, 400, { error: err.message });
       log(`${req.method} ${req.url?.split('?')[0]}: ${describeIoError(err) ?? errorMessage(err)}`);
@@ -101,6 +104,29 @@ export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Se
       else res.destroy();
     });
   });
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => refuseUnparsable(err, socket));
+  return server;
+}
+
+/**
+ * A request node:http cannot parse — most often a URL over its header limit (a megabyte-long
+ * query) — gets a 400 that says why, instead of a bare 431 or a dropped connection. What the client
+ * still sends is read and discarded before the socket closes: closing with unread input would reset
+ * the connection and lose the answer.
+ */
+function refuseUnparsable(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) return void socket.destroy();
+  const error =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? `request too large: the URL and headers may take at most ${maxHeaderSize} bytes (a query at most ${MAX_QUERY_CHARS} characters)`
+      : `malformed HTTP request (${err.code ?? 'parse error'})`;
+  const body = JSON.stringify({ error });
+  socket.on('error', () => {});
+  socket.resume();
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+  setTimeout(() => socket.destroy(), 5000).unref();
 }
 
 /** Listens (127.0.0.1 by default; port 0 = ephemeral) and resolves with the bound URL. */

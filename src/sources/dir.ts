@@ -1,13 +1,17 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { open, readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { existsSync, statSync } from 'node:fs';
+import { constants, existsSync, statSync } from 'node:fs';
 import type { Snapshot, SourceFile } from './types.ts';
 import { RagsyncError, errorMessage } from '../core/errors.ts';
 import { describeIoError } from '../core/io-errors.ts';
+import { shownPath } from '../core/shown-path.ts';
 
 const SKIP_DIRS = new Set(['.git', 'node_modules']);
 
-/** A plain folder: listed with stat, read from disk. */
+/**
+ * A plain folder: listed with stat, read from disk. Only regular files and real folders inside the
+ * root are listed: symbolic links are never followed and FIFOs, sockets and devices are left out.
+ */
 export async function dirSnapshot(root: string, match: (path: string) => boolean): Promise<Snapshot> {
   if (!existsSync(root)) throw new RagsyncError(`folder not found: ${root}`);
   if (!statSync(root).isDirectory()) throw new RagsyncError(`${root} is not a folder`);
@@ -33,7 +37,29 @@ export async function dirSnapshot(root: string, match: (path: string) => boolean
     commit: null,
     files,
     async *read(paths) {
-      for (const path of paths) yield { path, bytes: await readFile(join(root, path)) };
+      for (const path of paths) yield { path, bytes: await readRegularFile(join(root, path), path) };
     },
   };
+}
+
+/**
+ * Reads a file that was listed as a regular file, refusing one swapped since for a symbolic link
+ * (which could point anywhere: its target would be indexed and shown to every searcher) or a FIFO
+ * (whose open would wait for a writer forever): O_NOFOLLOW fails on a link, O_NONBLOCK keeps the
+ * open from waiting, and fstat on the open descriptor decides.
+ */
+async function readRegularFile(full: string, path: string): Promise<Buffer> {
+  let fh;
+  try {
+    fh = await open(full, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new RagsyncError(`${shownPath(path)}: became a symbolic link since it was listed, not followed`);
+    throw err;
+  }
+  try {
+    if (!(await fh.stat()).isFile()) throw new RagsyncError(`${shownPath(path)}: no longer a regular file, not read`);
+    return await fh.readFile();
+  } finally {
+    await fh.close();
+  }
 }

@@ -32,7 +32,7 @@ export function missingBranch(reason: string): boolean {
 
 /** One line for a failed git step: "<step> failed: <reason in words>". */
 export function describeGitFailure(step: string, f: GitFailure, o: { branch: string; timeoutMs: number; branches?: string[] | null }): string {
-  if (f.timedOut) return `${step} did not finish within ${Math.round(o.timeoutMs / 1000)} s (sources[].timeoutMs); stopped`;
+  if (f.timedOut) return `${step} did not finish within ${Math.round(o.timeoutMs / 1000)} s; stopped`;
   const reason = gitReason(f);
   if (missingBranch(reason)) {
     // What the remote has instead, when we could ask it.

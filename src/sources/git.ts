@@ -4,8 +4,10 @@ import { basename, dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Snapshot, SourceFile } from './types.ts';
 import { readBlobs } from './catfile.ts';
-import { RagsyncError, errorMessage } from '../core/errors.ts';
+import { RagsyncError } from '../core/errors.ts';
 import { redactUrl } from '../core/redact.ts';
+import { unsafeGitUrl } from '../config/git-url.ts';
+import { describeGitFailure, gitReason, missingBranch, type GitFailure } from './git-errors.ts';
 import { failpoint } from '../core/failpoint.ts';
 import {
   adoptCheckout,
@@ -45,9 +47,10 @@ const CLONE_DEADLINE_MS = 30 * 60_000;
 /** simple-git for the clone (first run only: loaded then, it costs ~50 ms to import). */
 async function clone(url: string, root: string, branch: string): Promise<void> {
   const { simpleGit } = await import('simple-git');
+  // "--" before the URL: whatever it holds, git reads it as a repository, never as an option.
   await simpleGit({ timeout: { block: TIMEOUT_MS }, abort: AbortSignal.timeout(CLONE_DEADLINE_MS) })
     .env(ENV)
-    .clone(url, root, ['--branch', branch, '--single-branch', '--no-tags']);
+    .clone(url, root, ['--branch', branch, '--single-branch', '--no-tags', '--']);
 }
 
 /**
@@ -98,20 +101,45 @@ function processAlive(pid: number): boolean {
 /**
  * The hourly path (fetch, rev-parse, ls-tree, reset) runs git directly: a third of simple-git's
  * per-call cost, which is most of a no-op run. Fails with git's own message (stderr).
+ *
+ * Every call here works in a checkout, and git is told that repository explicitly: left to find it
+ * itself, git would take a checkout whose .git is damaged (a garbage HEAD) for no repository and
+ * walk up to whatever repository encloses the folder — and fetch into it and reset it.
  */
 function run(cwd: string, args: string[]): Promise<string> {
+  const inRepo = [`--git-dir=${join(cwd, '.git')}`, `--work-tree=${cwd}`, ...args];
   return new Promise((resolve, reject) => {
-    execFile('git', args, { cwd, env: ENV, timeout: TIMEOUT_MS, maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(stderr.trim() || err.message));
-      else resolve(stdout);
+    execFile('git', inRepo, { cwd, env: ENV, timeout: TIMEOUT_MS, maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (!err) return resolve(stdout);
+      const timedOut = (err as { killed?: boolean }).killed === true;
+      reject(Object.assign(new Error(stderr.trim() || err.message), { failure: { stderr: stderr || err.message, timedOut } }));
     });
   });
 }
 
-/** First line of a git error, with credentials removed. */
+const failureOf = (err: unknown): GitFailure =>
+  (err as { failure?: GitFailure }).failure ?? { stderr: err instanceof Error ? err.message : String(err) };
+
+/** git's reason for a failure in one line, credentials removed (not the "Cloning into …" it starts with). */
 function gitError(err: unknown): string {
-  const line = errorMessage(err).split('\n').map((l) => l.trim()).find((l) => l.length > 0) ?? 'unknown error';
-  return redactUrl(line);
+  return gitReason(failureOf(err));
+}
+
+/** A failed clone or fetch in words: a missing branch names the ones the remote has. */
+async function describeFailure(step: 'clone' | 'fetch', err: unknown, o: GitSourceOptions): Promise<string> {
+  const f = failureOf(err);
+  const branches = missingBranch(gitReason(f)) ? await remoteBranches(o.url) : undefined;
+  return describeGitFailure(step, f, { branch: o.branch, timeoutMs: TIMEOUT_MS, branches });
+}
+
+/** The remote's branch names, for a "branch not found" message; null when it cannot be asked. */
+function remoteBranches(url: string): Promise<string[] | null> {
+  return new Promise((resolve) => {
+    execFile('git', ['ls-remote', '--heads', '--', url], { env: ENV, timeout: 30_000 }, (err, stdout) => {
+      if (err) return resolve(null);
+      resolve(stdout.split('\n').filter(Boolean).map((l) => l.replace(/^\S+\trefs\/heads\//, '')));
+    });
+  });
 }
 
 /**
@@ -122,6 +150,9 @@ function gitError(err: unknown): string {
  * An unchanged upstream costs three git processes: fetch, rev-parse, ls-tree.
  */
 export async function gitSnapshot(o: GitSourceOptions, match: (path: string) => boolean): Promise<Snapshot> {
+  // The config schema refuses these; a library caller that builds options by hand meets it here.
+  const unsafe = unsafeGitUrl(o.url);
+  if (unsafe) throw new RagsyncError(`source "${o.name}" (${redactUrl(o.url)}): ${unsafe}`);
   try {
     return await snapshotOnce(o, match);
   } catch (err) {
@@ -160,7 +191,7 @@ async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolea
     try {
       await (state.kind === 'absent' ? cloneNew : cloneInto)(o.url, o.root, o.branch);
     } catch (err) {
-      throw new RagsyncError(`${where}: clone failed: ${gitError(err)}`);
+      throw new RagsyncError(`${where}: ${await describeFailure('clone', err, o)}`);
     }
   } else if (state.kind === 'unmarked') {
     // A dry run checks but does not mark: it writes nothing of its own.
@@ -174,11 +205,11 @@ async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolea
   }
   const ref = `refs/remotes/origin/${o.branch}`;
   try {
-    await run(o.root, ['fetch', '--quiet', '--prune', '--no-tags', o.url, `+refs/heads/${o.branch}:${ref}`]);
+    await run(o.root, ['fetch', '--quiet', '--prune', '--no-tags', '--', o.url, `+refs/heads/${o.branch}:${ref}`]);
   } catch (err) {
     const msg = gitError(err);
-    if (/not a git repository|corrupt|bad object|unable to read/i.test(msg)) throw new BrokenCheckout(msg);
-    throw new RagsyncError(`${where}: fetch failed: ${msg}`);
+    if (!failureOf(err).timedOut && /not a git repository|corrupt|bad object|unable to read/i.test(msg)) throw new BrokenCheckout(msg);
+    throw new RagsyncError(`${where}: ${await describeFailure('fetch', err, o)}`);
   }
   let head: string;
   let commit: string;

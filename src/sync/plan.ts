@@ -3,6 +3,7 @@ import { indexTerms } from '../core/text/analyzer.ts';
 import { estimateTokens } from '../core/text/tokens.ts';
 import { errorMessage } from '../core/errors.ts';
 import { sha256 } from '../core/hash.ts';
+import { shownPath } from '../core/shown-path.ts';
 import type { Chunker, ChunkRecord, DocumentCounts, DocumentRecord, StoredDocument, WorkCounts } from '../core/types.ts';
 import type { SourceConfig } from '../config/load.ts';
 import { decodeText } from '../sources/decode.ts';
@@ -117,7 +118,7 @@ export async function planSource(
     const old = stored.get(f.path);
     if (old && !opts.force && old.stamp === f.stamp && old.chunker === made) unchanged++;
     else if (f.size > source.maxFileBytes) {
-      skipped.push({ path: f.path, reason: `${f.path}: ${f.size} bytes is over maxFileBytes (${source.maxFileBytes}), skipped` });
+      skipped.push({ path: f.path, reason: `${shownPath(f.path)}: ${f.size} bytes is over maxFileBytes (${source.maxFileBytes}), skipped` });
     } else toRead.push(f);
   }
 

@@ -1,5 +1,6 @@
 import type { Pool } from 'undici';
 import { withDeadline } from './deadline.ts';
+import { readCapped } from '../../core/read-capped.ts';
 
 export interface HttpReply {
   status: number;
@@ -7,12 +8,16 @@ export interface HttpReply {
   body: string;
 }
 
+/** Replies of a full batch are megabytes at most; this bounds a client built without a size to go by. */
+const DEFAULT_MAX_REPLY_BYTES = 256 * 2 ** 20;
+
 /**
  * POST {baseUrl}{endpoint} (/embeddings, or /api/embed, /embed: wire.ts) over one keep-alive undici
  * pool. It only moves bytes: status codes, retries and validation are the caller's business. A
  * response whose headers or body stall longer than `timeoutMs` fails with undici's
  * HeadersTimeout/BodyTimeout error; one that is not complete within `deadlineMs` (however
- * steadily it trickles) fails with a DeadlineError.
+ * steadily it trickles) fails with a DeadlineError; one longer than `maxReplyBytes` (a peer that
+ * streams without end, too fast for either timeout) with ReplyTooLarge.
  */
 export class EmbeddingsClient {
   private pool: Pool | null = null;
@@ -21,7 +26,7 @@ export class EmbeddingsClient {
 
   constructor(
     baseUrl: string,
-    private readonly opts: { timeoutMs: number; connections: number; deadlineMs: number },
+    private readonly opts: { timeoutMs: number; connections: number; deadlineMs: number; maxReplyBytes?: number },
     endpoint = '/embeddings',
   ) {
     const u = new URL(baseUrl);
@@ -44,7 +49,7 @@ export class EmbeddingsClient {
     const pool = this.pool;
     return withDeadline(this.opts.deadlineMs, 'embedder.deadlineMs', signal, async (whole) => {
       const res = await pool.request({ path: this.path, method: 'POST', headers, body: JSON.stringify(body), signal: whole });
-      return { status: res.statusCode, headers: res.headers, body: await res.body.text() };
+      return { status: res.statusCode, headers: res.headers, body: await readCapped(res.body, this.opts.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES) };
     });
   }
 

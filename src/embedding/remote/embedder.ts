@@ -94,7 +94,13 @@ export class RemoteEmbedder implements Embedder {
     this.wire = WIRE_FORMATS[s.wire];
     this.client = new EmbeddingsClient(
       s.baseUrl,
-      { timeoutMs: s.timeoutMs, connections: s.concurrency, deadlineMs: s.deadlineMs },
+      {
+        timeoutMs: s.timeoutMs,
+        connections: s.concurrency,
+        deadlineMs: s.deadlineMs,
+        // A full batch written out as JSON takes far less than 32 bytes a value (size unknown: assume 4096).
+        maxReplyBytes: Math.max(8 * 2 ** 20, s.batchSize * (s.dimensions || 4096) * 32),
+      },
       this.wire.endpoint,
     );
   }

@@ -1,5 +1,6 @@
 import { ProviderError } from './errors.ts';
 import { DeadlineError } from './deadline.ts';
+import { ReplyTooLarge } from '../../core/read-capped.ts';
 
 export interface BackoffOptions {
   baseMs: number;
@@ -54,6 +55,8 @@ const RETRYABLE_CODES = new Set([
 /** A thrown transport error as a ProviderError (the caller has already handled its own abort). */
 export function transportError(err: unknown, label: string): ProviderError {
   if (err instanceof DeadlineError) return new ProviderError(`${label}: timed out: ${err.message}`, true);
+  // Not retried: the same batch would bring the same flood again.
+  if (err instanceof ReplyTooLarge) return new ProviderError(`${label}: ${err.message}`, false);
   const e = err as { code?: string; message?: string; cause?: { code?: string } };
   const code = e.code ?? e.cause?.code ?? '';
   const what = /TIMEOUT/.test(code) ? 'timed out' : code ? `connection failed (${code})` : `request failed: ${e.message ?? String(err)}`;
