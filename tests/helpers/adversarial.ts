@@ -1,5 +1,5 @@
 // Shared by the adversarial tests: configs written to disk, what an index holds, whether a folder or
-// a file was left exactly as it was, the CLI run as an unprivileged user, and hostile HTTP peers.
+// a file was left exactly as it was, the CLI run as an unprivileged user, and scripted HTTP peers.
 import BetterSqlite3 from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -109,19 +109,4 @@ export async function peer(handler: (req: IncomingMessage, res: ServerResponse, 
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
-}
-
-/** Answers 200 and then sends `body` one byte every `everyMs`: never idle long enough for an idle timeout. */
-export function trickle(res: ServerResponse, body: string, everyMs = 50): void {
-  res.writeHead(200, { 'content-type': 'application/json' });
-  let i = 0;
-  const timer = setInterval(() => {
-    if (res.destroyed || i >= body.length) {
-      clearInterval(timer);
-      if (!res.destroyed) res.end();
-      return;
-    }
-    res.write(body[i++]!);
-  }, everyMs);
-  res.on('close', () => clearInterval(timer));
 }
