@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 
 /**
  * Reads many blobs through one `git cat-file --batch` process instead of one process per file.
@@ -10,8 +9,7 @@ export async function* readBlobs(
   items: { path: string; sha: string }[],
 ): AsyncGenerator<{ path: string; bytes: Buffer }> {
   if (!items.length) return;
-  // The repository named, not looked for: the same one the listing came from (see git.ts run()).
-  const child = spawn('git', [`--git-dir=${join(gitDir, '.git')}`, 'cat-file', '--batch'], { cwd: gitDir, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('git', ['cat-file', '--batch'], { cwd: gitDir, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1)));
