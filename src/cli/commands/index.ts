@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { runIndex, STATUS_EXIT } from '../../sync/run.ts';
+import { runIndex } from '../../sync/run.ts';
 import { createLogger } from '../../core/log.ts';
 import { onStopSignals } from '../../daemon/signals.ts';
 import { indexJson, indexText } from '../format.ts';
@@ -42,6 +42,6 @@ export function register(program: Command): void {
         bar.end();
       }
       out(o.json ? JSON.stringify(indexJson(result)) : indexText(result, !!o.verbose));
-      process.exitCode = STATUS_EXIT[result.status];
+      process.exitCode = result.exitCode;
     });
 }
