@@ -41,6 +41,8 @@ export const daemonSchema = z
     runOnStart: z.boolean().default(false),
     /** On SIGTERM/SIGINT, how long to wait for the current batch before giving up. */
     stopTimeoutMs: z.number().int().min(1000).max(600_000).default(20_000),
+    /** /healthz (and `status`) turn unhealthy after this many failed runs in a row. */
+    failuresToUnhealthy: z.number().int().min(1).max(1000).default(1),
   })
   .strict();
 
@@ -169,7 +171,7 @@ export const configSchema = z
     embedder: embedderSchema.default({ provider: 'hash', dims: 1024, batchSize: 256 }),
     chunking: chunkingSchema.default({ targetTokens: 500, overlap: 0.15 }),
     sources: z.array(sourceSchema).min(1),
-    daemon: daemonSchema.default({ schedule: '0 * * * *', runOnStart: false, stopTimeoutMs: 20_000 }),
+    daemon: daemonSchema.default({ schedule: '0 * * * *', runOnStart: false, stopTimeoutMs: 20_000, failuresToUnhealthy: 1 }),
     /** pino level; $RAGSYNC_LOG_LEVEL wins over it. */
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   })

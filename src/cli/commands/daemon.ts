@@ -10,6 +10,7 @@ import { openIndex } from '../../storage/open.ts';
 import { EXIT } from '../../core/errors.ts';
 import { createLogger } from '../../core/log.ts';
 import { config, configOption } from '../options.ts';
+import { createEmbedder } from '../../embedding/create.ts';
 
 function port(v: string): number {
   const n = Number(v);
@@ -32,6 +33,9 @@ export function register(program: Command): void {
     .action(async (o) => {
       const cfg = config(o);
       if (o.schedule) assertCron(o.schedule, '--schedule');
+      // A daemon whose embedder cannot work (its API key is not set) stops here with exit 2
+      // rather than failing every scheduled run.
+      createEmbedder(cfg.embedder).ready?.();
       const log = createLogger({ fd: 1, configLevel: cfg.logLevel });
       // Handlers first, so a signal during startup is a graceful stop too.
       let signalled: (s: NodeJS.Signals) => void = () => {};
