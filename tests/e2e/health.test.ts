@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { FakeProvider } from '../helpers/fake-provider.ts';
 import { runCli } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
-import { spawnCli, waitFor } from './daemon-helpers.ts';
+import { startServe, type Served } from '../helpers/serve.ts';
 
 const KEY = 'sk-health-test-0123456789abcdef';
 const KEY_ENV = 'RAGSYNC_HEALTH_TEST_KEY';
@@ -17,7 +17,7 @@ let t: ReturnType<typeof tempDir>;
 let fake: FakeProvider;
 let cfgFile: string;
 let notes: string;
-let server: ReturnType<typeof spawnCli>;
+let server: Served;
 let base: string;
 const outputs: string[] = [];
 
@@ -60,16 +60,12 @@ beforeAll(async () => {
   );
   const first = await index();
   expect(first.code, first.stderr).toBe(0);
-  server = spawnCli(['serve', '-c', cfgFile, '--port', '0'], { [KEY_ENV]: KEY });
-  let err = '';
-  server.stderr!.on('data', (b: Buffer) => (err += b.toString()));
-  await waitFor(() => /listening on (http:\/\/\S+)/.test(err) || server.exitCode !== null, 'serve to listen');
-  base = /listening on (http:\/\/\S+)/.exec(err)![1]!;
+  server = await startServe(cfgFile, { [KEY_ENV]: KEY });
+  base = server.url;
 });
 
 afterAll(async () => {
-  server?.kill('SIGTERM');
-  await server?.done;
+  await server?.stop();
   await fake?.close();
   t?.cleanup();
 });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
 import { runIndex } from '../../src/sync/run.ts';
-import { classicsUpstream, dbState, prng, spawnCli, writeConfig, type DbState, hasClassics } from './daemon-helpers.ts';
+import { classicsUpstream, dbState, prng, spawnCli, writeConfig, type DbState, hasClassics, classicsCorpus } from './daemon-helpers.ts';
 
 const SEED = Number(process.env.KILL_SEED ?? 20261122);
 const FAILPOINT_KILLS = 7;
@@ -58,7 +58,7 @@ function killPlan(seed: number): { label: string; env: Record<string, string>; d
   return plan;
 }
 
-describe.skipIf(!hasClassics)(`SIGKILL during a large index (seed ${SEED})`, () => {
+describe.skipIf(!hasClassics)(classicsCorpus.title(`SIGKILL during a large index (seed ${SEED})`), () => {
   it('recovers at every kill point: integrity, lock, convergence, no re-embedding', async () => {
     const plan = killPlan(SEED);
     expect(plan.length).toBeGreaterThanOrEqual(10);
