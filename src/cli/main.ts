@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { createRequire } from 'node:module';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 type CommandModule = { register(program: Command): void };
 
@@ -20,9 +21,15 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   mcp: () => import('./commands/mcp.ts'),
 };
 
+/** package.json sits two folders up from both src/cli/ and dist/cli/. */
+function packageVersion(): string {
+  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+}
+
 export async function buildProgram(argv: string[] = []): Promise<Command> {
   const program = new Command('ragsync')
     .description('Keep a retrieval index in sync with Markdown in git repositories.')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .showHelpAfterError()
     .exitOverride();
   const first = argv.find((a) => !a.startsWith('-'));

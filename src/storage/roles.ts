@@ -174,6 +174,8 @@ export interface IndexReader {
   keywordSearch(q: KeywordQuery): Promise<StoredHit[]>;
   /** Chunks by reference that pass `filter`, in the order of `refs`. */
   getChunks(refs: number[], filter?: ChunkFilter): Promise<StoredHit[]>;
+  /** Whether any chunk passes `filter` (a filter value nothing in the index has is a typo to report). */
+  anyChunk(filter: ChunkFilter): Promise<boolean>;
   /** References of a document's chunks (source + path) or of one chunk (its id/key). */
   findChunks(ref: { source?: string; path?: string; id?: string }): Promise<number[]>;
   /** Every chunk's vector for `fingerprint` (chunks without one are left out). */
