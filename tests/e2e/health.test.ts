@@ -114,8 +114,14 @@ describe('health follows the embedder', () => {
     expect(s.code, s.stderr).toBe(0);
     expect((JSON.parse(s.stdout) as { path: string }[]).map((x) => x.path)).toContain('b.md');
 
-    const again = await index();
-    expect(again.code).toBe(0);
+    // The key from a file named by RAGSYNC_ENV_FILE (a missing file is a one-line usage error).
+    const missing = await runCli(['index', '-c', cfgFile], { RAGSYNC_ENV_FILE: join(t.dir, 'nope.env') });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trim()).toBe(`ragsync: RAGSYNC_ENV_FILE: no such file ${join(t.dir, 'nope.env')}`);
+    const envFile = join(t.dir, 'keys.env');
+    writeFileSync(envFile, `${KEY_ENV}=${KEY}\n`);
+    const again = await index({ RAGSYNC_ENV_FILE: envFile });
+    expect(again.code, again.stderr).toBe(0);
     expect((await healthz()).code).toBe(200);
   });
 
