@@ -134,6 +134,8 @@ export interface ExportRow {
   content: string;
   metadata: Record<string, unknown>;
   textHash: string;
+  /** With `exportChunks(…, { vectorsOf })`: the text's vector under that fingerprint, or null if it has none. */
+  vector?: Float32Array | null;
 }
 
 /** A stored text a switched embedder has no vector for yet. */
@@ -207,7 +209,8 @@ export interface RunLog extends RunHistory {
   releaseLock(token: string): Promise<void>;
   /** Deletes vectors no chunk references; with `keepOnly`, every other fingerprint's vectors too. */
   gc(opts?: { keepOnly?: string }): Promise<{ vectors: number }>;
-  exportChunks(source?: string): AsyncIterable<ExportRow>;
+  /** Every chunk in (source, path, ordinal) order; with `vectorsOf`, each with its vector under that fingerprint. */
+  exportChunks(source?: string, opts?: { vectorsOf?: string }): AsyncIterable<ExportRow>;
 }
 
 /** What `openIndex` hands each role. */
