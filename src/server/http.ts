@@ -21,6 +21,8 @@ export interface HttpOptions {
   /** Replaces the built-in /healthz (the run-history health check plugs in here). */
   health?: () => Promise<HealthReport>;
   log?: (line: string) => void;
+  /** Connections served at once (default 512); more are closed on arrival. */
+  maxConnections?: number;
 }
 
 /** The built-in health: ok, plus the last run's status and times. */
@@ -92,7 +94,7 @@ export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Se
         return send(res, 404, { error: `no route ${url.pathname}` });
     }
   };
-  return createServer((req, res) => {
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     handle(req, res).catch((err: unknown) => {
       if (err instanceof RagsyncError && err.exitCode === EXIT.usage) return send(res, 400, { error: err.message });
       log(`${req.method} ${req.url?.split('?')[0]}: ${errorMessage(err)}`);
@@ -100,7 +102,19 @@ export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Se
       else res.destroy();
     });
   });
+  // Bounded: slow or idle clients cannot hold sockets forever, and connections past the cap are
+  // refused rather than queued without limit (an oversized request line gets 431 from node:http).
+  server.maxConnections = opts.maxConnections ?? MAX_CONNECTIONS;
+  server.headersTimeout = 15_000;
+  server.requestTimeout = 30_000;
+  server.keepAliveTimeout = 5_000;
+  return server;
 }
+
+/** Open connections served at once; more are closed on arrival. */
+const MAX_CONNECTIONS = 512;
+/** Request line + headers: a query is at most 1,000 characters, so 16 KiB is plenty. */
+const MAX_HEADER_BYTES = 16 * 1024;
 
 /** Listens (127.0.0.1 by default; port 0 = ephemeral) and resolves with the bound URL. */
 export async function listen(server: Server, port: number, host = '127.0.0.1'): Promise<string> {

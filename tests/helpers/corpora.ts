@@ -12,9 +12,10 @@ export interface CorporaCheck {
 }
 
 /**
- * Whether the real corpora a suite needs are present. Missing on a developer's machine: the suite
- * skips and says why (once on stderr, and in its title). Missing under CI=true: the file fails at
- * once, so CI can never pass by skipping the suites that exercise real git history.
+ * Whether the real corpora a suite needs are present. A suite names itself with `title()`: when the
+ * corpora are missing on a developer's machine it skips and says why (on stderr and in its title);
+ * under CI=true the file fails at once, so CI can never pass by skipping the suites that exercise
+ * real git history. Merely importing a helper that checks (daemon-helpers) reports nothing.
  */
 export function needCorpora(...bundles: string[]): CorporaCheck {
   const missing = bundles.filter((b) => !existsSync(join(CORPORA, b)));
@@ -22,7 +23,15 @@ export function needCorpora(...bundles: string[]): CorporaCheck {
   const reason =
     `needs ${missing.join(' and ')} in ${CORPORA} (the shared test corpora: put them in ../shared/corpora ` +
     'beside the repository, or set RAGSYNC_CORPORA to their folder; see README, "Test corpora")';
-  if (process.env.CI === 'true') throw new Error(`CI=true and the test corpora are missing: this suite ${reason}`);
-  process.stderr.write(`skipped: ${reason}\n`);
-  return { ok: false, reason, title: (name) => `${name} [skipped: ${reason}]` };
+  let said = false;
+  return {
+    ok: false,
+    reason,
+    title(name) {
+      if (process.env.CI === 'true') throw new Error(`CI=true and the test corpora are missing: "${name}" ${reason}`);
+      if (!said) process.stderr.write(`skipped: ${reason}\n`);
+      said = true;
+      return `${name} [skipped: ${reason}]`;
+    },
+  };
 }
