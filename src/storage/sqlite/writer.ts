@@ -164,5 +164,5 @@ export class SqliteIndexWriter implements IndexWriter {
   }
 }
 
-/** Chunks written between two yields to the event loop (~70 ms of work). */
-const CHUNKS_PER_SLICE = 250;
+/** Chunks written between two yields to the event loop (tens of ms of work, long classics chunks included). */
+const CHUNKS_PER_SLICE = 100;
