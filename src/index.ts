@@ -12,4 +12,5 @@ export { createProfileRegistry, type Profile, type ProfileRegistry, type FilterS
 export { defaultAnalyzer, type Analyzer } from './core/text/analyzer.ts';
 export { HashEmbedder } from './embedding/hash.ts';
 export type { Embedder } from './embedding/types.ts';
+export { withEmbedderDimensions } from './embedding/remote/detect.ts';
 export { RagsyncError, EXIT } from './core/errors.ts';

@@ -37,52 +37,14 @@ export function hardSplit(text: string, maxTokens: number): string[] {
   return out;
 }
 
-// A space between two Han characters: texts that use spaces instead of punctuation.
-const HAN_SPACE = /(?<=\p{Script=Han})[ \t\u3000]+(?=\p{Script=Han})/gu;
-
-/** Splits after each space that stands for punctuation between Han characters; pieces concatenate back. */
-export function splitClauses(text: string): string[] {
-  const out: string[] = [];
-  let start = 0;
-  for (const m of text.matchAll(HAN_SPACE)) {
-    const end = m.index! + m[0].length;
-    out.push(text.slice(start, end));
-    start = end;
-  }
-  if (start < text.length) out.push(text.slice(start));
-  return out;
-}
-
-/** Clauses packed up to maxTokens; a clause still too long is hard-split. */
-function clausePieces(sentence: string, maxTokens: number): string[] {
-  const out: string[] = [];
-  let buf = '';
-  for (const clause of splitClauses(sentence)) {
-    if (buf && estimateTokens(buf + clause) > maxTokens) {
-      out.push(buf);
-      buf = '';
-    }
-    if (estimateTokens(clause) > maxTokens) out.push(...hardSplit(clause, maxTokens));
-    else buf += clause;
-  }
-  if (buf) out.push(buf);
-  return out;
-}
-
-export interface UnitOptions {
-  /** Cut an over-long sentence at spaces between Han characters before cutting it blindly. */
-  spaceClauses?: boolean;
-}
-
 /** Paragraph → units no larger than maxTokens (sentences, hard-split when a sentence is too long). */
-export function paragraphUnits(paragraph: string, sep: string, maxTokens: number, opts: UnitOptions = {}): Unit[] {
+export function paragraphUnits(paragraph: string, sep: string, maxTokens: number): Unit[] {
   const whole = estimateTokens(paragraph);
   if (whole <= maxTokens) return [{ text: sep + paragraph, tokens: whole }];
   const units: Unit[] = [];
   for (const sentence of splitSentences(paragraph)) {
     const t = estimateTokens(sentence);
-    const pieces =
-      t <= maxTokens ? [sentence] : opts.spaceClauses ? clausePieces(sentence, maxTokens) : hardSplit(sentence, maxTokens);
+    const pieces = t <= maxTokens ? [sentence] : hardSplit(sentence, maxTokens);
     for (const p of pieces) units.push({ text: (units.length === 0 ? sep : '') + p, tokens: estimateTokens(p) });
   }
   return units;

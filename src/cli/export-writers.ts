@@ -17,8 +17,8 @@ export interface ExportTarget {
   /** A file, or null for stdout (not for parquet). */
   out: string | null;
   vectors: boolean;
-  /** Goes into the Parquet file's key-value metadata. */
-  fingerprint: string;
+  /** The embedder whose vectors are exported (into the Parquet file's key-value metadata). */
+  fingerprint: string | null;
 }
 
 const BASE_COLUMNS = ['id', 'source', 'path', 'heading', 'content', 'metadata', 'textHash'] as const;
@@ -120,7 +120,7 @@ async function writeParquet(rows: AsyncIterable<ExportRow>, t: ExportTarget): Pr
     schema: schema as Parameters<typeof parquetWriteRows>[0]['schema'],
     // Row groups bound memory: a group of rows (with their vectors) is held at a time.
     rowGroupSize: t.vectors ? 2000 : 20000,
-    kvMetadata: [{ key: 'ragsync.fingerprint', value: t.fingerprint }],
+    kvMetadata: t.fingerprint ? [{ key: 'ragsync.fingerprint', value: t.fingerprint }] : [],
     createdBy: 'ragsync',
   });
 }

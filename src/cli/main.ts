@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { ENV_FILE_VAR, loadEnvFileOnce } from '../embedding/remote/env.ts';
+import { describeIoError } from '../core/io-errors.ts';
 type CommandModule = { register(program: Command): void };
 
 /**
@@ -20,6 +21,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   serve: () => import('./commands/serve.ts'),
   eval: () => import('./commands/eval.ts'),
   mcp: () => import('./commands/mcp.ts'),
+  embedders: () => import('./commands/embedders.ts'),
 };
 
 /** package.json sits two folders up from both src/cli/ and dist/cli/. */
@@ -56,6 +58,12 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof RagsyncError) {
       process.stderr.write(`ragsync: ${err.message}\n`);
       return err.exitCode;
+    }
+    // A file, database or port problem the user can fix: in words naming it, not as a bug.
+    const words = describeIoError(err);
+    if (words) {
+      process.stderr.write(`ragsync: ${words}\n`);
+      return EXIT.usage;
     }
     process.stderr.write(`ragsync: internal error: ${errorMessage(err)}\n`);
     if (process.env.RAGSYNC_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);

@@ -3,6 +3,7 @@ import { loadConfig } from '../builtin.ts';
 import type { Config } from '../config/load.ts';
 import { openIndex } from '../storage/open.ts';
 import type { AdminStore } from '../storage/roles.ts';
+import type { Logger } from '../core/log.ts';
 
 /** Shared option parsers and helpers for the commands. */
 
@@ -25,7 +26,20 @@ export function config(opts: { config?: string }): Config {
   return loadConfig(opts.config);
 }
 
-/** Opens an index that must already exist (status, gc, export). */
-export function openExisting(cfg: Config): AdminStore {
-  return openIndex(cfg, 'admin');
+/**
+ * The config with the embedder's vector size filled in: when neither config nor preset knows it
+ * (another model on a local server) the server is asked once and the answer logged. Commands that
+ * embed or name the active fingerprint go through this.
+ */
+export async function withDimensions(cfg: Config, log?: Logger): Promise<Config> {
+  if (cfg.embedder.provider === 'hash' || cfg.embedder.dimensions !== undefined) return cfg;
+  // Loaded only here: most runs never need them.
+  const { withEmbedderDimensions } = await import('../embedding/remote/detect.ts');
+  const { createLogger } = await import('../core/log.ts');
+  return withEmbedderDimensions(cfg, { log: log ?? createLogger({ configLevel: cfg.logLevel }) });
+}
+
+/** Opens an index that must already exist (status, gc, export); status and export only read it. */
+export function openExisting(cfg: Config, opts: { readOnly?: boolean } = {}): AdminStore {
+  return openIndex(cfg, 'admin', opts);
 }

@@ -2,13 +2,16 @@ import { readFileSync, existsSync } from 'node:fs';
 import { dirname, resolve, isAbsolute } from 'node:path';
 import type { z } from 'zod';
 import { configSchema, type ChunkingConfig, type DaemonConfig, type EmbedderConfig, type SourceConfigRaw } from './schema.ts';
-import { RagsyncError, EXIT } from '../core/errors.ts';
+import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
+import { describeIoError } from '../core/io-errors.ts';
 import type { ProfileRegistry } from '../core/profile.ts';
 
 export const DEFAULT_CONFIG_PATH = 'config/ragsync.json';
 
 /** A source with every path absolute and chunking settings merged over the global ones. */
-export interface SourceConfig extends Omit<SourceConfigRaw, 'chunking' | 'path' | 'profile'> {
+export interface SourceConfig extends Omit<SourceConfigRaw, 'chunking' | 'path' | 'profile' | 'maxDeleteShare'> {
+  /** The source's own limit, else the top-level one. */
+  maxDeleteShare: number;
   /** The profile in force: the configured one, or the one that brings the chunker. */
   profile: string;
   /** git: the checkout folder; dir: the folder indexed. Absolute. */
@@ -38,9 +41,15 @@ export function resolveConfigPath(flag?: string): string {
 export function loadConfig(profiles: ProfileRegistry, flag?: string): Config {
   const file = resolveConfigPath(flag);
   if (!existsSync(file)) throw new RagsyncError(`config file not found: ${file}`, EXIT.usage);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new RagsyncError(`cannot read the config file: ${describeIoError(err, file) ?? errorMessage(err)}`, EXIT.usage);
+  }
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    raw = JSON.parse(text);
   } catch (err) {
     throw new RagsyncError(`${file}: not valid JSON: ${(err as Error).message}`, EXIT.usage);
   }
@@ -71,6 +80,22 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
   const db = abs(c.db);
   const checkouts = c.checkouts ? abs(c.checkouts) : resolve(dirname(db), 'checkouts');
+  const sources: SourceConfig[] = c.sources.map(({ chunking, path, profile: _profile, ...s }, i) => ({
+    ...s,
+    profile: profileOf[i]!,
+    // A git url that is a local path is resolved too, so configs can point at ../upstream.git.
+    url: s.url && s.kind === 'git' && isLocalPath(s.url) ? abs(s.url) : s.url,
+    root: path ? abs(path) : resolve(checkouts, s.name),
+    chunking: { ...c.chunking, ...chunking },
+    maxDeleteShare: s.maxDeleteShare ?? c.maxDeleteShare,
+  }));
+  // Two git sources in one checkout would reset it to each other's upstream in turn.
+  sources.forEach((s, i) => {
+    const first = sources.findIndex((o) => o.kind === 'git' && o.root === s.root);
+    if (s.kind === 'git' && first !== i) {
+      throw new RagsyncError(`${where}: sources[${i}].path: same checkout folder as sources[${first}] (${s.root}): each git source needs its own`, EXIT.usage);
+    }
+  });
   return {
     file,
     db,
@@ -79,14 +104,7 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
     daemon: c.daemon,
     logLevel: c.logLevel,
     profiles,
-    sources: c.sources.map(({ chunking, path, profile: _profile, ...s }, i) => ({
-      ...s,
-      profile: profileOf[i]!,
-      // A git url that is a local path is resolved too, so configs can point at ../upstream.git.
-      url: s.url && s.kind === 'git' && isLocalPath(s.url) ? abs(s.url) : s.url,
-      root: path ? abs(path) : resolve(checkouts, s.name),
-      chunking: { ...c.chunking, ...chunking },
-    })),
+    sources,
   };
 }
 

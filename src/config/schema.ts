@@ -73,6 +73,10 @@ export const sourceSchema = z
     maxFileBytes: z.number().int().positive().default(2_000_000),
     /** Daemon: sync this source on its own cron schedule instead of the daemon's. */
     schedule: cronExpression.optional(),
+    /** This source may list no files and so lose every document (else such a run is refused). */
+    allowEmpty: z.boolean().default(false),
+    /** Largest share of this source's documents one run may delete (default: the top-level maxDeleteShare). */
+    maxDeleteShare: z.number().min(0).max(1).optional(),
   })
   .strict()
   .superRefine((s, ctx) => {
@@ -90,10 +94,10 @@ const hashEmbedderSchema = z
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 
-/** Fields every remote provider takes; unset ones come from the provider's preset (src/embedding/remote/presets.ts). */
+/** Fields every remote provider takes; unset ones come from the provider's preset (src/config/presets.ts). */
 const remoteFields = {
   model: z.string().min(1).optional(),
-  /** The API root; POST {baseUrl}/embeddings. */
+  /** The API root; POST {baseUrl}/embeddings (Ollama: /api/embed, TEI: /embed). */
   baseUrl: z.url({ protocol: /^https?$/ }).optional(),
   dimensions: int(1, 16384).optional(),
   /** Name of the environment variable (or .env entry) holding the API key: the key itself never goes in config. */
@@ -110,6 +114,11 @@ const remoteFields = {
   concurrency: int(1, 64).default(4),
   /** Per request: no response headers or body progress within this long counts as a timeout (retried). */
   timeoutMs: int(10, 600_000).default(60_000),
+  /**
+   * Per request, whole: a reply not complete within this long counts as a timeout (retried), even
+   * if bytes keep trickling in. Bounds how long one request can hold a run and the index lock.
+   */
+  deadlineMs: int(10, 3_600_000).default(120_000),
   /** Retries of one batch after 429, 5xx, resets, timeouts or a malformed response. */
   maxRetries: int(0, 20).default(5),
   /** This many failed requests in a row open the circuit: the run ends, stored batches stay. */
@@ -144,11 +153,26 @@ const remote = <P extends RemoteProvider>(provider: P) =>
       }
     });
 
-export const EMBEDDER_PROVIDERS = ['hash', 'zhipu', 'siliconflow', 'openai', 'dashscope', 'openai-compatible'] as const;
+export const EMBEDDER_PROVIDERS = [
+  'hash', 'zhipu', 'siliconflow', 'openai', 'dashscope', 'openai-compatible', 'ollama', 'tei', 'llamacpp', 'lmstudio', 'vllm',
+] as const;
 
 const discriminated = z.discriminatedUnion(
   'provider',
-  [hashEmbedderSchema, remote('zhipu'), remote('siliconflow'), remote('openai'), remote('dashscope'), remote('openai-compatible')],
+  [
+    hashEmbedderSchema,
+    remote('zhipu'),
+    remote('siliconflow'),
+    remote('openai'),
+    remote('dashscope'),
+    remote('openai-compatible'),
+    // Local servers: no key needed (apiKeyEnv optional); dimensions known for each preset's own model, else asked for.
+    remote('ollama'),
+    remote('tei'),
+    remote('llamacpp'),
+    remote('lmstudio'),
+    remote('vllm'),
+  ],
   {
     error: (iss) =>
       iss.code === 'invalid_union'
@@ -172,6 +196,8 @@ export const configSchema = z
     chunking: chunkingSchema.default({ targetTokens: 500, overlap: 0.15 }),
     sources: z.array(sourceSchema).min(1),
     daemon: daemonSchema.default({ schedule: '0 * * * *', runOnStart: false, stopTimeoutMs: 20_000, failuresToUnhealthy: 1 }),
+    /** Largest share (0..1) of a source's documents one run may delete; more is refused unless confirmed. */
+    maxDeleteShare: z.number().min(0).max(1).default(0.5),
     /** pino level; $RAGSYNC_LOG_LEVEL wins over it. */
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   })

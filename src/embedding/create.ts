@@ -1,6 +1,7 @@
 import type { EmbedderConfig } from '../config/schema.ts';
 import { HashEmbedder } from './hash.ts';
 import { RemoteEmbedder, type RemoteDeps } from './remote/embedder.ts';
+import { unknownDimensions } from './remote/detect.ts';
 import { resolveRemote } from '../config/presets.ts';
 import type { Embedder } from './types.ts';
 
@@ -9,8 +10,11 @@ export function createEmbedder(cfg: EmbedderConfig, deps: RemoteDeps = {}): Embe
   switch (cfg.provider) {
     case 'hash':
       return new HashEmbedder(cfg.dims, cfg.batchSize);
-    default:
-      return new RemoteEmbedder(resolveRemote(cfg), deps);
+    default: {
+      const settings = resolveRemote(cfg);
+      if (settings.dimensions === null) throw unknownDimensions(settings);
+      return new RemoteEmbedder(settings, deps);
+    }
   }
 }
 

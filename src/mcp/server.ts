@@ -2,6 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 import { errorMessage } from '../core/errors.ts';
+import { describeIoError } from '../core/io-errors.ts';
 import { filterFields, filtersOf } from '../search/filter-fields.ts';
 import { resultJson } from '../search/present.ts';
 import { MAX_K, MAX_QUERY_CHARS, MODES } from '../search/request.ts';
@@ -12,7 +13,7 @@ const text = (results: SearchResult[]) => ({
 });
 
 /** An error the client sees as a tool error (isError), not a protocol failure. */
-const toolError = (err: unknown) => ({ isError: true, content: [{ type: 'text' as const, text: errorMessage(err) }] });
+const toolError = (err: unknown) => ({ isError: true, content: [{ type: 'text' as const, text: describeIoError(err) ?? errorMessage(err) }] });
 
 /** An MCP server exposing `search` and `related` over one Searcher. */
 export function createMcpServer(searcher: Searcher, version = '0.1.0'): McpServer {

@@ -44,19 +44,27 @@ export class DashScopeReranker implements Reranker {
     const timeout = AbortSignal.timeout(this.timeoutMs);
     // Loaded here, not at start-up: undici costs ~150 ms to import and most searches never rerank.
     const { request } = await import('undici');
-    const res = await request(this.url, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${this.opts.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        model: this.model,
-        input: { query, documents },
-        parameters: { top_n: documents.length, return_documents: false },
-      }),
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-      headersTimeout: this.timeoutMs,
-      bodyTimeout: this.timeoutMs,
-    });
-    const body = await res.body.text();
+    let res: Awaited<ReturnType<typeof request>>;
+    let body: string;
+    // The timeout bounds the whole exchange, body included: a server trickling bytes is cut too.
+    try {
+      res = await request(this.url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${this.opts.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: this.model,
+          input: { query, documents },
+          parameters: { top_n: documents.length, return_documents: false },
+        }),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
+      body = await res.body.text();
+    } catch (err) {
+      if (timeout.aborted && !signal?.aborted) throw new Error(`rerank ${redactUrl(this.url)}: no complete answer within ${this.timeoutMs} ms`);
+      throw err;
+    }
     if (res.statusCode !== 200) {
       throw new Error(`rerank ${redactUrl(this.url)}: HTTP ${res.statusCode}`);
     }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Searcher, SearchResult } from '../search/search.ts';
 import { resultJson, sourceItem } from '../search/present.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
+import { describeIoError } from '../core/io-errors.ts';
 import { relatedParams, searchParams, type Format } from './params.ts';
 
 /** The env var holding the optional bearer token. */
@@ -97,7 +98,7 @@ export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Se
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     handle(req, res).catch((err: unknown) => {
       if (err instanceof RagsyncError && err.exitCode === EXIT.usage) return send(res, 400, { error: err.message });
-      log(`${req.method} ${req.url?.split('?')[0]}: ${errorMessage(err)}`);
+      log(`${req.method} ${req.url?.split('?')[0]}: ${describeIoError(err) ?? errorMessage(err)}`);
       if (!res.headersSent) send(res, 500, { error: 'internal error' });
       else res.destroy();
     });

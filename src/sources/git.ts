@@ -1,11 +1,21 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Snapshot, SourceFile } from './types.ts';
 import { readBlobs } from './catfile.ts';
 import { RagsyncError, errorMessage } from '../core/errors.ts';
 import { redactUrl } from '../core/redact.ts';
+import { failpoint } from '../core/failpoint.ts';
+import {
+  adoptCheckout,
+  describeUnsaved,
+  inspectCheckout,
+  isOwnCheckout,
+  localCommits,
+  markCheckout,
+  uncommittedFiles,
+} from './checkout-guard.ts';
 
 export interface GitSourceOptions {
   name: string;
@@ -29,12 +39,60 @@ const ENV: Record<string, string> = {
 
 const TIMEOUT_MS = 120_000;
 
+/** A clone may be slow, but not endless: a server trickling bytes must not hold the run for ever. */
+const CLONE_DEADLINE_MS = 30 * 60_000;
+
 /** simple-git for the clone (first run only: loaded then, it costs ~50 ms to import). */
 async function clone(url: string, root: string, branch: string): Promise<void> {
   const { simpleGit } = await import('simple-git');
-  await simpleGit({ timeout: { block: TIMEOUT_MS } })
+  await simpleGit({ timeout: { block: TIMEOUT_MS }, abort: AbortSignal.timeout(CLONE_DEADLINE_MS) })
     .env(ENV)
     .clone(url, root, ['--branch', branch, '--single-branch', '--no-tags']);
+}
+
+/**
+ * Clones into a folder that did not exist: into a hidden sibling first, marked as ragsync's, then
+ * renamed into place, so a run killed mid-clone never leaves a half-made, unmarked checkout at
+ * `root` (it would be refused as not ragsync's). Leftovers of killed clones are removed first.
+ */
+async function cloneNew(url: string, root: string, branch: string): Promise<void> {
+  const parent = dirname(root);
+  mkdirSync(parent, { recursive: true });
+  const prefix = `.${basename(root)}.ragsync-clone-`;
+  for (const name of readdirSync(parent)) {
+    const pid = name.startsWith(prefix) ? Number(name.slice(prefix.length)) : NaN;
+    if (Number.isInteger(pid) && !processAlive(pid)) rmSync(join(parent, name), { recursive: true, force: true });
+  }
+  const tmp = join(parent, `${prefix}${process.pid}`);
+  rmSync(tmp, { recursive: true, force: true });
+  try {
+    await clone(url, tmp, branch);
+    failpoint('after-clone');
+    markCheckout(tmp, url);
+    renameSync(tmp, root);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** Clones into an existing empty folder (the user's: on failure it is emptied again, not removed). */
+async function cloneInto(url: string, root: string, branch: string): Promise<void> {
+  try {
+    await clone(url, root, branch);
+    markCheckout(root, url);
+  } catch (err) {
+    for (const name of readdirSync(root)) rmSync(join(root, name), { recursive: true, force: true });
+    throw err;
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /**
@@ -68,6 +126,12 @@ export async function gitSnapshot(o: GitSourceOptions, match: (path: string) => 
     return await snapshotOnce(o, match);
   } catch (err) {
     if (!(err instanceof BrokenCheckout)) throw err;
+    // Only a checkout ragsync made is deleted and cloned again; anything else is left as it is.
+    if (!isOwnCheckout(o.root, o.url)) {
+      throw new RagsyncError(
+        `source "${o.name}" (${redactUrl(o.url)}): checkout ${o.root} is unusable (${err.message}) and ragsync did not create it: refusing to delete it; move it away to let ragsync clone again`,
+      );
+    }
     o.log.warn({ source: o.name, root: o.root, reason: err.message }, 'checkout is unusable; cloning again');
     rmSync(o.root, { recursive: true, force: true });
     return snapshotOnce(o, match);
@@ -76,19 +140,37 @@ export async function gitSnapshot(o: GitSourceOptions, match: (path: string) => 
 
 class BrokenCheckout extends Error {}
 
+const broken = (err: unknown): never => {
+  throw new BrokenCheckout(gitError(err));
+};
+
+/** Refuses (one line naming the checkout and the files/commits) when a reset would lose work. */
+async function refuseUnsaved(root: string, where: string, work: { files: string[]; commits: string[] }): Promise<void> {
+  const why = describeUnsaved(root, work);
+  if (why) throw new RagsyncError(`${where}: ${why}`);
+}
+
 async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolean): Promise<Snapshot> {
   const where = `source "${o.name}" (${redactUrl(o.url)})`;
-  if (existsSync(o.root) && !existsSync(join(o.root, '.git', 'HEAD'))) {
-    throw new BrokenCheckout('no .git/HEAD');
-  }
-  if (!existsSync(o.root)) {
-    mkdirSync(dirname(o.root), { recursive: true });
+  // Whose folder is this? Only ragsync's own checkouts are reset or replaced (sources/checkout-guard.ts).
+  const state = inspectCheckout(o.root, o.url);
+  if (state.kind === 'foreign') throw new RagsyncError(`${where}: ${state.reason}`);
+  if (state.kind === 'ours-broken') throw new BrokenCheckout(state.reason);
+  if (state.kind === 'absent' || state.kind === 'empty') {
     try {
-      await clone(o.url, o.root, o.branch);
+      await (state.kind === 'absent' ? cloneNew : cloneInto)(o.url, o.root, o.branch);
     } catch (err) {
-      rmSync(o.root, { recursive: true, force: true });
       throw new RagsyncError(`${where}: clone failed: ${gitError(err)}`);
     }
+  } else if (state.kind === 'unmarked') {
+    // A dry run checks but does not mark: it writes nothing of its own.
+    await adoptCheckout(o.root, o.url, o.branch, run, o.updateWorkTree).catch((err: unknown) => {
+      throw err instanceof RagsyncError ? new RagsyncError(`${where}: ${err.message}`) : err;
+    });
+  } else if (o.updateWorkTree) {
+    // Before the fetch: commits the user made here are those on no remote-tracking branch yet
+    // (after a force-pushed fetch, the upstream's old commits would look local too).
+    await refuseUnsaved(o.root, where, { commits: await localCommits(o.root, run).catch(broken), files: [] });
   }
   const ref = `refs/remotes/origin/${o.branch}`;
   try {
@@ -106,8 +188,10 @@ async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolea
     throw new BrokenCheckout(gitError(err));
   }
   if (o.updateWorkTree && head !== commit) {
+    await refuseUnsaved(o.root, where, { commits: [], files: await uncommittedFiles(o.root, run).catch(broken) });
     await run(o.root, ['reset', '--hard', '--quiet', commit]);
   }
+  if (o.updateWorkTree && state.kind === 'ours' && state.markedFor) markCheckout(o.root, o.url);
   let files: SourceFile[];
   try {
     files = await listTree(o.root, commit, match);

@@ -207,8 +207,11 @@ export interface RunLog extends RunHistory {
   /** Refreshes the holder's heartbeat; false when the lock is no longer ours. */
   heartbeatLock(token: string): Promise<boolean>;
   releaseLock(token: string): Promise<void>;
-  /** Deletes vectors no chunk references; with `keepOnly`, every other fingerprint's vectors too. */
-  gc(opts?: { keepOnly?: string }): Promise<{ vectors: number }>;
+  /**
+   * Deletes vectors no chunk references, except those stored at or after `spareSince` (ISO time);
+   * with `keepOnly`, every other fingerprint's vectors too.
+   */
+  gc(opts?: { keepOnly?: string; spareSince?: string }): Promise<{ vectors: number }>;
   /** Every chunk in (source, path, ordinal) order; with `vectorsOf`, each with its vector under that fingerprint. */
   exportChunks(source?: string, opts?: { vectorsOf?: string }): AsyncIterable<ExportRow>;
 }

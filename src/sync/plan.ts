@@ -152,13 +152,14 @@ export async function planSource(
     }
   }
 
+  // A rename's old path is removed in the same transaction that writes the new one; a rename left
+  // for a later run by --max-docs keeps its old path indexed until then (it is not a deletion).
+  const renamedFrom = new Set(write.flatMap((w) => (w.from ? [w.from] : [])));
   let deferred = 0;
   if (opts.maxDocs !== undefined && write.length > opts.maxDocs) {
     deferred = write.length - opts.maxDocs;
     write = write.slice(0, opts.maxDocs);
   }
-  // A rename's old path is removed in the same transaction that writes the new one.
-  const renamedFrom = new Set(write.flatMap((w) => (w.from ? [w.from] : [])));
   const remove = gone.map((d) => d.path).filter((p) => !renamedFrom.has(p));
 
   // Distinct texts of the documents to write; their token estimates were made when they were chunked.

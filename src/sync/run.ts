@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config, SourceConfig } from '../config/load.ts';
 import { selectSources } from '../config/select.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
+import { describeIoError } from '../core/io-errors.ts';
 import { silentLogger } from '../core/log.ts';
 import { redactUrl } from '../core/redact.ts';
 import { defaultAnalyzer } from '../core/text/analyzer.ts';
@@ -18,6 +19,7 @@ import { applyPlan, AbortedError, noWork, type Progress } from './apply.ts';
 import { EmbedderFailure } from './embedder-failure.ts';
 import { acquireIndexLock, type IndexLock } from './lock.ts';
 import { planSource, type Pipeline, type SkippedFile, type SourcePlan } from './plan.ts';
+import { judgeDeletions } from './delete-guard.ts';
 
 export interface IndexOptions {
   /** Only these sources (default: all). */
@@ -33,6 +35,10 @@ export interface IndexOptions {
   embedder?: Embedder;
   /** Use this store instead of opening config.db (tests); the caller closes it. */
   store?: SyncStore;
+  /** Sources that list no files may lose every document this run (as per-source allowEmpty). */
+  allowEmpty?: boolean;
+  /** Deletions over a source's maxDeleteShare go through this run (`--force` implies it). */
+  allowDelete?: boolean;
 }
 
 export type IndexStatus = 'ok' | 'partial' | 'failed' | 'aborted';
@@ -202,9 +208,11 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
         continue;
       }
       let plan: SourcePlan;
+      let listed: number;
       try {
         const snapshot = await snapshots.get(source.name)!;
         result.commit = snapshot.commit;
+        listed = snapshot.files.length;
         plan = await planSource(store, source, snapshot, pipelines.get(source.name)!, {
           force: !!opts.force,
           maxDocs: opts.maxDocs,
@@ -224,6 +232,24 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
       result.skippedFiles = plan.skipped;
       result.plan = plan;
       for (const s of plan.skipped) log.warn({ source: source.name, path: s.path }, s.reason);
+      // Between plan and apply: a plan that would empty a source, or delete most of it, is refused
+      // (dry runs show the refusal too) and the source keeps every document it has.
+      const verdict = judgeDeletions({
+        where: `source "${source.name}" (${source.kind === 'git' ? redactUrl(source.url!) : source.root})`,
+        stored: state.documents,
+        listed,
+        deleting: plan.delete.length,
+        maxDeleteShare: source.maxDeleteShare,
+        allowEmpty: source.allowEmpty || !!opts.allowEmpty,
+        allowMassDelete: !!opts.allowDelete || !!opts.force,
+        configPath: `sources[${config.sources.indexOf(source)}]`,
+      });
+      if (!verdict.allowed) {
+        result.status = 'failed';
+        result.error = verdict.reason;
+        log.error({ source: source.name, deleting: plan.delete.length, documents: state.documents, listed }, verdict.reason);
+        continue;
+      }
       log.info({ source: source.name, commit: plan.commitAfter, dryRun, planned: flatCounts(plan.counts) }, 'planned');
       yield { type: 'planned', source: source.name, plan };
       const partial = plan.skipped.length > 0 || plan.deferred > 0;
@@ -283,6 +309,7 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
 function describeWriteError(err: unknown, dbPath: string): string {
   const code = (err as { code?: unknown }).code;
   if (code === 'SQLITE_FULL') return `disk full: cannot write the index ${dbPath} (${errorMessage(err)}); the previous state is kept`;
+  if (typeof code === 'string' && code.startsWith('SQLITE_')) return describeIoError(err, dbPath) ?? errorMessage(err);
   return errorMessage(err);
 }
 

@@ -109,7 +109,10 @@ describe.skipIf(!hasClassics)(classicsCorpus.title('upstream faults'), () => {
     git(work, 'push', '-q', '--force', 'origin', 'HEAD:main');
     const rewritten = git(work, 'rev-parse', 'HEAD');
 
-    const r = await runIndex(loadConfig(file));
+    // The rewrite drops most of the indexed files: the deletion guard asks for a confirmation first.
+    const refused = await runIndex(loadConfig(file));
+    expect(refused.sources[0]!.error).toMatch(/would delete \d+ of \d+ indexed documents/);
+    const r = await runIndex(loadConfig(file), { allowDelete: true });
     expect(r.status, r.sources[0]!.error ?? '').toBe('ok');
     expect(r.sources[0]!.commit).toBe(rewritten);
     const ref = await referenceState('ref-rewritten');

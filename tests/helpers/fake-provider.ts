@@ -5,10 +5,12 @@ import { estimateTokens } from '../../src/core/text/tokens.ts';
 import { hashEmbed } from '../../src/embedding/hash.ts';
 
 /**
- * A loopback OpenAI-style embeddings provider for tests and benchmarks: a real node:http server on
- * 127.0.0.1 answering POST /v1/embeddings with deterministic vectors (hashEmbed of each input), in
- * reversed order with correct `index` fields (so clients must sort). Behaviours can be scripted per
- * request, and request/token limits can be enforced over a sliding window of any length.
+ * A loopback embeddings provider for tests and benchmarks: a real node:http server on 127.0.0.1
+ * answering with deterministic vectors (hashEmbed of each input). It speaks one wire format:
+ * OpenAI-style POST /v1/embeddings (entries in reversed order with correct `index` fields, so
+ * clients must sort), Ollama's POST /api/embed or text-embeddings-inference's POST /embed, errors
+ * shaped as each server shapes them. Behaviours can be scripted per request, and request/token
+ * limits can be enforced over a sliding window of any length.
  */
 export type Behaviour =
   | { kind: 'ok' }
@@ -23,11 +25,23 @@ export type Behaviour =
   | { kind: 'wrong-dims' }
   | { kind: 'wrong-count' }
   | { kind: 'nan' }
+  /** A reply whose first vector is all zeros (norm 0). */
+  | { kind: 'zero' }
+  /** Headers at once, then the body one byte every `intervalMs`: never idle, never finished in time. */
+  | { kind: 'trickle'; intervalMs: number }
+  /** Valid JSON without the vectors where the format puts them. */
+  | { kind: 'bad-shape' }
+  /** An error status with the server's own message (Ollama: 404 "model … not found"). */
+  | { kind: 'error'; status: number; message: string }
   /** Destroys the socket without answering (connection reset). */
   | { kind: 'reset' };
 
+export type FakeWire = 'openai' | 'ollama' | 'tei';
+
 export interface FakeProviderOptions {
   dims: number;
+  /** Request and reply format (default 'openai'). */
+  wire?: FakeWire;
   /** Bearer token required; replies 401 (echoing the token, as careless providers do) otherwise. */
   apiKey?: string;
   /** Enforced like a provider would: 429 (no Retry-After) past either limit in the last windowMs. */
@@ -48,6 +62,9 @@ export interface SeenRequest {
   behaviour: Behaviour['kind'];
   model: string;
   dimensions?: number;
+  /** The parsed request body and Authorization header, as received. */
+  body: unknown;
+  auth: string | undefined;
 }
 
 export class FakeProvider {
@@ -76,7 +93,7 @@ export class FakeProvider {
     server.keepAliveTimeout = 60_000;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
-    self = new FakeProvider(server, opts, `http://127.0.0.1:${port}/v1`);
+    self = new FakeProvider(server, opts, `http://127.0.0.1:${port}${(opts.wire ?? 'openai') === 'openai' ? '/v1' : ''}`);
     server.on('connection', (s) => {
       self!.sockets.add(s);
       s.on('close', () => self!.sockets.delete(s));
@@ -119,31 +136,43 @@ export class FakeProvider {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const at = Date.now();
-    let body: { model?: string; input?: unknown; dimensions?: number };
+    const wire = this.opts.wire ?? 'openai';
+    let body: { model?: string; input?: unknown; inputs?: unknown; dimensions?: number };
     try {
       body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     } catch {
-      return this.reply(res, 400, { error: { message: 'request body is not JSON' } });
+      return this.reply(res, 400, errorBody(wire, 'request body is not JSON'));
     }
-    const inputs = Array.isArray(body.input) ? (body.input as string[]) : [String(body.input)];
-    const seen: SeenRequest = { at, inputs, status: 0, behaviour: 'ok', model: String(body.model), dimensions: body.dimensions };
+    const given = wire === 'tei' ? body.inputs : body.input;
+    const inputs = Array.isArray(given) ? (given as string[]) : [String(given)];
+    const seen: SeenRequest = {
+      at,
+      inputs,
+      status: 0,
+      behaviour: 'ok',
+      model: String(body.model),
+      dimensions: body.dimensions,
+      body,
+      auth: req.headers.authorization,
+    };
     this.requests.push(seen);
-    if (req.url !== '/v1/embeddings' || req.method !== 'POST') {
+    if (req.url !== ROUTES[wire] || req.method !== 'POST') {
       seen.status = 404;
-      return this.reply(res, 404, { error: { message: `no route ${req.method} ${req.url}` } });
+      return this.reply(res, 404, errorBody(wire, `no route ${req.method} ${req.url}`));
     }
     const auth = req.headers.authorization ?? '';
     if (this.opts.apiKey && auth !== `Bearer ${this.opts.apiKey}`) {
       seen.status = 401;
-      return this.reply(res, 401, { error: { message: `Incorrect API key provided: ${auth.replace(/^Bearer /, '')}` } });
+      return this.reply(res, 401, errorBody(wire, `Incorrect API key provided: ${auth.replace(/^Bearer /, '')}`));
     }
     const b = this.script.shift() ?? this.fallback;
     seen.behaviour = b.kind;
     if (b.kind === 'ok' && this.overLimit(at, inputs)) {
       seen.status = 429;
       this.limited++;
-      return this.reply(res, 429, { error: { message: 'rate limit exceeded' } });
+      return this.reply(res, 429, errorBody(wire, 'rate limit exceeded'));
     }
+    const envelope = (v: number[][], inp: string[]) => ENVELOPES[wire](v, inp);
     const vectors = () => inputs.map((t) => (this.opts.vectors === 'digest' ? digestVector(t, this.opts.dims) : Array.from(hashEmbed(t, this.opts.dims))));
     switch (b.kind) {
       case 'ok':
@@ -152,13 +181,19 @@ export class FakeProvider {
         return this.reply(res, 200, envelope(vectors(), inputs));
       case '429':
         seen.status = 429;
-        return this.reply(res, 429, { error: { message: 'too many requests' } }, b.retryAfter ? { 'retry-after': b.retryAfter } : {});
+        return this.reply(res, 429, errorBody(wire, 'too many requests'), b.retryAfter ? { 'retry-after': b.retryAfter } : {});
       case '500':
       case '503':
       case '401':
       case '400':
         seen.status = Number(b.kind);
-        return this.reply(res, seen.status, { error: { message: `scripted ${b.kind}` } });
+        return this.reply(res, seen.status, errorBody(wire, `scripted ${b.kind}`));
+      case 'error':
+        seen.status = b.status;
+        return this.reply(res, b.status, errorBody(wire, b.message));
+      case 'bad-shape':
+        seen.status = 200;
+        return this.reply(res, 200, wire === 'tei' ? { embeddings: vectors() } : wire === 'ollama' ? { model: 'x', embedding: vectors()[0] } : { object: 'list' });
       case 'slow':
         await sleep(b.delayMs);
         seen.status = 200;
@@ -181,6 +216,25 @@ export class FakeProvider {
         const v = vectors();
         (v[0] as unknown[])[0] = null;
         return this.reply(res, 200, envelope(v, inputs));
+      }
+      case 'zero': {
+        seen.status = 200;
+        const v = vectors();
+        v[0] = v[0]!.map(() => 0);
+        return this.reply(res, 200, envelope(v, inputs));
+      }
+      case 'trickle': {
+        seen.status = 200;
+        const body = Buffer.from(JSON.stringify(envelope(vectors(), inputs)));
+        let closed = false;
+        res.on('close', () => (closed = true));
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
+        for (let i = 0; i < body.length && !closed; i++) {
+          res.write(body.subarray(i, i + 1));
+          await sleep(b.intervalMs);
+        }
+        if (!closed) res.end();
+        return;
       }
       case 'reset':
         seen.status = -1;
@@ -208,11 +262,24 @@ export class FakeProvider {
   }
 }
 
-function envelope(vectors: number[][], inputs: string[]) {
-  const data = vectors.map((embedding, index) => ({ object: 'embedding', index, embedding }));
-  data.reverse();
-  const chars = inputs.reduce((n, t) => n + t.length, 0);
-  return { object: 'list', model: 'fake', data, usage: { prompt_tokens: chars, total_tokens: chars } };
+const ROUTES: Record<FakeWire, string> = { openai: '/v1/embeddings', ollama: '/api/embed', tei: '/embed' };
+
+const ENVELOPES: Record<FakeWire, (vectors: number[][], inputs: string[]) => unknown> = {
+  openai(vectors, inputs) {
+    const data = vectors.map((embedding, index) => ({ object: 'embedding', index, embedding }));
+    data.reverse();
+    const chars = inputs.reduce((n, t) => n + t.length, 0);
+    return { object: 'list', model: 'fake', data, usage: { prompt_tokens: chars, total_tokens: chars } };
+  },
+  ollama: (vectors) => ({ model: 'fake', embeddings: vectors, total_duration: 1000, load_duration: 10, prompt_eval_count: vectors.length }),
+  tei: (vectors) => vectors,
+};
+
+/** Errors as each server words them: OpenAI {error:{message}}, Ollama {error}, TEI {error, error_type}. */
+function errorBody(wire: FakeWire, message: string): unknown {
+  if (wire === 'ollama') return { error: message };
+  if (wire === 'tei') return { error: message, error_type: 'Validation' };
+  return { error: { message } };
 }
 
 function digestVector(text: string, dims: number): number[] {

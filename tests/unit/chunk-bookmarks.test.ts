@@ -118,7 +118,7 @@ describe('bookmarks chunker', () => {
 
   it('is registered and deterministic', () => {
     const c = createChunker('bookmarks', settings);
-    expect(c.fingerprint).toBe('bookmarks@1:t200:o0.15');
+    expect(c.fingerprint).toBe('bookmarks@2:t200:o0.15');
     const input = { path: '202503/x.md', text: bookmark() };
     expect(c.chunk(input)).toEqual(c.chunk(input));
   });

@@ -71,7 +71,7 @@ describe('markdown chunker', () => {
   it('is deterministic and its fingerprint names its settings', () => {
     const text = '# A\n\n' + '文字。'.repeat(200);
     expect(chunk(text)).toEqual(chunk(text));
-    expect(markdownChunker(settings).fingerprint).toBe('markdown@1:t60:o0.15');
+    expect(markdownChunker(settings).fingerprint).toBe('markdown@2:t60:o0.15');
     expect(markdownChunker({ targetTokens: 500, overlap: 0.15 }).fingerprint).not.toBe(markdownChunker(settings).fingerprint);
   });
 });

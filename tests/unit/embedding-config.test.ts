@@ -24,7 +24,7 @@ describe('embedder config', () => {
 
   it('names the field and the value in every error', () => {
     expect(error({ provider: 'cohere' })).toBe(
-      'config: embedder.provider: expected one of hash|zhipu|siliconflow|openai|dashscope|openai-compatible (got "cohere")',
+      'config: embedder.provider: expected one of hash|zhipu|siliconflow|openai|dashscope|openai-compatible|ollama|tei|llamacpp|lmstudio|vllm (got "cohere")',
     );
     expect(error({ provider: 'zhipu', batchSize: 100 })).toBe('config: embedder.batchSize: zhipu takes at most 64 inputs per request (got 100)');
     expect(error({ provider: 'dashscope', batchSize: 11 })).toContain('embedder.batchSize: dashscope takes at most 10');
@@ -82,6 +82,30 @@ describe('embedder config', () => {
     expect(fp({ provider: 'openai', inputPrefix: 'passage: ' })).not.toBe(fp({ provider: 'openai', inputPrefix: 'doc: ' }));
     expect(fp({ provider: 'hash', dims: 64 })).toBe('hash:cjk-ngram@1:64');
     delete process.env.RAGSYNC_UNIT_KEY;
+  });
+
+  it('fills the local-server presets in: loopback URL, default model and size, no key, their wire format', () => {
+    const local = (e: unknown) => resolveRemote(parse(e).embedder as never);
+    expect(local({ provider: 'ollama' })).toMatchObject({
+      baseUrl: 'http://127.0.0.1:11434',
+      model: 'bge-m3',
+      dimensions: 1024,
+      apiKeyEnv: null,
+      sendDimensions: false,
+      wire: 'ollama',
+    });
+    expect(local({ provider: 'tei' })).toMatchObject({ baseUrl: 'http://127.0.0.1:8080', model: 'BAAI/bge-m3', dimensions: 1024, wire: 'tei', batchSize: 32 });
+    expect(local({ provider: 'llamacpp' })).toMatchObject({ baseUrl: 'http://127.0.0.1:8080/v1', wire: 'openai' });
+    expect(local({ provider: 'lmstudio' })).toMatchObject({ baseUrl: 'http://127.0.0.1:1234/v1', dimensions: 768, inputPrefix: 'search_document: ' });
+    expect(local({ provider: 'vllm', apiKeyEnv: 'VLLM_API_KEY' })).toMatchObject({ baseUrl: 'http://127.0.0.1:8000/v1', apiKeyEnv: 'VLLM_API_KEY' });
+    // Another model: its size is not guessed from the preset's.
+    expect(local({ provider: 'ollama', model: 'nomic-embed-text' }).dimensions).toBeNull();
+    expect(local({ provider: 'tei', model: 'BAAI/bge-small-zh-v1.5', dimensions: 512 }).dimensions).toBe(512);
+    expect(error({ provider: 'ollama', dimensions: 768 })).toBe('config: embedder.dimensions: bge-m3 produces 1024 dimensions (got 768)');
+    expect(error({ provider: 'tei', batchSize: 64 })).toBe('config: embedder.batchSize: tei takes at most 32 inputs per request (got 64)');
+    const fp = (e: unknown) => createEmbedder(parse(e).embedder).info.fingerprint;
+    expect(fp({ provider: 'vllm' })).toBe('vllm:BAAI/bge-m3:1024');
+    expect(fp({ provider: 'tei', model: 'BAAI/bge-small-zh-v1.5', dimensions: 512 })).toBe('tei:BAAI/bge-small-zh-v1.5:512');
   });
 
   it('lets --rpm/--tpm override the configured limits', () => {

@@ -6,6 +6,7 @@ import { RateLimiter } from '../../src/embedding/remote/ratelimit.ts';
 import { backoffMs, parseRetryAfter, transportError } from '../../src/embedding/remote/retry.ts';
 import { truncateToTokens } from '../../src/embedding/remote/truncate.ts';
 import { parseVectors, statusError } from '../../src/embedding/remote/validate.ts';
+import { WIRE_FORMATS } from '../../src/embedding/remote/wire.ts';
 
 const reply = (data: unknown) => JSON.stringify({ data });
 
@@ -35,6 +36,26 @@ describe('parseVectors', () => {
     expect(err).toBeInstanceOf(ProviderError);
     expect(err!.message).toMatch(message);
     expect(err!.retryable).toBe(retryable);
+  });
+});
+
+describe('parseVectors in the Ollama and TEI formats, and with the size unknown', () => {
+  const arrays = (v: Float32Array[]) => v.map((x) => Array.from(x));
+  it('reads {embeddings} and a bare list, in input order', () => {
+    expect(arrays(parseVectors('{"model":"m","embeddings":[[1,2],[3,4]]}', 2, 2, 'p', WIRE_FORMATS.ollama))).toEqual([[1, 2], [3, 4]]);
+    expect(arrays(parseVectors('[[1,2],[3,4]]', 2, 2, 'p', WIRE_FORMATS.tei))).toEqual([[1, 2], [3, 4]]);
+  });
+
+  it('takes the size of the first vector when none is configured, and all must share it', () => {
+    expect(parseVectors('[[1,2,3]]', 1, null, 'p', WIRE_FORMATS.tei)[0]).toHaveLength(3);
+    expect(() => parseVectors('[[1,2],[1,2,3]]', 2, null, 'p', WIRE_FORMATS.tei)).toThrow('p: vectors of 2 and 3 dimensions in one reply; batch rejected');
+    expect(() => parseVectors('[[]]', 1, null, 'p', WIRE_FORMATS.tei)).toThrow('p: empty vector in response');
+  });
+
+  it('rejects replies without the list where the format keeps it', () => {
+    expect(() => parseVectors('{"error":"busy"}', 1, 2, 'p', WIRE_FORMATS.ollama)).toThrow('p: response has no "embeddings" array');
+    expect(() => parseVectors('{"embeddings":[[1,2]]}', 1, 2, 'p', WIRE_FORMATS.tei)).toThrow('p: response has no array of vectors');
+    expect(() => parseVectors('[[1,2]]', 2, 2, 'p', WIRE_FORMATS.tei)).toThrow('p: 1 vectors for 2 inputs; batch rejected');
   });
 });
 

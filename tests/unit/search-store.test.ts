@@ -54,11 +54,14 @@ describe('keyword index (FTS5)', () => {
     await store.close();
   });
 
-  it('backfills an index made before migration 002, also when first opened read-only', async () => {
+  it('backfills an index made before migration 002 when a writer opens it; a reader refuses it untouched', async () => {
     const raw = new BetterSqlite3(fx.db);
     raw.exec(`DROP TRIGGER chunks_fts_delete; DROP TABLE chunks_fts; DROP TABLE meta;
               DELETE FROM schema_migrations WHERE version = 2;`);
     raw.close();
+    // Readers never change a schema: they say what to do instead.
+    expect(() => new SqliteIndex(fx.db, 'read')).toThrow(/run "ragsync index" once to upgrade it/);
+    await new SqliteIndex(fx.db).close();
     const reader = new SqliteIndex(fx.db, 'read');
     expect(await kw(reader, '用神')).toEqual(['classics:qiongtong/jiamu.md#0']);
     await reader.close();

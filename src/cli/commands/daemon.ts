@@ -9,7 +9,7 @@ import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
 import { openIndex } from '../../storage/open.ts';
 import { EXIT } from '../../core/errors.ts';
 import { createLogger } from '../../core/log.ts';
-import { config, configOption } from '../options.ts';
+import { config, configOption, withDimensions } from '../options.ts';
 import { createEmbedder } from '../../embedding/create.ts';
 
 function port(v: string): number {
@@ -31,12 +31,13 @@ export function register(program: Command): void {
     .option('--host <addr>', 'address for --serve', '127.0.0.1')
     .option('-p, --port <n>', 'port for --serve (0: any free port)', port, 8787)
     .action(async (o) => {
-      const cfg = config(o);
+      const base = config(o);
       if (o.schedule) assertCron(o.schedule, '--schedule');
+      const log = createLogger({ fd: 1, configLevel: base.logLevel });
+      const cfg = await withDimensions(base, log);
       // A daemon whose embedder cannot work (its API key is not set) stops here with exit 2
       // rather than failing every scheduled run.
       createEmbedder(cfg.embedder).ready?.();
-      const log = createLogger({ fd: 1, configLevel: cfg.logLevel });
       // Handlers first, so a signal during startup is a graceful stop too.
       let signalled: (s: NodeJS.Signals) => void = () => {};
       const stopSignal = new Promise<NodeJS.Signals>((resolve) => (signalled = resolve));

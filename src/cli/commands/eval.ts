@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { Searcher, MAX_K, MODES } from '../../search/search.ts';
 import { evalText, readEvalFile, runEval } from '../../search/eval.ts';
-import { config, configOption, out, positiveInt } from '../options.ts';
+import { config, configOption, out, positiveInt, withDimensions } from '../options.ts';
 import { parseWeights } from '../../search/request.ts';
 
 export function register(program: Command): void {
@@ -20,7 +20,7 @@ export function register(program: Command): void {
     .option('--json', 'print the report as JSON')
     .action(async (file: string, o) => {
       const cases = readEvalFile(file);
-      const searcher = Searcher.open(config(o));
+      const searcher = Searcher.open(await withDimensions(config(o)));
       try {
         const report = await runEval(searcher, cases, {
           source: o.source,

@@ -3,7 +3,7 @@ import { selectSources } from '../../config/select.ts';
 import { EXIT, RagsyncError } from '../../core/errors.ts';
 import { createEmbedder } from '../../embedding/create.ts';
 import { EXPORT_FORMATS, writeExport, type ExportFormat } from '../export-writers.ts';
-import { config, configOption, openExisting } from '../options.ts';
+import { config, configOption, openExisting, withDimensions } from '../options.ts';
 
 export function register(program: Command): void {
   program
@@ -18,10 +18,11 @@ export function register(program: Command): void {
       const cfg = config(o);
       if (o.source) selectSources(cfg, [o.source]);
       if (o.format === 'parquet' && !o.out) throw new RagsyncError('--format parquet writes a file: pass --out FILE', EXIT.usage);
-      const fingerprint = createEmbedder(cfg.embedder).info.fingerprint;
-      const store = openExisting(cfg);
+      // Only --vectors needs the embedder (a local server may be asked its vector size).
+      const fingerprint = o.vectors ? createEmbedder((await withDimensions(cfg)).embedder).info.fingerprint : null;
+      const store = openExisting(cfg, { readOnly: true });
       try {
-        const rows = store.exportChunks(o.source, o.vectors ? { vectorsOf: fingerprint } : {});
+        const rows = store.exportChunks(o.source, fingerprint ? { vectorsOf: fingerprint } : {});
         const n = await writeExport(rows, { format: o.format, out: o.out ?? null, vectors: !!o.vectors, fingerprint });
         if (o.out) process.stderr.write(`ragsync: exported ${n} chunks to ${o.out} (${o.format}${o.vectors ? `, vectors of ${fingerprint}` : ''})\n`);
       } finally {

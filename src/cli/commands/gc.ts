@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
-import { config, configOption, openExisting, out } from '../options.ts';
+import { config, configOption, openExisting, out, withDimensions } from '../options.ts';
 import { createEmbedder } from '../../embedding/create.ts';
+import { collectGarbage } from '../../sync/gc.ts';
+import { createLogger } from '../../core/log.ts';
 
 export function register(program: Command): void {
   program
@@ -13,9 +15,11 @@ export function register(program: Command): void {
       const cfg = config(o);
       const store = openExisting(cfg);
       try {
-        const keepOnly = o.dropOtherFingerprints ? createEmbedder(cfg.embedder).info.fingerprint : undefined;
-        const r = await store.gc({ keepOnly });
-        out(o.json ? JSON.stringify(r) : `deleted ${r.vectors} unreferenced vectors`);
+        const keepOnly = o.dropOtherFingerprints ? createEmbedder((await withDimensions(cfg)).embedder).info.fingerprint : undefined;
+        // Takes the index lock (exit 75 while a run holds it) and spares what an unfinished run stored.
+        const r = await collectGarbage(store, cfg.db, { keepOnly, log: createLogger({ configLevel: cfg.logLevel }) });
+        const spared = r.sparedSince ? ` (kept those stored since ${r.sparedSince} by a run that did not finish)` : '';
+        out(o.json ? JSON.stringify({ vectors: r.vectors }) : `deleted ${r.vectors} unreferenced vectors${spared}`);
       } finally {
         await store.close();
       }

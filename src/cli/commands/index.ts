@@ -4,7 +4,7 @@ import { createLogger } from '../../core/log.ts';
 import { onStopSignals } from '../../daemon/signals.ts';
 import { indexJson, indexText } from '../format.ts';
 import { progressBar } from '../progress.ts';
-import { collect, config, configOption, out, positiveInt } from '../options.ts';
+import { collect, config, configOption, out, positiveInt, withDimensions } from '../options.ts';
 import { withRateLimits } from '../../embedding/create.ts';
 
 export function register(program: Command): void {
@@ -14,7 +14,9 @@ export function register(program: Command): void {
     .addOption(configOption())
     .option('-s, --source <name>', 'only this source (repeatable)', collect)
     .option('--dry-run', 'print the plan; write nothing, embed nothing')
-    .option('--force', 're-chunk every file and re-embed every chunk text')
+    .option('--force', 're-chunk every file and re-embed every chunk text (also lets deletions over maxDeleteShare through)')
+    .option('--allow-empty', 'a source that lists no files may lose all its documents this run')
+    .option('--allow-delete', "deletions over a source's maxDeleteShare go through this run")
     .option('--max-docs <n>', 'write at most n changed documents this run', positiveInt('--max-docs'))
     .option('--rpm <n>', 'embedding requests per minute (overrides embedder.rpm)', positiveInt('--rpm'))
     .option('--tpm <n>', 'embedding tokens per minute, estimated (overrides embedder.tpm)', positiveInt('--tpm'))
@@ -30,8 +32,9 @@ documents are files, chunks are passages, texts are the distinct chunk texts sen
 Exit codes: 0 ok, 1 failed or stopped, 2 bad flags or config, 3 partial, 75 locked by another run.`,
     )
     .action(async (o) => {
-      const cfg = withRateLimits(config(o), o.rpm, o.tpm);
-      const log = createLogger({ configLevel: cfg.logLevel });
+      const base = config(o);
+      const log = createLogger({ configLevel: base.logLevel });
+      const cfg = withRateLimits(await withDimensions(base, log), o.rpm, o.tpm);
       const bar = progressBar();
       // SIGTERM/SIGINT: stop after the batch in flight commits; the run is recorded 'aborted'.
       const stop = new AbortController();
@@ -43,7 +46,16 @@ Exit codes: 0 ok, 1 failed or stopped, 2 bad flags or config, 3 partial, 75 lock
       try {
         result = await runIndex(
           cfg,
-          { sources: o.source, dryRun: !!o.dryRun, force: !!o.force, maxDocs: o.maxDocs, log, signal: stop.signal },
+          {
+            sources: o.source,
+            dryRun: !!o.dryRun,
+            force: !!o.force,
+            maxDocs: o.maxDocs,
+            log,
+            signal: stop.signal,
+            allowEmpty: !!o.allowEmpty,
+            allowDelete: !!o.allowDelete,
+          },
           bar,
         );
       } finally {

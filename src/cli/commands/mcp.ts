@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { Searcher } from '../../search/search.ts';
 import { serveStdio } from '../../mcp/server.ts';
-import { config, configOption } from '../options.ts';
+import { config, configOption, withDimensions } from '../options.ts';
 
 export function register(program: Command): void {
   program
@@ -9,7 +9,7 @@ export function register(program: Command): void {
     .description('serve the index as an MCP server on stdio (tools: search, related)')
     .addOption(configOption())
     .action(async (o) => {
-      const searcher = Searcher.open(config(o));
+      const searcher = Searcher.open(await withDimensions(config(o)));
       try {
         await serveStdio(searcher);
       } finally {

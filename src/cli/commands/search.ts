@@ -6,7 +6,7 @@ import { rerankerFromEnv } from '../../search/rerank.ts';
 import { searchJson, searchText } from '../format.ts';
 import { createEmbedder } from '../../embedding/create.ts';
 import { createLogger } from '../../core/log.ts';
-import { collect, config, configOption, out, positiveInt } from '../options.ts';
+import { collect, config, configOption, out, positiveInt, withDimensions } from '../options.ts';
 
 const number = (name: string) => (v: string) => {
   const n = Number(v);
@@ -51,9 +51,9 @@ Scores depend on --mode: hybrid gives fused RRF scores (at most 0.0328 with weig
     else cmd.option(`--${f.name} <value>`, `${f.description}${known}`);
   }
   cmd.action(async (query: string, o) => {
-      const cfg = config(o);
       // Results only: logs at warn unless asked for (-v, or RAGSYNC_LOG_LEVEL).
       const log = createLogger(o.verbose ? { level: 'info' } : { defaultLevel: 'warn' });
+      const cfg = await withDimensions(config(o), log);
       const searcher = Searcher.open(cfg, createEmbedder(cfg.embedder, { log }), o.rerank ? rerankerFromEnv() : null);
       try {
         const filters: Record<string, string | string[]> = {};

@@ -2,7 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { Searcher } from '../../search/search.ts';
 import { rerankerFromEnv } from '../../search/rerank.ts';
 import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
-import { config, configOption } from '../options.ts';
+import { config, configOption, withDimensions } from '../options.ts';
 import { healthReport, storeHealth } from '../../daemon/health.ts';
 import { healthOptions } from '../../daemon/schedule.ts';
 
@@ -18,7 +18,7 @@ export function register(program: Command): void {
     }, 8787)
     .option('--host <addr>', 'address to bind', '127.0.0.1')
     .action(async (o) => {
-      const cfg = config(o);
+      const cfg = await withDimensions(config(o));
       const searcher = Searcher.open(cfg, undefined, rerankerFromEnv());
       const token = process.env[TOKEN_ENV] || null;
       // /healthz judges the run history against the configured schedule, as the daemon's does.

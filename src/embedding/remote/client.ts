@@ -1,4 +1,5 @@
 import type { Pool } from 'undici';
+import { withDeadline } from './deadline.ts';
 
 export interface HttpReply {
   status: number;
@@ -6,17 +7,12 @@ export interface HttpReply {
   body: string;
 }
 
-export interface EmbeddingsRequest {
-  model: string;
-  input: string[];
-  dimensions?: number;
-  encoding_format: 'float';
-}
-
 /**
- * POST {baseUrl}/embeddings over one keep-alive undici pool. It only moves bytes: status codes,
- * retries and validation are the caller's business. A response whose headers or body stall
- * longer than `timeoutMs` fails with undici's HeadersTimeout/BodyTimeout error.
+ * POST {baseUrl}{endpoint} (/embeddings, or /api/embed, /embed: wire.ts) over one keep-alive undici
+ * pool. It only moves bytes: status codes, retries and validation are the caller's business. A
+ * response whose headers or body stall longer than `timeoutMs` fails with undici's
+ * HeadersTimeout/BodyTimeout error; one that is not complete within `deadlineMs` (however
+ * steadily it trickles) fails with a DeadlineError.
  */
 export class EmbeddingsClient {
   private pool: Pool | null = null;
@@ -25,14 +21,15 @@ export class EmbeddingsClient {
 
   constructor(
     baseUrl: string,
-    private readonly opts: { timeoutMs: number; connections: number },
+    private readonly opts: { timeoutMs: number; connections: number; deadlineMs: number },
+    endpoint = '/embeddings',
   ) {
     const u = new URL(baseUrl);
     this.origin = u.origin;
-    this.path = u.pathname.replace(/\/+$/, '') + '/embeddings';
+    this.path = u.pathname.replace(/\/+$/, '') + endpoint;
   }
 
-  async post(body: EmbeddingsRequest, apiKey: string | null, signal?: AbortSignal): Promise<HttpReply> {
+  async post(body: unknown, apiKey: string | null, signal?: AbortSignal): Promise<HttpReply> {
     // Created on first use, so a command that never embeds (status, an index run with nothing new)
     // opens nothing and does not even load undici (~150 ms of start-up).
     this.pool ??= new (await import('undici')).Pool(this.origin, {
@@ -44,14 +41,11 @@ export class EmbeddingsClient {
     });
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-    const res = await this.pool.request({
-      path: this.path,
-      method: 'POST',
-      headers,
-      body: JSON.stringify(body),
-      signal,
+    const pool = this.pool;
+    return withDeadline(this.opts.deadlineMs, 'embedder.deadlineMs', signal, async (whole) => {
+      const res = await pool.request({ path: this.path, method: 'POST', headers, body: JSON.stringify(body), signal: whole });
+      return { status: res.statusCode, headers: res.headers, body: await res.body.text() };
     });
-    return { status: res.statusCode, headers: res.headers, body: await res.body.text() };
   }
 
   async close(): Promise<void> {

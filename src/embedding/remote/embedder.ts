@@ -8,7 +8,7 @@ import { silentLogger } from '../../core/log.ts';
 import { redactUrl } from '../../core/redact.ts';
 import type { Embedder, EmbedStats } from '../types.ts';
 import { LruCache } from './cache.ts';
-import { EmbeddingsClient, type EmbeddingsRequest } from './client.ts';
+import { EmbeddingsClient } from './client.ts';
 import { readApiKey } from './env.ts';
 import { CircuitOpenError, ProviderError } from './errors.ts';
 import type { RemoteSettings } from '../../config/presets.ts';
@@ -16,6 +16,7 @@ import { RateLimiter } from './ratelimit.ts';
 import { backoffMs, DEFAULT_BACKOFF, transportError, type BackoffOptions } from './retry.ts';
 import { truncateToTokens } from './truncate.ts';
 import { parseVectors, statusError } from './validate.ts';
+import { WIRE_FORMATS, type WireFormat } from './wire.ts';
 
 export interface RemoteDeps {
   log?: Logger;
@@ -34,7 +35,7 @@ export interface RemoteDeps {
 
 /** "siliconflow:BAAI/bge-m3:1024", plus a hash of the input prefixes when there are any. Never the key. */
 export function remoteFingerprint(s: RemoteSettings): string {
-  const base = `${s.provider}:${s.model}:${s.dimensions}`;
+  const base = `${s.provider}:${s.model}:${s.dimensions ?? '?'}`;
   return s.inputPrefix || s.queryPrefix ? `${base}:p${sha256(`${s.inputPrefix}\0${s.queryPrefix}`).slice(0, 8)}` : base;
 }
 
@@ -44,9 +45,10 @@ type Prepared = { text: string; tokens: number };
 const sleepFor = (ms: number, signal?: AbortSignal) => delay(ms, undefined, { signal });
 
 /**
- * An embedder behind an OpenAI-style /embeddings endpoint: rate-limited, retried with backoff,
- * every reply validated before anything is returned, a circuit breaker against a provider that is
- * down, and an LRU cache for queries.
+ * An embedder behind an HTTP embeddings endpoint (OpenAI-style /embeddings, Ollama, TEI: wire.ts):
+ * rate-limited, retried with backoff, every reply validated before anything is returned, a circuit
+ * breaker against a provider that is down, and an LRU cache for queries. Constructed without
+ * `dimensions` (detect.ts only), it accepts any size the vectors of a reply share.
  */
 export class RemoteEmbedder implements Embedder {
   readonly info: EmbedderInfo;
@@ -59,6 +61,7 @@ export class RemoteEmbedder implements Embedder {
   readonly limiter: RateLimiter;
   readonly queryCache: LruCache<Float32Array>;
   private readonly client: EmbeddingsClient;
+  private readonly wire: WireFormat;
   private readonly log: Logger;
   private readonly label: string;
   private readonly backoff: BackoffOptions;
@@ -73,7 +76,7 @@ export class RemoteEmbedder implements Embedder {
     private readonly deps: RemoteDeps = {},
   ) {
     const s = settings;
-    this.info = { fingerprint: remoteFingerprint(s), provider: s.provider, model: s.model, dims: s.dimensions };
+    this.info = { fingerprint: remoteFingerprint(s), provider: s.provider, model: s.model, dims: s.dimensions ?? 0 };
     this.batchSize = s.batchSize;
     this.normalized = s.normalized;
     this.concurrency = s.concurrency;
@@ -91,7 +94,12 @@ export class RemoteEmbedder implements Embedder {
       log: this.log,
       label: this.info.fingerprint,
     });
-    this.client = new EmbeddingsClient(s.baseUrl, { timeoutMs: s.timeoutMs, connections: s.concurrency });
+    this.wire = WIRE_FORMATS[s.wire];
+    this.client = new EmbeddingsClient(
+      s.baseUrl,
+      { timeoutMs: s.timeoutMs, connections: s.concurrency, deadlineMs: s.deadlineMs },
+      this.wire.endpoint,
+    );
   }
 
   async embed(texts: string[], opts: { signal?: AbortSignal; purpose?: 'document' | 'query' } = {}): Promise<Float32Array[]> {
@@ -148,8 +156,7 @@ export class RemoteEmbedder implements Embedder {
     const key = this.key();
     const s = this.settings;
     const inputs = prepared.map((p) => p.text);
-    const body: EmbeddingsRequest = { model: s.model, input: inputs, encoding_format: 'float' };
-    if (s.sendDimensions) body.dimensions = s.dimensions;
+    const body = this.wire.body(s.model, inputs, s.sendDimensions ? s.dimensions : null);
     const tokens = prepared.reduce((n, p) => n + p.tokens, 0);
     for (let attempt = 0; ; attempt++) {
       this.checkCircuit();
@@ -160,7 +167,7 @@ export class RemoteEmbedder implements Embedder {
         this.stats.tokens += tokens;
         const reply = await this.client.post(body, key, signal);
         if (reply.status < 200 || reply.status > 299) throw statusError(reply, this.label, key);
-        const vectors = parseVectors(reply.body, inputs.length, s.dimensions, this.label);
+        const vectors = parseVectors(reply.body, inputs.length, s.dimensions, this.label, this.wire);
         this.failuresInRow = 0;
         return vectors;
       } catch (err) {

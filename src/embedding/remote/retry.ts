@@ -1,4 +1,5 @@
 import { ProviderError } from './errors.ts';
+import { DeadlineError } from './deadline.ts';
 
 export interface BackoffOptions {
   baseMs: number;
@@ -52,6 +53,7 @@ const RETRYABLE_CODES = new Set([
 
 /** A thrown transport error as a ProviderError (the caller has already handled its own abort). */
 export function transportError(err: unknown, label: string): ProviderError {
+  if (err instanceof DeadlineError) return new ProviderError(`${label}: timed out: ${err.message}`, true);
   const e = err as { code?: string; message?: string; cause?: { code?: string } };
   const code = e.code ?? e.cause?.code ?? '';
   const what = /TIMEOUT/.test(code) ? 'timed out' : code ? `connection failed (${code})` : `request failed: ${e.message ?? String(err)}`;

@@ -1,7 +1,6 @@
 import type { Chunk, ChunkInput, ChunkedDocument, Chunker, ChunkerFactory, ChunkingSettings } from '../../core/types.ts';
 import { sha256 } from '../../core/hash.ts';
-import { sections } from '../../chunking/markdown.ts';
-import { normalizeMarkdown, splitFrontMatter } from '../../chunking/normalize.ts';
+import { dedupeAdjacent, outline, stripInvisible } from '../../chunking/outline.ts';
 import { pack, paragraphUnits, type Unit } from '../../chunking/split.ts';
 import { brokenReason } from './broken.ts';
 import { parseAddedAt, parseHeader, type BookmarkHeader } from './header.ts';
@@ -14,14 +13,14 @@ import { parseAddedAt, parseHeader, type BookmarkHeader } from './header.ts';
  * are embedded with every chunk so English queries meet English titles over Chinese summaries.
  */
 
-const VERSION = 1;
+const VERSION = 2; // 2: no repeated heading parts (Summary › Summary); title in front matter or `#` alike
 export const SEPARATOR = ' › ';
 export type BookmarkKind = 'tldr' | 'summary' | 'raw';
 
 const RAW_SUFFIX = /_raw\.(md|markdown)$/i;
 
 function fileBase(path: string): string {
-  return (path.split('/').pop() ?? path).replace(/\.(md|markdown)$/i, '');
+  return stripInvisible(path.split('/').pop() ?? path).replace(/\.(md|markdown)$/i, '');
 }
 
 function folderMonth(path: string): string | null {
@@ -73,32 +72,33 @@ function units(body: string, target: number): Unit[] {
 const KIND_LABEL: Record<BookmarkKind, string> = { tldr: 'TL;DR', summary: 'Summary', raw: 'Article' };
 
 export function chunkBookmark(input: ChunkInput, settings: ChunkingSettings): ChunkedDocument {
-  const { body } = splitFrontMatter(normalizeMarkdown(input.text));
+  const doc = outline(input.text);
   const raw = RAW_SUFFIX.test(input.path);
-  const header = raw ? { title: null, url: null, addedAt: null, tags: [] } : parseHeader(body);
-  const parsed = sections(body);
-  const title = header.title ?? parsed.firstH1 ?? fileBase(input.path).replace(/_raw$/i, '');
+  const header = raw ? { title: null, url: null, addedAt: null, tags: [] } : parseHeader(doc.body);
+  const title = header.title ?? doc.title ?? fileBase(input.path).replace(/_raw$/i, '');
   // A raw file is keyed like the summary it sits beside (same name without _raw).
   const identity = bookmarkIdentity(raw ? input.path.replace(RAW_SUFFIX, '.$1') : input.path, { ...header, title });
 
-  // Group sections: TL;DR, then everything from ## Summary on (later ## sections belong to it).
-  const groups: { kind: BookmarkKind; sub: string | null; body: string }[] = [];
+  // Group sections: TL;DR, then everything from ## Summary on (later sections belong to it). Paths
+  // come without the title; `sub` is the path below the Summary heading (or the whole path of a
+  // later sibling section), so a `### Summary` inside `## Summary` is not said twice.
+  const groups: { kind: BookmarkKind; sub: string[]; body: string }[] = [];
   let inSummary = false;
-  for (const s of parsed.sections) {
-    const h2 = s.path.length > 1 ? s.path[s.path.length - 1]! : null;
+  for (const s of doc.sections) {
     if (raw) {
-      groups.push({ kind: 'raw', sub: s.path.slice(1).join(SEPARATOR) || null, body: s.body });
+      groups.push({ kind: 'raw', sub: s.path, body: s.body });
       continue;
     }
-    if (h2 === null) continue; // the header block
-    if (/^tl;?dr$/i.test(h2)) {
-      groups.push({ kind: 'tldr', sub: null, body: s.body });
+    const top = s.path[0];
+    if (top === undefined) continue; // the header block
+    if (/^tl;?dr$/i.test(top)) {
+      groups.push({ kind: 'tldr', sub: [], body: s.body });
       inSummary = false;
-    } else if (/^summary$/i.test(h2)) {
-      groups.push({ kind: 'summary', sub: null, body: s.body });
+    } else if (/^summary$/i.test(top)) {
+      groups.push({ kind: 'summary', sub: s.path.slice(1), body: s.body });
       inSummary = true;
     } else if (inSummary) {
-      groups.push({ kind: 'summary', sub: s.path.slice(1).join(SEPARATOR), body: s.body });
+      groups.push({ kind: 'summary', sub: s.path, body: s.body });
     }
   }
 
@@ -125,7 +125,9 @@ export function chunkBookmark(input: ChunkInput, settings: ChunkingSettings): Ch
   for (const g of groups) {
     // Units within target − 2 × overlap so a carried-over tail (up to 2 × overlap) plus one unit fits.
     const pieces = pack(units(g.body, settings.targetTokens - 2 * overlap), settings.targetTokens, overlap);
-    const heading = [title, KIND_LABEL[g.kind], ...(g.sub ? [g.sub] : [])].join(SEPARATOR);
+    const sub = dedupeAdjacent([KIND_LABEL[g.kind], ...g.sub]).slice(1);
+    const heading = dedupeAdjacent([title, KIND_LABEL[g.kind], ...sub]).join(SEPARATOR);
+    const section = sub.join(SEPARATOR);
     for (const content of pieces) {
       const n = ++counters[g.kind];
       chunks.push({
@@ -133,7 +135,7 @@ export function chunkBookmark(input: ChunkInput, settings: ChunkingSettings): Ch
         heading,
         content,
         text: `${heading}${tagLine ? `\n${tagLine}` : ''}${g.kind === 'tldr' && header.url ? `\n${header.url}` : ''}\n\n${content}`,
-        metadata: { ...base, kind: g.kind, ...(g.sub ? { section: g.sub } : {}) },
+        metadata: { ...base, kind: g.kind, ...(section ? { section } : {}) },
       });
     }
   }

@@ -1,4 +1,5 @@
 import { sha256 } from '../../core/hash.ts';
+import { stripInvisible } from '../../chunking/outline.ts';
 
 /** Which book a file is, read from its path: content/命/子平推命/渊海子平(格局篇).md. */
 export interface BookInfo {
@@ -54,6 +55,11 @@ export const BOOK_KEYS: Readonly<Record<string, string>> = {
   鬼谷遗文: 'guigu',
 };
 
+/** Other spellings of a title in file names → the title BOOK_KEYS knows (神锋通考.md became 神峰通考/…). */
+const TITLE_ALIASES: Readonly<Record<string, string>> = {
+  神锋通考: '神峰通考',
+};
+
 /** Volume names → id parts. 卷N is handled by number. */
 const VOLUME_KEYS: Readonly<Record<string, string>> = {
   上: 'shang',
@@ -88,6 +94,16 @@ export function chineseNumber(s: string): number {
 
 export const pad2 = (n: number): string => String(n).padStart(2, '0');
 
+const NUMERALS = ['', '一', '二', '三', '四', '五', '六', '七', '八', '九'];
+
+/** 1 … 99 → 一 … 九十九 (the inverse of chineseNumber); other numbers as digits. */
+export function chineseNumeral(n: number): string {
+  if (!Number.isInteger(n) || n < 1 || n > 99) return String(n);
+  const tens = Math.floor(n / 10);
+  const ones = n % 10;
+  return `${tens > 1 ? NUMERALS[tens] : ''}${tens ? '十' : ''}${NUMERALS[ones]}`;
+}
+
 function volumeKey(volume: string): string {
   const parts = volume.split('-').filter(Boolean);
   return parts
@@ -108,9 +124,11 @@ function volumeKey(volume: string): string {
  * share `yuanhai`.
  */
 export function bookOf(path: string): BookInfo {
-  const base = (path.split('/').pop() ?? path).replace(/\.(md|markdown)$/i, '');
+  // Invisible characters in a file name ("滴天髓\u00ad.md") are no part of the title.
+  const base = stripInvisible(path.split('/').pop() ?? path).replace(/\.(md|markdown)$/i, '');
   const m = /^(.+?)(?:[(（]([^)）]+)[)）])?(?:-(.+))?$/.exec(base)!;
   let title = m[1]!.trim();
+  title = TITLE_ALIASES[title] ?? title;
   const volumes = [m[2], m[3]].filter((v): v is string => !!v).map((v) => v.trim());
   // 星学大成-杂诗 and similar: a known title followed by '-part'.
   if (!BOOK_KEYS[title] && volumes.length === 0 && title.includes('-')) {

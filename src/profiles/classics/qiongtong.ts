@@ -95,7 +95,10 @@ export function stemEntries(stem: string, chapter: string, body: string): Entry[
   return out;
 }
 
-/** 穷通宝鉴 sections: "穷通宝鉴：论甲木" → 天干 entries; anything else (五行总论) is one entry. */
+/**
+ * 穷通宝鉴 sections (paths without the document title): "穷通宝鉴：论甲木" → 天干 entries; anything
+ * else (五行总论) is one entry.
+ */
 export function qiongtongEntries(sections: { path: string[]; body: string }[]): Entry[] {
   const out: Entry[] = [];
   for (const s of sections) {
@@ -109,7 +112,7 @@ export function qiongtongEntries(sections: { path: string[]; body: string }[]): 
     const body = s.body.trim();
     if (!body) continue;
     const slug = chapter === '五行总论' ? 'wuxing' : 'preface';
-    out.push({ slug, context: chapter && s.path.length > 1 ? [chapter] : [], body, metadata: {} });
+    out.push({ slug, context: chapter ? [chapter] : [], body, metadata: {} });
   }
   return out;
 }

@@ -1,5 +1,5 @@
 import type { Entry } from './entry.ts';
-import { chineseNumber, pad2 } from './book.ts';
+import { chineseNumber, chineseNumeral, pad2 } from './book.ts';
 import { stemEntries } from './qiongtong.ts';
 
 /**
@@ -11,14 +11,31 @@ import { stemEntries } from './qiongtong.ts';
 const STEM_HEADING = /^论?([甲乙丙丁戊己庚辛壬癸])[木火土金水]$/u;
 const CHAPTER_NO = /第\s*([0-9]+|[一二三四五六七八九十]+)\s*章/u;
 
-/** "《三命通会》卷 一·论五行生成" → "论五行生成"; "《子平真诠评注》第 01 章 论…" → "第01章 论…". */
+const VOLUME = /^卷\s*([0-9]+|[一二三四五六七八九十]+)$/u;
+
+/**
+ * "《三命通会》卷 一·论五行生成" → "论五行生成"; "《子平真诠评注》第 01 章 论…" → "第01章 论…";
+ * "《神峰通考》卷 01" → "卷一" (the form a file name gives the volume: 神峰通考(卷一).md);
+ * "甲，乙。" → "甲 乙".
+ */
 export function cleanHeading(h: string): string {
-  return h
+  const out = h
     .replace(/^《[^》]*》\s*/u, '')
     .replace(/^卷\s*[一二三四五六七八九十]+\s*[·・.．]\s*/u, '')
     .replace(/第\s*([0-9]+|[一二三四五六七八九十]+)\s*章\s*/u, (_m, n: string) => `第${pad2(chineseNumber(n))}章 `)
-    .replace(/\s+/gu, ' ')
+    // ，/。 in a heading read as the spaces a re-punctuated copy has instead (clauses.ts).
+    .replace(/[，。\s]+/gu, ' ')
     .trim();
+  const v = VOLUME.exec(out);
+  const n = v ? chineseNumber(v[1]!) : NaN;
+  return Number.isNaN(n) ? out : `卷${chineseNumeral(n)}`;
+}
+
+/** The number of a volume such as 卷六 or 卷十七-上; null for 上, 研究 … */
+export function volumeNumber(volume: string): number | null {
+  const m = /^卷([0-9]+|[一二三四五六七八九十]+)(?:-|$)/u.exec(volume);
+  const n = m ? chineseNumber(m[1]!) : NaN;
+  return Number.isNaN(n) ? null : n;
 }
 
 export function chapterNumber(h: string): number | null {
@@ -29,30 +46,32 @@ export function chapterNumber(h: string): number | null {
 }
 
 /**
- * `sections` come from the Markdown splitter: path[0] is the file's `#` title. Its text matters
- * only when it says more than the file name (千里命稿's "# 千里命稿 第 01 章 天干篇").
+ * `sections` come from the outline: paths without the document title, whether that was front
+ * matter or a `#` heading. The title matters only when it says more than the file name
+ * (千里命稿's "# 千里命稿 第 01 章 天干篇"): it then leads every section's context.
  */
 export function headingEntries(
   sections: { path: string[]; body: string }[],
+  title: string | null,
   fileTitle: string,
   opts: { stemSections?: boolean } = {},
 ): Entry[] {
   const out: Entry[] = [];
+  const titleSays = !!title && title.replace(/\s+/g, '') !== fileTitle.replace(/\s+/g, '') && chapterNumber(title) !== null;
   let n = 0;
   for (const s of sections) {
     const body = s.body.trim();
     if (!body) continue;
-    const [h1, ...rest] = s.path;
+    const last = s.path[s.path.length - 1] ?? '';
     // A section titled by a 天干 (造化元钥's "甲木") is cut by month like 穷通宝鉴.
-    const stem = opts.stemSections ? STEM_HEADING.exec(rest[rest.length - 1] ?? '')?.[1] : undefined;
+    const stem = opts.stemSections ? STEM_HEADING.exec(last)?.[1] : undefined;
     if (stem) {
-      out.push(...stemEntries(stem, rest[rest.length - 1]!, body));
+      out.push(...stemEntries(stem, last, body));
       continue;
     }
-    const h1Says = h1 && h1.replace(/\s+/g, '') !== fileTitle.replace(/\s+/g, '') && chapterNumber(h1) !== null;
-    const path = (h1Says ? [h1!, ...rest] : rest).map(cleanHeading).filter(Boolean);
+    const path = (titleSays ? [title!, ...s.path] : s.path).map(cleanHeading).filter(Boolean);
     const chapter = path[0] ?? null;
-    const num = chapterNumber(h1Says ? h1! : (rest[0] ?? ''));
+    const num = chapterNumber(titleSays ? title! : (s.path[0] ?? ''));
     n++;
     const slug = num !== null ? `ch${pad2(num)}` : `s${pad2(n)}`;
     const metadata: Record<string, unknown> = {};

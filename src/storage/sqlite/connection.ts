@@ -1,7 +1,8 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { appliedVersions, listMigrations, migrate } from './migrate.ts';
+import { migrate } from './migrate.ts';
+import { assertOwnSchema, refuseForeignFile } from './identity.ts';
 import { registerGlob } from './filter.ts';
 import { defaultAnalyzer, indexTerms } from '../../core/text/analyzer.ts';
 
@@ -51,7 +52,22 @@ function backfillKeywordIndex(db: Database): void {
   })();
 }
 
-/** Opens a connection with the project's pragmas and SQL functions. */
+/** Runs `check` on a fresh connection; a refusal closes it before anything was written. */
+function checked(db: Database, check: (db: Database) => void): Database {
+  try {
+    check(db);
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+/**
+ * Opens a connection with the project's pragmas and SQL functions. Every mode first checks the
+ * file is ragsync's and not newer than this code (storage/sqlite/identity.ts), before anything is
+ * written to it; only 'write' migrates, so readers never change a schema.
+ */
 export function openDatabase(file: string, mode: OpenMode): Database {
   if (mode === 'snapshot') {
     if (!existsSync(file)) return migrated(prepare(new BetterSqlite3(':memory:')));
@@ -59,33 +75,29 @@ export function openDatabase(file: string, mode: OpenMode): Database {
       const bytes = readFileSync(file);
       // Header bytes 18-19 say "WAL"; an in-memory copy must be told it is a rollback-journal file.
       if (bytes.length >= 20) bytes[18] = bytes[19] = 1;
-      return migrated(prepare(new BetterSqlite3(bytes)));
+      const copy = bytes.length ? new BetterSqlite3(bytes) : new BetterSqlite3(':memory:');
+      return migrated(prepare(checked(copy, (db) => assertOwnSchema(db, file, false))));
     }
     // A writer is active (its WAL holds recent commits): read through it, read-only.
-    return prepare(new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 }));
+    refuseForeignFile(file);
+    const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 });
+    return prepare(checked(db, (c) => assertOwnSchema(c, file, false)));
   }
   if (mode === 'read') {
     if (!existsSync(file)) throw new Error(`no index at ${file}`);
-    // A reader of an index made by an older version: upgrade it once.
-    if (needsUpgrade(file)) openDatabase(file, 'write').close();
-    return prepare(new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 }));
+    refuseForeignFile(file);
+    const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 });
+    return prepare(checked(db, (c) => assertOwnSchema(c, file, true)));
   }
   mkdirSync(dirname(file), { recursive: true });
-  const db = new BetterSqlite3(file, { timeout: 10_000 });
-  db.pragma('journal_mode = WAL');
+  refuseForeignFile(file);
+  const db = checked(new BetterSqlite3(file, { timeout: 10_000 }), (c) => {
+    assertOwnSchema(c, file, false);
+    c.pragma('journal_mode = WAL');
+  });
   // NORMAL is safe in WAL mode: a power cut can lose the last commit, never corrupt the file.
   db.pragma('synchronous = NORMAL');
   return migrated(prepare(db));
-}
-
-function needsUpgrade(file: string): boolean {
-  const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
-  try {
-    const done = appliedVersions(db);
-    return listMigrations().some((m) => !done.has(m.version));
-  } finally {
-    db.close();
-  }
 }
 
 export const now = () => new Date().toISOString();

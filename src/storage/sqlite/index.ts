@@ -3,6 +3,7 @@ import { openDatabase, type OpenMode } from './connection.ts';
 import { SqliteIndexReader } from './reader.ts';
 import { SqliteRunLog } from './run-log.ts';
 import { SqliteIndexWriter } from './writer.ts';
+import { openFailure, withPathOnErrors } from './annotate.ts';
 
 /**
  * The SQLite backend: one connection serving every role (writer, reader, run log), each role's
@@ -13,8 +14,15 @@ export class SqliteIndex {
   readonly db: Database;
   readonly dryRun: boolean;
 
-  constructor(file: string, mode: OpenMode = 'write') {
-    this.db = openDatabase(file, mode);
+  constructor(
+    readonly file: string,
+    mode: OpenMode = 'write',
+  ) {
+    try {
+      this.db = openDatabase(file, mode);
+    } catch (err) {
+      throw openFailure(err, file);
+    }
     this.dryRun = mode !== 'write';
   }
 
@@ -27,6 +35,10 @@ export interface SqliteIndex extends SqliteIndexWriter, SqliteIndexReader, Sqlit
 
 for (const role of [SqliteIndexWriter, SqliteIndexReader, SqliteRunLog]) {
   for (const name of Object.getOwnPropertyNames(role.prototype)) {
-    if (name !== 'constructor') Object.defineProperty(SqliteIndex.prototype, name, Object.getOwnPropertyDescriptor(role.prototype, name)!);
+    if (name === 'constructor') continue;
+    const d = Object.getOwnPropertyDescriptor(role.prototype, name)!;
+    // Errors leave the backend naming the database file (core/io-errors.ts puts them in words).
+    if (typeof d.value === 'function') d.value = withPathOnErrors(d.value, (self) => (self as SqliteIndex).file);
+    Object.defineProperty(SqliteIndex.prototype, name, d);
   }
 }

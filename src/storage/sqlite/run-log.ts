@@ -160,9 +160,11 @@ export class SqliteRunLog implements RunLog {
     return listRuns(this.db, limit);
   }
 
-  async gc(opts: { keepOnly?: string } = {}): Promise<{ vectors: number }> {
+  async gc(opts: { keepOnly?: string; spareSince?: string } = {}): Promise<{ vectors: number }> {
     return this.db.transaction(() => {
-      let vectors = this.db.prepare('DELETE FROM vectors WHERE text_hash NOT IN (SELECT text_hash FROM chunks)').run().changes;
+      let vectors = this.db
+        .prepare('DELETE FROM vectors WHERE text_hash NOT IN (SELECT text_hash FROM chunks) AND (? IS NULL OR created_at < ?)')
+        .run(opts.spareSince ?? null, opts.spareSince ?? null).changes;
       if (opts.keepOnly !== undefined) {
         vectors += this.db.prepare('DELETE FROM vectors WHERE fingerprint != ?').run(opts.keepOnly).changes;
         this.db.prepare('DELETE FROM embedders WHERE fingerprint != ?').run(opts.keepOnly);
