@@ -1,6 +1,8 @@
 // pm2 process file for the ragsync daemon:  pm2 start ecosystem.config.cjs
 // Values come from the environment pm2 is started with, so one file serves every deployment:
 //   RAGSYNC_CONFIG (config file), RAGSYNC_LOG_LEVEL, RAGSYNC_LOG_DIR, RAGSYNC_DAEMON_ARGS (e.g. "--serve").
+// Logs go to logs/ (git-ignored) and grow without bound unless rotated: pm2 install pm2-logrotate
+// (README, "Running it hourly").
 const path = require('node:path');
 
 const logDir = process.env.RAGSYNC_LOG_DIR || path.join(__dirname, 'logs');

@@ -5,14 +5,16 @@
  *   npm run build && npx tsx bench/sync.bench.ts
  *
  * Prints: full index time and chunks/s (against the embedder's own throughput on the same texts,
- * measured in this run), and the wall time of a no-op `ragsync index` process (against a bare
- * `node -e 0` start, measured in this run). Target: no-op ≤ 0.5 s wall, 0 texts embedded.
+ * measured in this run), the longest event-loop stall during it, and the wall time of a no-op
+ * `ragsync index` process (against a bare `node -e 0` start, measured in this run). Target: no-op
+ * ≤ 0.5 s wall, 0 texts embedded.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadConfig } from '../src/builtin.ts';
 import type { Config } from '../src/config/load.ts';
 import { runIndex } from '../src/sync/run.ts';
@@ -48,10 +50,14 @@ const wall = (cmd: string, args: string[]) => {
   return { ms: Number(process.hrtime.bigint() - t) / 1e6, stdout: r.stdout };
 };
 
-// 1. Full index, in process.
+// 1. Full index, in process. The longest event-loop stall during it is what a daemon's /healthz
+// and searches wait at worst while a run writes (the source's documents switch in one transaction).
+const stalls = monitorEventLoopDelay({ resolution: 5 });
+stalls.enable();
 const t0 = performance.now();
 const full = await runIndex(config);
 const fullMs = performance.now() - t0;
+stalls.disable();
 const chunks = full.sources.reduce((n, s) => n + s.planned.chunks, 0);
 const docs = full.sources.reduce((n, s) => n + s.planned.documents.added, 0);
 
@@ -81,5 +87,6 @@ console.log(`full index:      ${(fullMs / 1000).toFixed(2)} s  = ${(chunks / (fu
 console.log(`embedder alone:  ${(embedMs / 1000).toFixed(2)} s  (full index / embedder alone = ${(fullMs / embedMs).toFixed(2)}x)`);
 console.log(`no-op re-run:    ${(median(noop) / 1000).toFixed(3)} s wall (median of 5), embedded ${embeddedNoop}; target <= 0.500 s`);
 console.log(`node -e 0:       ${(nodeStart / 1000).toFixed(3)} s  (no-op / bare node start = ${(median(noop) / nodeStart).toFixed(2)}x)`);
+console.log(`longest event-loop stall during the full index: ${(stalls.max / 1e6).toFixed(0)} ms (p99 ${(stalls.percentile(99) / 1e6).toFixed(0)} ms)`);
 console.log(`peak RSS (bench process): ${rss.toFixed(0)} MB`);
 rmSync(work, { recursive: true, force: true });

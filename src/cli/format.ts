@@ -2,6 +2,7 @@ import type { IndexResult, SourceResult } from '../sync/run.ts';
 import type { SearchResult } from '../search/search.ts';
 import { resultJson } from '../search/present.ts';
 import type { StatusReport } from '../storage/roles.ts';
+import type { Health } from '../daemon/health.ts';
 
 const short = (sha: string | null) => (sha ? sha.slice(0, 7) : '-');
 
@@ -103,8 +104,30 @@ export function searchText(results: SearchResult[]): string {
     .join('\n');
 }
 
-export function statusText(s: StatusReport, activeFingerprint: string): string {
-  const lines = ['sources:'];
+/**
+ * What `status` warns about: chunk texts the active embedder has no vector for (vector search does
+ * not see them; after `gc --drop-other-fingerprints` run by another config, none at all).
+ */
+export function coverageWarnings(s: StatusReport, activeFingerprint: string): string[] {
+  if (!s.distinctTexts) return [];
+  const covered = s.coverage.find((c) => c.fingerprint === activeFingerprint)?.covered ?? 0;
+  if (covered >= s.distinctTexts) return [];
+  const missing = s.distinctTexts - covered;
+  const effect = covered === 0 ? 'search is keyword-only' : 'vector search does not see them';
+  return [
+    `${missing} of ${s.distinctTexts} chunk texts have no vector for the active embedder ${activeFingerprint}: ${effect} until "ragsync index" embeds them`,
+  ];
+}
+
+/** The health verdict as status's first line. */
+export function healthLine(h: Health): string {
+  return `health: ${h.status}${h.ok ? '' : ' (unhealthy)'}: ${h.reason}`;
+}
+
+export function statusText(s: StatusReport, activeFingerprint: string, health?: Health): string {
+  const lines = health ? [healthLine(health)] : [];
+  for (const w of coverageWarnings(s, activeFingerprint)) lines.push(`warning: ${w}`);
+  lines.push('sources:');
   for (const src of s.sources) {
     lines.push(
       `  ${src.name.padEnd(12)} ${src.kind.padEnd(4)} @${short(src.commit)}  ${src.documents} docs  ${src.chunks} chunks  indexed ${src.indexedAt ?? 'never'}`,
@@ -130,9 +153,11 @@ export function statusText(s: StatusReport, activeFingerprint: string): string {
 }
 
 /** `status --json`: the report, each run also in the shape documented before planned/written existed. */
-export function statusJson(s: StatusReport, activeFingerprint: string) {
+export function statusJson(s: StatusReport, activeFingerprint: string, health?: Health) {
   return {
     activeFingerprint,
+    ...(health ? { health } : {}),
+    warnings: coverageWarnings(s, activeFingerprint),
     ...s,
     runs: s.runs.map((r) => ({
       ...r,

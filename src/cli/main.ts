@@ -1,5 +1,7 @@
 import { Command, CommanderError } from 'commander';
+import { createRequire } from 'node:module';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
+import { ENV_FILE_VAR, loadEnvFileOnce } from '../embedding/remote/env.ts';
 import { describeIoError } from '../core/io-errors.ts';
 type CommandModule = { register(program: Command): void };
 
@@ -22,9 +24,20 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   embedders: () => import('./commands/embedders.ts'),
 };
 
+/** package.json sits two folders up from both src/cli/ and dist/cli/. */
+function packageVersion(): string {
+  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+}
+
 export async function buildProgram(argv: string[] = []): Promise<Command> {
   const program = new Command('ragsync')
     .description('Keep a retrieval index in sync with Markdown in git repositories.')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    // No --env-file flag: Node 20 itself claims that flag anywhere on the command line (and exits 9
+    // when the file is missing), so the file is named by $RAGSYNC_ENV_FILE instead.
+    .hook('preAction', () => {
+      if (process.env[ENV_FILE_VAR]) loadEnvFileOnce();
+    })
     .showHelpAfterError()
     .exitOverride();
   const first = argv.find((a) => !a.startsWith('-'));

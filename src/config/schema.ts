@@ -42,6 +42,8 @@ export const daemonSchema = z
     runOnStart: z.boolean().default(false),
     /** On SIGTERM/SIGINT, how long to wait for the current batch before giving up. */
     stopTimeoutMs: z.number().int().min(1000).max(600_000).default(20_000),
+    /** /healthz (and `status`) turn unhealthy after this many failed runs in a row. */
+    failuresToUnhealthy: z.number().int().min(1).max(1000).default(1),
   })
   .strict();
 
@@ -203,7 +205,7 @@ export const configSchema = z
     embedder: embedderSchema.default({ provider: 'hash', dims: 1024, batchSize: 256 }),
     chunking: chunkingSchema.default({ targetTokens: 500, overlap: 0.15 }),
     sources: z.array(sourceSchema).min(1),
-    daemon: daemonSchema.default({ schedule: '0 * * * *', runOnStart: false, stopTimeoutMs: 20_000 }),
+    daemon: daemonSchema.default({ schedule: '0 * * * *', runOnStart: false, stopTimeoutMs: 20_000, failuresToUnhealthy: 1 }),
     /** Largest share (0..1) of a source's documents one run may delete; more is refused unless confirmed. */
     maxDeleteShare: z.number().min(0).max(1).default(0.5),
     /** pino level; $RAGSYNC_LOG_LEVEL wins over it. */

@@ -1,6 +1,6 @@
 import pino, { type Logger } from 'pino';
 import { isatty } from 'node:tty';
-import { prettyDestination } from './pretty-log.ts';
+import { prettyDestination, terminalJsonDestination } from './pretty-log.ts';
 
 export type { Logger };
 
@@ -22,14 +22,15 @@ export const REDACT_PATHS = [
  * One-shot commands log JSON to stderr (fd 2) so that `--json` output on stdout stays clean;
  * the daemon passes fd 1.
  */
-export function createLogger(opts: { level?: string; fd?: 1 | 2; configLevel?: string } = {}): Logger {
-  const level = opts.level ?? process.env.RAGSYNC_LOG_LEVEL ?? process.env.LOG_LEVEL ?? opts.configLevel ?? 'info';
+export function createLogger(opts: { level?: string; fd?: 1 | 2; configLevel?: string; defaultLevel?: string } = {}): Logger {
+  const level = opts.level || process.env.RAGSYNC_LOG_LEVEL || process.env.LOG_LEVEL || opts.configLevel || opts.defaultLevel || 'info';
   const fd = opts.fd ?? 2;
   // Readable lines on a terminal; JSON everywhere else (pm2 logs, pipes) or when asked for.
-  const pretty = isatty(fd) && process.env.RAGSYNC_LOG_FORMAT !== 'json';
+  const tty = isatty(fd);
+  const pretty = tty && process.env.RAGSYNC_LOG_FORMAT !== 'json';
   return pino(
     { level, base: undefined, redact: { paths: REDACT_PATHS, censor: '[redacted]' } },
-    pretty ? prettyDestination(fd) : pino.destination({ fd, sync: true }),
+    pretty ? prettyDestination(fd) : tty ? terminalJsonDestination(fd) : pino.destination({ fd, sync: true }),
   );
 }
 

@@ -110,7 +110,7 @@ export class Daemon {
 
   /** Health from the run history (for /healthz), judged against this daemon's schedule. */
   async health(store?: Pick<RunLog, 'recentRuns'>): Promise<Health> {
-    const opts = { intervalMs: this.intervalMs, since: this.startedAt };
+    const opts = { intervalMs: this.intervalMs, since: this.startedAt, failuresToUnhealthy: this.o.config.daemon?.failuresToUnhealthy };
     if (store) return storeHealth(store, opts);
     if (!existsSync(this.o.config.db)) return computeHealth([], opts);
     const own = openIndex(this.o.config, 'search');

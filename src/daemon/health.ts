@@ -6,7 +6,10 @@ export interface HealthOptions {
   now?: number;
   /** When the daemon started: before any success, it is healthy ("starting") for 2 intervals. */
   since?: number;
-  /** This many failed runs in a row (newest first) make it unhealthy even if a success is recent. */
+  /**
+   * This many failed runs in a row (newest first) make it unhealthy even if a success is recent.
+   * Default 1: an hourly daemon whose run could not embed is reported at once, not two hours later.
+   */
   failuresToUnhealthy?: number;
 }
 
@@ -14,15 +17,31 @@ export interface Health {
   ok: boolean;
   statusCode: 200 | 503;
   status: 'ok' | 'starting' | 'stale' | 'failing';
+  /** The verdict in one sentence (the error of the failed run, the age of the last success …). */
+  reason: string;
   lastSuccessAt: string | null;
   lastSuccessAgeMs: number | null;
   maxAgeMs: number;
   consecutiveFailures: number;
-  lastRun: { id: number; status: string; startedAt: string; finishedAt: string | null } | null;
+  failuresToUnhealthy: number;
+  lastRun: { id: number; status: string; startedAt: string; finishedAt: string | null; error: string | null } | null;
   running: boolean;
 }
 
+export const DEFAULT_FAILURES_TO_UNHEALTHY = 1;
+
 const SUCCESS = new Set(['ok', 'partial']);
+
+/** "3h 5m", "42s": ages in reasons, for people. */
+export function formatAge(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h}h${m % 60 ? ` ${m % 60}m` : ''}`;
+  return `${Math.floor(h / 24)}d ${h % 24}h`;
+}
 
 /**
  * Health from the run history (newest first): 200 with the age of the last successful run (ok or
@@ -32,7 +51,7 @@ const SUCCESS = new Set(['ok', 'partial']);
 export function computeHealth(runs: RunRecord[], opts: HealthOptions): Health {
   const now = opts.now ?? Date.now();
   const maxAgeMs = 2 * opts.intervalMs;
-  const threshold = opts.failuresToUnhealthy ?? 2;
+  const threshold = opts.failuresToUnhealthy ?? DEFAULT_FAILURES_TO_UNHEALTHY;
   const finished = runs.filter((r) => r.status !== 'running' && r.status !== 'aborted');
   let consecutiveFailures = 0;
   for (const r of finished) {
@@ -43,28 +62,45 @@ export function computeHealth(runs: RunRecord[], opts: HealthOptions): Health {
   const lastSuccessAt = success ? (success.finishedAt ?? success.startedAt) : null;
   const lastSuccessAgeMs = lastSuccessAt ? Math.max(0, now - Date.parse(lastSuccessAt)) : null;
   let status: Health['status'];
-  if (consecutiveFailures >= threshold) status = 'failing';
-  else if (lastSuccessAgeMs !== null && lastSuccessAgeMs <= maxAgeMs) status = 'ok';
-  else if (lastSuccessAgeMs === null && opts.since !== undefined && now - opts.since <= maxAgeMs) status = 'starting';
-  else status = 'stale';
+  let reason: string;
+  if (consecutiveFailures >= threshold) {
+    status = 'failing';
+    const failed = finished[0]!;
+    const runsWord = consecutiveFailures === 1 ? 'the last run' : `the last ${consecutiveFailures} runs`;
+    reason = `${runsWord} failed (run #${failed.id}: ${failed.error ?? 'no error recorded'})`;
+  } else if (lastSuccessAgeMs !== null && lastSuccessAgeMs <= maxAgeMs) {
+    status = 'ok';
+    reason = `last successful run #${success!.id} ${formatAge(lastSuccessAgeMs)} ago`;
+  } else if (lastSuccessAgeMs === null && opts.since !== undefined && now - opts.since <= maxAgeMs) {
+    status = 'starting';
+    reason = `no successful run yet, started ${formatAge(now - opts.since)} ago`;
+  } else {
+    status = 'stale';
+    reason =
+      lastSuccessAgeMs === null
+        ? 'no successful run yet'
+        : `the last successful run (#${success!.id}) was ${formatAge(lastSuccessAgeMs)} ago, more than twice the schedule's interval (${formatAge(maxAgeMs)})`;
+  }
   const ok = status === 'ok' || status === 'starting';
   const last = runs[0];
   return {
     ok,
     statusCode: ok ? 200 : 503,
     status,
+    reason,
     lastSuccessAt,
     lastSuccessAgeMs,
     maxAgeMs,
     consecutiveFailures,
-    lastRun: last ? { id: last.id, status: last.status, startedAt: last.startedAt, finishedAt: last.finishedAt } : null,
+    failuresToUnhealthy: threshold,
+    lastRun: last ? { id: last.id, status: last.status, startedAt: last.startedAt, finishedAt: last.finishedAt, error: last.error } : null,
     running: last?.status === 'running',
   };
 }
 
 /** Health of the index behind `store` (any process may be the writer: runs are in the database). */
 export async function storeHealth(store: Pick<RunLog, 'recentRuns'>, opts: HealthOptions): Promise<Health> {
-  return computeHealth(await store.recentRuns(20), opts);
+  return computeHealth(await store.recentRuns(Math.max(20, (opts.failuresToUnhealthy ?? 1) + 1)), opts);
 }
 
 /** The shape the HTTP server's `health` hook takes: status code + JSON body. */

@@ -57,3 +57,8 @@ export function healthIntervalMs(config: Config, override?: string): number {
   const tz = config.daemon?.timezone;
   return Math.min(...scheduleJobs(config, override).map((j) => scheduleIntervalMs(j.expression, tz)));
 }
+
+/** What health is judged against for this config: its schedule's interval and failure threshold. */
+export function healthOptions(config: Config, override?: string): { intervalMs: number; failuresToUnhealthy?: number } {
+  return { intervalMs: healthIntervalMs(config, override), failuresToUnhealthy: config.daemon?.failuresToUnhealthy };
+}

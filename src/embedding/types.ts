@@ -20,5 +20,9 @@ export interface Embedder {
   /** One vector per text, in order. Throws rather than return a partial or malformed batch. */
   embed(texts: string[], opts?: { signal?: AbortSignal; purpose?: 'document' | 'query' }): Promise<Float32Array[]>;
   readonly stats: EmbedStats;
+  /** Where a remote embedder sends its requests, credentials removed (named in its errors). */
+  readonly endpoint?: string;
+  /** Throws (a usage error) when the embedder cannot work at all, e.g. its API key is not set. */
+  ready?(): void;
   close?(): Promise<void>;
 }

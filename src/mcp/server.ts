@@ -80,6 +80,12 @@ export function createMcpServer(searcher: Searcher, version = '0.1.0'): McpServe
 export async function serveStdio(searcher: Searcher): Promise<void> {
   const server = createMcpServer(searcher);
   const transport = new StdioServerTransport();
+  // A line that is not JSON-RPC is dropped; say so on stderr (stdout is the protocol's) and go on.
+  transport.onerror = (err) => {
+    const malformed = err instanceof SyntaxError || err.name === 'ZodError';
+    const what = errorMessage(err).replace(/\s+/g, ' ').slice(0, 200);
+    process.stderr.write(`ragsync mcp: ${malformed ? `ignored a malformed message: ${what}` : what}\n`);
+  };
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     process.stdin.once('end', () => resolve());

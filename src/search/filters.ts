@@ -58,3 +58,29 @@ export function toChunkFilter(
   if (where.length) f.where = where;
   return f;
 }
+
+/**
+ * Values of `equals` filters admitted only by their spec's pattern (not among its listed values):
+ * such a value is real only if the index holds it, which the searcher checks when nothing matched.
+ */
+export function unlistedValues(
+  filters: Record<string, string | string[]> | undefined,
+  specs: readonly FilterSpec[],
+): { spec: FilterSpec; value: string; condition: FieldCondition }[] {
+  const out: { spec: FilterSpec; value: string; condition: FieldCondition }[] = [];
+  for (const [name, raw] of Object.entries(filters ?? {})) {
+    const spec = specs.find((s) => s.name === name);
+    if (!spec || spec.kind !== 'equals' || !spec.pattern || !spec.values) continue;
+    for (const value of (Array.isArray(raw) ? raw : [raw]).map((v) => v.trim())) {
+      if (!value || value === spec.any || spec.values.includes(value)) continue;
+      out.push({ spec, value, condition: { op: 'eq', fields: spec.fields, value } });
+    }
+  }
+  return out;
+}
+
+/** "book: no indexed chunk has "foo" (known: qiongtong|ziping|…|all)". */
+export function unknownValueError(spec: FilterSpec, value: string): RagsyncError {
+  const names = [...(spec.values ?? []), ...(spec.any ? [spec.any] : [])].join('|');
+  return usage(`${spec.name} "${value}" is not a known value and no indexed chunk has it (known: ${names})`);
+}

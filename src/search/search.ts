@@ -8,8 +8,8 @@ import { createEmbedder } from '../embedding/create.ts';
 import type { Embedder } from '../embedding/types.ts';
 import { openIndex } from '../storage/open.ts';
 import type { SearchStore } from '../storage/roles.ts';
-import { toChunkFilter } from './filters.ts';
-import { collapseDuplicates, mmr, rrf, temporalDecay, type Candidate } from './fuse.ts';
+import { toChunkFilter, unknownValueError, unlistedValues } from './filters.ts';
+import { collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate } from './fuse.ts';
 import type { Reranker } from './rerank.ts';
 import { DEFAULT_K, MAX_K, parseSearchRequest, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
 import { VectorIndex } from './vector-index.ts';
@@ -169,7 +169,12 @@ export class Searcher {
   /** Runs a validated request. */
   async run(req: SearchRequest): Promise<SearchResponse> {
     const { query: q, k, mode, mmr: lambda } = req;
-    const filter = this.filterOf(req);
+    this.checkMinScore(req);
+    const filter0 = this.filterOf(req);
+    if (!this.terms(q, this.analyzers(filter0.sources), true).length && !/[\p{L}\p{N}]/u.test(q)) {
+      throw usage(`query ${JSON.stringify(q)} has no searchable terms (letters, digits or CJK characters)`);
+    }
+    const filter = filter0;
     const analyzers = this.analyzers(filter.sources);
     // Candidates per list: enough for fusion, collapse and MMR to have something to choose from.
     const pool = Math.max(k * 5, 50);
@@ -222,7 +227,34 @@ export class Searcher {
       }
       return r;
     });
+    if (!top.length) await this.checkUnlistedValues(req);
     return { results: top, reranked, ...(rerankError ? { rerankError } : {}) };
+  }
+
+  /**
+   * Scores differ by mode: hybrid gives fused RRF scores (at most (vector + keyword weight) / 61,
+   * 0.0328 with the default weights), vector cosine similarity (at most 1), keyword -bm25 (no
+   * bound). A threshold no result can reach is refused rather than answered with nothing.
+   */
+  private checkMinScore(req: SearchRequest): void {
+    if (req.minScore === undefined) return;
+    const reranked = !!this.reranker && req.rerank;
+    const w = req.weights ?? { vector: 1, keyword: 1 };
+    const ceiling = req.mode === 'hybrid' && !reranked ? (w.vector + w.keyword) / (RRF_K + 1) : req.mode === 'vector' ? 1 : Infinity;
+    if (req.minScore > ceiling) {
+      const scale = req.mode === 'hybrid' ? `fused (RRF) scores are at most ${ceiling.toFixed(4)} with weights ${w.vector},${w.keyword}` : 'cosine scores are at most 1';
+      throw usage(`minScore ${req.minScore} can never be met in ${req.mode} mode: ${scale} (see "Scores" in docs/search.md)`);
+    }
+  }
+
+  /**
+   * Nothing matched and a filter value was admitted only by its pattern (a book key of a work the
+   * profile does not list): if no chunk in the index has it either, it is a typo, said as such.
+   */
+  private async checkUnlistedValues(req: SearchRequest): Promise<void> {
+    for (const u of unlistedValues(req.filters, this.filterSpecs())) {
+      if (!(await this.store.anyChunk({ where: [u.condition], includeBroken: true }))) throw unknownValueError(u.spec, u.value);
+    }
   }
 
   /**

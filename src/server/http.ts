@@ -2,7 +2,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { maxHeaderSize } from 'node:http';
 import { MAX_QUERY_CHARS } from '../search/request.ts';
 import type { Searcher, SearchResult } from '../search/search.ts';
 import { resultJson, sourceItem } from '../search/present.ts';
@@ -25,6 +24,8 @@ export interface HttpOptions {
   /** Replaces the built-in /healthz (the run-history health check plugs in here). */
   health?: () => Promise<HealthReport>;
   log?: (line: string) => void;
+  /** Connections served at once (default 512); more are closed on arrival. */
+  maxConnections?: number;
 }
 
 /** The built-in health: ok, plus the last run's status and times. */
@@ -96,7 +97,7 @@ export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Se
         return send(res, 404, { error: `no route ${url.pathname}` });
     }
   };
-  const server = createServer((req, res) => {
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     handle(req, res).catch((err: unknown) => {
       if (err instanceof RagsyncError && err.exitCode === EXIT.usage) return send(res, 400, { error: err.message });
       log(`${req.method} ${req.url?.split('?')[0]}: ${describeIoError(err) ?? errorMessage(err)}`);
@@ -104,30 +105,42 @@ export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Se
       else res.destroy();
     });
   });
+  // Bounded: slow or idle clients cannot hold sockets forever, and connections past the cap are
+  // refused rather than queued without limit (an oversized request line gets 431, with its reason).
+  server.maxConnections = opts.maxConnections ?? MAX_CONNECTIONS;
+  server.headersTimeout = 15_000;
+  server.requestTimeout = 30_000;
+  server.keepAliveTimeout = 5_000;
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => refuseUnparsable(err, socket));
   return server;
 }
 
 /**
- * A request node:http cannot parse — most often a URL over its header limit (a megabyte-long
- * query) — gets a 400 that says why, instead of a bare 431 or a dropped connection. What the client
- * still sends is read and discarded before the socket closes: closing with unread input would reset
- * the connection and lose the answer.
+ * A request node:http cannot parse gets an answer that says why: a request line and headers over
+ * the limit (a megabyte-long query) 431 with the limits in words, anything else 400, instead of a
+ * bare status line. What the client still sends is read and discarded before the socket closes:
+ * closing with unread input would reset the connection and lose the answer.
  */
 function refuseUnparsable(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (!socket.writable) return void socket.destroy();
-  const error =
-    err.code === 'HPE_HEADER_OVERFLOW'
-      ? `request too large: the URL and headers may take at most ${maxHeaderSize} bytes (a query at most ${MAX_QUERY_CHARS} characters)`
-      : `malformed HTTP request (${err.code ?? 'parse error'})`;
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const error = tooLarge
+    ? `request too large: the URL and headers may take at most ${MAX_HEADER_BYTES} bytes (a query at most ${MAX_QUERY_CHARS} characters)`
+    : `malformed HTTP request (${err.code ?? 'parse error'})`;
   const body = JSON.stringify({ error });
   socket.on('error', () => {});
   socket.resume();
   socket.end(
-    `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+      `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
   setTimeout(() => socket.destroy(), 5000).unref();
 }
+
+/** Open connections served at once; more are closed on arrival. */
+const MAX_CONNECTIONS = 512;
+/** Request line + headers: a query is at most 1,000 characters, so 16 KiB is plenty. */
+const MAX_HEADER_BYTES = 16 * 1024;
 
 /** Listens (127.0.0.1 by default; port 0 = ephemeral) and resolves with the bound URL. */
 export async function listen(server: Server, port: number, host = '127.0.0.1'): Promise<string> {

@@ -134,6 +134,8 @@ export interface ExportRow {
   content: string;
   metadata: Record<string, unknown>;
   textHash: string;
+  /** With `exportChunks(…, { vectorsOf })`: the text's vector under that fingerprint, or null if it has none. */
+  vector?: Float32Array | null;
 }
 
 /** A stored text a switched embedder has no vector for yet. */
@@ -174,6 +176,8 @@ export interface IndexReader {
   keywordSearch(q: KeywordQuery): Promise<StoredHit[]>;
   /** Chunks by reference that pass `filter`, in the order of `refs`. */
   getChunks(refs: number[], filter?: ChunkFilter): Promise<StoredHit[]>;
+  /** Whether any chunk passes `filter` (a filter value nothing in the index has is a typo to report). */
+  anyChunk(filter: ChunkFilter): Promise<boolean>;
   /** References of a document's chunks (source + path) or of one chunk (its id/key). */
   findChunks(ref: { source?: string; path?: string; id?: string }): Promise<number[]>;
   /** Every chunk's vector for `fingerprint` (chunks without one are left out). */
@@ -208,7 +212,8 @@ export interface RunLog extends RunHistory {
    * with `keepOnly`, every other fingerprint's vectors too.
    */
   gc(opts?: { keepOnly?: string; spareSince?: string }): Promise<{ vectors: number }>;
-  exportChunks(source?: string): AsyncIterable<ExportRow>;
+  /** Every chunk in (source, path, ordinal) order; with `vectorsOf`, each with its vector under that fingerprint. */
+  exportChunks(source?: string, opts?: { vectorsOf?: string }): AsyncIterable<ExportRow>;
 }
 
 /** What `openIndex` hands each role. */

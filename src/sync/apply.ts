@@ -1,8 +1,9 @@
 import { failpoint } from '../core/failpoint.ts';
-import type { DocumentRecord, WorkCounts } from '../core/types.ts';
+import type { WorkCounts } from '../core/types.ts';
 import type { Embedder } from '../embedding/types.ts';
 import type { IndexWriter } from '../storage/roles.ts';
-import type { PlannedDocument, SourcePlan } from './plan.ts';
+import { EmbedderFailure } from './embedder-failure.ts';
+import type { SourcePlan } from './plan.ts';
 
 export type Progress =
   | { type: 'planned'; source: string; plan: SourcePlan }
@@ -22,9 +23,6 @@ export interface ApplyContext {
   dropped?: { texts: number };
 }
 
-/** Most documents written in one transaction: bounds how long a writer holds the lock. */
-const MAX_DOCS_PER_TRANSACTION = 200;
-
 export class AbortedError extends Error {
   constructor() {
     super('run stopped before it finished');
@@ -40,11 +38,12 @@ export const noWork = (): WorkCounts => ({
 });
 
 /**
- * Executes a plan: embeds its texts in full batches, stores each batch of vectors in its own
- * transaction, and writes every document (its row and all its chunks) in a transaction once all
- * its texts have vectors. `written` counts only what committed, so a stopped or failed run reports
- * what it did, not what it meant to; a killed run loses at most the batches in flight, and the
- * next run's plan finds the stored vectors and skips them.
+ * Executes a plan: embeds its texts in full batches and stores each batch of vectors in its own
+ * transaction (a killed or stopped run keeps what it paid for; the next plan skips those texts).
+ * Only once every text has its vector are the documents written, with the deletions and renames,
+ * in ONE transaction: searches see the source either as it was or at the new commit, never both
+ * versions of a split or moved file. `written` counts only what committed, so a stopped or failed
+ * run reports the texts it stored and no documents.
  */
 export async function* applyPlan(plan: SourcePlan, ctx: ApplyContext, written: WorkCounts = noWork()): AsyncGenerator<Progress, WorkCounts> {
   const { store, embedder } = ctx;
@@ -55,12 +54,8 @@ export async function* applyPlan(plan: SourcePlan, ctx: ApplyContext, written: W
   const textOf = (h: string) => plan.embed.get(h) ?? plan.refill.get(h)!;
   const queue: string[] = []; // text hashes awaiting a vector, in document order
   const queued = new Set<string>();
-  const waiting: { planned: PlannedDocument; pending: Set<string> }[] = [];
   const totalTexts = plan.embed.size + plan.refill.size;
   let embeddedHere = 0;
-  let docsWritten = 0;
-  written.documents.unchanged = plan.counts.documents.unchanged;
-  written.documents.skipped = plan.counts.documents.skipped;
 
   // In-flight requests are cut only when a stop outlasts its timeout (a stop itself lets them finish).
   const hard = new AbortController();
@@ -77,7 +72,12 @@ export async function* applyPlan(plan: SourcePlan, ctx: ApplyContext, written: W
     // Let timers, signals and HTTP requests in (a local embedder never waits on I/O, so without
     // this a SIGTERM or a /healthz request would wait for the whole run).
     await new Promise((resolve) => setImmediate(resolve));
-    const vectors = await embedder.embed(hashes.map(textOf), { signal: hard.signal, purpose: 'document' });
+    let vectors: Float32Array[];
+    try {
+      vectors = await embedder.embed(hashes.map(textOf), { signal: hard.signal, purpose: 'document' });
+    } catch (err) {
+      throw hard.signal.aborted ? err : new EmbedderFailure(embedder, err);
+    }
     await store.putVectors(
       fingerprint,
       hashes.map((textHash, i) => ({ textHash, vector: vectors[i]! })),
@@ -88,34 +88,9 @@ export async function* applyPlan(plan: SourcePlan, ctx: ApplyContext, written: W
     failpoint('after-vectors');
   }
 
-  const ready = (w: { pending: Set<string> }) => [...w.pending].every((h) => ctx.embeddedThisRun.has(h));
-
-  /** Writes the leading documents whose texts all have vectors now. */
-  async function flush(): Promise<number> {
-    let n = 0;
-    while (n < waiting.length && ready(waiting[n]!)) n++;
-    let done = 0;
-    while (done < n) {
-      const part = waiting.slice(done, Math.min(n, done + MAX_DOCS_PER_TRANSACTION));
-      const docs: DocumentRecord[] = part.map((w) => w.planned.doc);
-      const removed = part.flatMap((w) => (w.planned.from ? [w.planned.from] : []));
-      await store.writeDocuments(plan.source, docs, removed);
-      for (const { planned } of part) {
-        if (!planned.restamp) written.documents[planned.kind]++;
-        written.chunks += planned.doc.chunks.length;
-        for (const c of planned.doc.chunks) if (!plan.embed.has(c.textHash)) written.chunksReused++;
-      }
-      failpoint('after-documents');
-      done += part.length;
-      docsWritten += part.length;
-    }
-    waiting.splice(0, n);
-    return n;
-  }
-
   // Up to `concurrency` batches in flight (a remote provider's latency would otherwise cap throughput
-  // far below its rate limits). Each stores its own vectors as soon as it returns; documents are
-  // written in plan order once all their texts have vectors. With concurrency 1 this is the serial loop.
+  // far below its rate limits). Each stores its own vectors as soon as it returns. With concurrency 1
+  // this is the serial loop.
   const maxInFlight = Math.max(1, Math.floor(embedder.concurrency ?? 1));
   const inFlight: { hashes: string[]; done: Promise<unknown> }[] = [];
   let failure: unknown = null;
@@ -135,37 +110,17 @@ export async function* applyPlan(plan: SourcePlan, ctx: ApplyContext, written: W
       return;
     }
     yield { type: 'embedded', source: plan.source, done: embeddedHere, total: totalTexts };
-    if (!failure && (await flush())) yield { type: 'written', source: plan.source, done: docsWritten, total: plan.write.length };
   }
 
   const more = () => !stopping() && !failure;
+  const enqueue = (h: string) => {
+    if (queued.has(h) || ctx.embeddedThisRun.has(h)) return;
+    queued.add(h);
+    queue.push(h);
+  };
   try {
-    for (const planned of plan.write) {
-      if (!more()) break;
-      const pending = new Set<string>();
-      for (const c of planned.doc.chunks) {
-        if (!plan.embed.has(c.textHash) || ctx.embeddedThisRun.has(c.textHash)) continue;
-        pending.add(c.textHash);
-        if (!queued.has(c.textHash)) {
-          queued.add(c.textHash);
-          queue.push(c.textHash);
-        }
-      }
-      waiting.push({ planned, pending });
-      while (queue.length >= embedder.batchSize && more()) {
-        start(queue.splice(0, embedder.batchSize));
-        if (inFlight.length >= maxInFlight) yield* settleOldest();
-      }
-      if (waiting.length >= MAX_DOCS_PER_TRANSACTION && waiting.every(ready)) {
-        await flush();
-        yield { type: 'written', source: plan.source, done: docsWritten, total: plan.write.length };
-      }
-    }
-    for (const h of plan.refill.keys()) {
-      if (queued.has(h) || ctx.embeddedThisRun.has(h)) continue;
-      queued.add(h);
-      queue.push(h);
-    }
+    for (const planned of plan.write) for (const c of planned.doc.chunks) if (plan.embed.has(c.textHash)) enqueue(c.textHash);
+    for (const h of plan.refill.keys()) enqueue(h);
     while (queue.length && more()) {
       start(queue.splice(0, embedder.batchSize));
       if (inFlight.length >= maxInFlight) yield* settleOldest();
@@ -173,13 +128,20 @@ export async function* applyPlan(plan: SourcePlan, ctx: ApplyContext, written: W
     // Batches in flight finish (or, after a stop's timeout, are dropped) before anything else.
     while (inFlight.length) yield* settleOldest();
     if (failure) throw failure;
-    // Whatever has its vectors is written, even on a stop: what was paid for is kept.
-    if (await flush()) yield { type: 'written', source: plan.source, done: docsWritten, total: plan.write.length };
     if (stopping()) throw new AbortedError();
-    if (plan.delete.length) {
-      await store.writeDocuments(plan.source, [], plan.delete);
+    if (plan.write.length || plan.delete.length) {
+      const removed = [...plan.write.flatMap((w) => (w.from ? [w.from] : [])), ...plan.delete];
+      await store.writeDocuments(plan.source, plan.write.map((w) => w.doc), removed);
       written.documents.deleted += plan.delete.length;
+      for (const planned of plan.write) {
+        if (!planned.restamp) written.documents[planned.kind]++;
+        written.chunks += planned.doc.chunks.length;
+        for (const c of planned.doc.chunks) if (!plan.embed.has(c.textHash)) written.chunksReused++;
+      }
+      yield { type: 'written', source: plan.source, done: plan.write.length, total: plan.write.length };
     }
+    written.documents.unchanged = plan.counts.documents.unchanged;
+    written.documents.skipped = plan.counts.documents.skipped;
     return written;
   } finally {
     clearTimeout(stopTimer);

@@ -16,6 +16,7 @@ import type { Snapshot } from '../sources/types.ts';
 import { openIndex } from '../storage/open.ts';
 import type { RunSourceRecord, SyncStore } from '../storage/roles.ts';
 import { applyPlan, AbortedError, noWork, type Progress } from './apply.ts';
+import { EmbedderFailure } from './embedder-failure.ts';
 import { acquireIndexLock, type IndexLock } from './lock.ts';
 import { planSource, type Pipeline, type SkippedFile, type SourcePlan } from './plan.ts';
 import { judgeDeletions } from './delete-guard.ts';
@@ -76,6 +77,8 @@ export interface IndexResult {
   /** Embedder calls retried. */
   retries: number;
   sources: SourceResult[];
+  /** The process exit code this outcome maps to (README: exit codes). */
+  exitCode: number;
 }
 
 export const STATUS_EXIT: Record<IndexStatus, number> = {
@@ -111,11 +114,25 @@ function emptyResult(name: string, commitBefore: string | null): SourceResult {
   };
 }
 
-function overallStatus(results: SourceResult[], aborted: boolean): IndexStatus {
+/**
+ * A run fails when no source got through, or when the embedder failed and none of the texts the
+ * run planned to embed was stored: the index stopped following upstream, and health must say so.
+ * Sources left out after an earlier failure ('skipped') do not count as getting through.
+ */
+function overallStatus(results: SourceResult[], aborted: boolean, embedderFailed: boolean): IndexStatus {
   if (aborted) return 'aborted';
-  if (results.length && results.every((r) => r.status === 'failed')) return 'failed';
+  if (!results.some((r) => r.status === 'ok' || r.status === 'partial')) return 'failed';
+  const planned = results.reduce((n, r) => n + r.planned.texts, 0);
+  const stored = results.reduce((n, r) => n + r.written.texts, 0);
+  if (embedderFailed && planned > 0 && stored === 0) return 'failed';
   if (results.some((r) => r.status !== 'ok')) return 'partial';
   return 'ok';
+}
+
+/** Exit code of a run: a configuration problem found mid-run (a missing API key) is still a 2. */
+function exitCodeOf(status: IndexStatus, failures: unknown[]): number {
+  if (status === 'failed' && failures.some((e) => e instanceof RagsyncError && e.exitCode === EXIT.usage)) return EXIT.usage;
+  return STATUS_EXIT[status];
 }
 
 /**
@@ -141,6 +158,8 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
   let aborted = false;
   let stopRest: string | null = null;
   let lock: IndexLock | null = null;
+  const failures: unknown[] = [];
+  let unusable: string | null = null;
   try {
     if (!dryRun) {
       // Before anything else: only the lock holder may mark 'running' runs as interrupted.
@@ -149,11 +168,21 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
       if (stale) log.warn({ runs: stale }, 'marked interrupted runs as aborted');
       await store.registerEmbedder(embedder.info);
       runId = await store.startRun({ trigger, fingerprint, forced: !!opts.force });
+      // An embedder that cannot work at all (its key is not set) fails the run before any source
+      // is touched, recorded like any failed run so health hears of it.
+      try {
+        embedder.ready?.();
+      } catch (err) {
+        failures.push(err);
+        unusable = errorMessage(err);
+        stopRest = `not run: ${unusable}`;
+        log.error({ embedder: fingerprint }, errorMessage(err));
+      }
     }
     // Every source is fetched at once (network waits and git processes overlap); planning and
     // applying then go one source at a time. A failed fetch surfaces when its source's turn comes.
     const snapshots = new Map(
-      selected.map((s) => {
+      (unusable ? [] : selected).map((s) => {
         const p = snapshotOf(s, dryRun, log);
         p.catch(() => {}); // handled in the loop below
         return [s.name, p] as const;
@@ -174,6 +203,8 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
       }
       if (stopRest) {
         result.error = stopRest;
+        // Every source fails with an embedder that cannot work; after a failure, the rest are left out.
+        if (unusable) result.status = 'failed';
         continue;
       }
       let plan: SourcePlan;
@@ -236,6 +267,7 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
         if (plan.deferred === 0) await store.setSourceCommit(source.name, plan.commitAfter, new Date().toISOString());
         result.status = partial ? 'partial' : 'ok';
       } catch (err) {
+        failures.push(err);
         result.status = 'failed';
         result.error = describeWriteError(err, config.db);
         if (err instanceof AbortedError || opts.signal?.aborted) aborted = true;
@@ -244,7 +276,7 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
         log.error({ source: source.name }, result.error);
       }
     }
-    const status = overallStatus(results, aborted);
+    const status = overallStatus(results, aborted, failures.some((e) => e instanceof EmbedderFailure));
     const result: IndexResult = {
       status,
       dryRun,
@@ -258,10 +290,13 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
       tokens: embedder.stats.tokens,
       retries: embedder.stats.retries,
       sources: results,
+      exitCode: exitCodeOf(status, failures),
     };
     if (dropped.texts) log.warn({ texts: dropped.texts }, 'stop timed out: texts in flight were dropped (embedded again next run)');
     if (runId !== null) await recordFinish(store, runId, result, log);
-    log.info(runSummary(result), `run ${status}`);
+    // The level carries the verdict too, for log-based alerting.
+    const level = status === 'ok' ? 'info' : status === 'failed' ? 'error' : 'warn';
+    log[level](runSummary(result), `run ${status}`);
     return result;
   } finally {
     await lock?.release().catch((err: unknown) => log.warn({ err: errorMessage(err) }, 'could not release the index lock'));

@@ -529,9 +529,10 @@ describe('4. gc and index cannot race', () => {
     const killed = await spawnCli(['index', '-c', file], { RAGSYNC_FAILPOINT: 'after-vectors:3' }).done;
     expect(killed.signal).toBe('SIGKILL');
     const afterKill = snapshotDb(db);
-    // Its last batch of vectors committed, the documents they belong to did not: unreferenced, like garbage.
+    // Its three batches of vectors (two texts each) committed; the documents they belong to switch
+    // only once every vector is stored, so none did: unreferenced, like garbage.
     const storedByKilledRun = afterKill.vectors.length - (afterKill.distinct.size + orphans);
-    expect(storedByKilledRun).toBe(2);
+    expect(storedByKilledRun).toBe(6);
 
     const gc = await runCli(['gc', '-c', file, '--json']);
     expect(gc.code, gc.stderr).toBe(0);

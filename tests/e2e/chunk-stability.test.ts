@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ const { chunkerNames, createChunker } = builtinProfiles;
 import { commitsOf, readTree, replayChunking, type CommitCost } from '../helpers/chunk-replay.ts';
 import { index } from '../helpers/index-fixture.ts';
 import { CORPORA, tempDir } from '../helpers/tmp.ts';
+import { needCorpora } from '../helpers/corpora.ts';
 import { BundleUpstream } from '../helpers/upstream.ts';
 
 /**
@@ -26,7 +26,10 @@ const INCLUDE = ['content/命/**/*.md'];
 const FRONT_MATTER_COMMIT = '6be38c9';
 const pct = (a: number, b: number) => `${((100 * a) / b).toFixed(1)} %`;
 
-describe.skipIf(!existsSync(CLASSICS))('replaying classics.bundle: formatting commits re-embed little', () => {
+const classicsOnly = needCorpora('classics.bundle');
+const both = needCorpora('classics.bundle', 'bookmarks.bundle');
+
+describe.skipIf(!classicsOnly.ok)(classicsOnly.title('replaying classics.bundle: formatting commits re-embed little'), () => {
   const t = tempDir();
   let up: BundleUpstream;
   beforeAll(() => {
@@ -99,7 +102,7 @@ describe.skipIf(!existsSync(CLASSICS))('replaying classics.bundle: formatting co
   });
 });
 
-describe.skipIf(!existsSync(CLASSICS) || !existsSync(BOOKMARKS))('heading paths over both bundles\' tips', () => {
+describe.skipIf(!both.ok)(both.title('heading paths over both bundles\' tips'), () => {
   const t = tempDir();
   afterAll(() => t.cleanup());
   const SEPARATORS: Record<string, string> = { markdown: HEADING_SEPARATOR, classics: CONTEXT_SEPARATOR, bookmarks: BOOKMARK_SEPARATOR };

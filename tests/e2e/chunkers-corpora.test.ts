@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { pathMatcher } from '../../src/sources/match.ts';
 import { normalizeForSearch } from '../../src/profiles/classics/normalize.ts';
 import { toSimplified } from '../../src/core/text/fold.ts';
 import { CORPORA, REPO_ROOT } from '../helpers/tmp.ts';
+import { needCorpora } from '../helpers/corpora.ts';
 
 /**
  * Runs the domain chunkers over every file of the real corpora's tip, with the settings of the
@@ -62,9 +63,9 @@ function commonChecks(first: Run, second: Run, s: SourceConfig): void {
   for (const [path, doc] of first) expect(second.get(path), path).toEqual(doc);
 }
 
-const available = existsSync(join(corpora, 'classics.bundle')) && existsSync(join(corpora, 'bookmarks.bundle'));
+const corpus = needCorpora('classics.bundle', 'bookmarks.bundle');
 
-describe.skipIf(!available)('domain chunkers over the real corpora', () => {
+describe.skipIf(!corpus.ok)(corpus.title('domain chunkers over the real corpora'), () => {
   let classics: Run;
   let bookmarks: Run;
   let bookmarksDir: string;

@@ -8,7 +8,7 @@ import type { Config } from '../../src/config/load.ts';
 import { Searcher } from '../../src/search/search.ts';
 import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
 import { runIndex } from '../../src/sync/run.ts';
-import { CLASSICS, classicsUpstream, dbState, git, setBranch, writeConfig, type DbState, hasClassics } from './daemon-helpers.ts';
+import { CLASSICS, classicsUpstream, dbState, git, setBranch, writeConfig, type DbState, hasClassics, classicsCorpus } from './daemon-helpers.ts';
 
 let tmp: string;
 let url: string;
@@ -51,7 +51,7 @@ afterAll(() => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-describe.skipIf(!hasClassics)('checkout faults: re-clone', () => {
+describe.skipIf(!hasClassics)(classicsCorpus.title('checkout faults: re-clone'), () => {
   it('a deleted checkout is cloned again, nothing re-embedded', async () => {
     rmSync(checkout, { recursive: true, force: true });
     const r = await runIndex(loadConfig(file));
@@ -77,7 +77,7 @@ describe.skipIf(!hasClassics)('checkout faults: re-clone', () => {
   });
 });
 
-describe.skipIf(!hasClassics)('upstream faults', () => {
+describe.skipIf(!hasClassics)(classicsCorpus.title('upstream faults'), () => {
   it('an unreachable remote: clear error without credentials, run recorded failed, search still works', async () => {
     const cfg = loadConfig(file);
     const bad: Config = { ...cfg, sources: cfg.sources.map((s) => ({ ...s, url: 'https://user:s3cret@127.0.0.1:1/nope.git' })) };
@@ -122,7 +122,7 @@ describe.skipIf(!hasClassics)('upstream faults', () => {
   });
 });
 
-describe.skipIf(!hasClassics)('disk full', () => {
+describe.skipIf(!hasClassics)(classicsCorpus.title('disk full'), () => {
   it('a write that fails with SQLITE_FULL: clear error, run recorded failed, index intact and serving', async () => {
     setBranch(url, CLASSICS.tip);
     const before = dbState(db);

@@ -5,12 +5,14 @@ import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CORPORA, REPO_ROOT } from '../helpers/tmp.ts';
+import { needCorpora } from '../helpers/corpora.ts';
 
 export const repoRoot = REPO_ROOT;
 export const corpora = CORPORA;
 
-/** The e2e tests here need the classics bundle; without it (a bare CI box) they are skipped. */
-export const hasClassics = existsSync(join(corpora, 'classics.bundle'));
+/** The e2e tests here need the classics bundle; without it they skip saying why (and fail under CI=true). */
+export const classicsCorpus = needCorpora('classics.bundle');
+export const hasClassics = classicsCorpus.ok;
 
 /** The classics history (oldest first), see corpora/README.md. */
 export const CLASSICS = { initial: '2bd81f3', tip: 'acf8e42' };

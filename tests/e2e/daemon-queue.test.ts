@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
 import { Daemon } from '../../src/daemon/daemon.ts';
 import { silentLogger } from '../../src/core/log.ts';
-import { classicsUpstream, dbState, writeConfig, hasClassics } from './daemon-helpers.ts';
+import { classicsUpstream, dbState, writeConfig, hasClassics, classicsCorpus } from './daemon-helpers.ts';
 
 let tmp: string;
 let file: string;
@@ -23,7 +23,7 @@ afterAll(() => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-describe.skipIf(!hasClassics)('Daemon', () => {
+describe.skipIf(!hasClassics)(classicsCorpus.title('Daemon'), () => {
   it('--dry-run applies to the first run only; runs requested meanwhile are merged, never overlapping', async () => {
     const d = new Daemon({ config: loadConfig(file), log: silentLogger, runOnStart: true, dryRun: true });
     d.start();

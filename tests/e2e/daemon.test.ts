@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
 import { runIndex } from '../../src/sync/run.ts';
-import { classicsUpstream, cli, dbState, isStopped, spawnCli, waitFor, writeConfig, type DbState, hasClassics } from './daemon-helpers.ts';
+import { classicsUpstream, cli, dbState, isStopped, spawnCli, waitFor, writeConfig, type DbState, hasClassics, classicsCorpus } from './daemon-helpers.ts';
 
 const STOP_BOUND_MS = 10_000;
 let tmp: string;
@@ -35,7 +35,7 @@ function logLines(stdout: string): Record<string, unknown>[] {
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
-describe.skipIf(!hasClassics)('ragsync daemon', () => {
+describe.skipIf(!hasClassics)(classicsCorpus.title('ragsync daemon'), () => {
   it('runs on a per-second schedule, records cron runs, serves /healthz and /search, stops on SIGTERM with exit 0', async () => {
     const dir = join(tmp, 'scheduled');
     mkdirSync(dir);

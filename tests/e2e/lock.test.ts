@@ -10,7 +10,7 @@ import type { Config } from '../../src/config/load.ts';
 import { runIndex } from '../../src/sync/run.ts';
 import { holderIsStale, processStart, FOREIGN_STALE_MS } from '../../src/sync/lock.ts';
 import { RagsyncError, EXIT } from '../../src/core/errors.ts';
-import { CLASSICS, classicsUpstream, cli, dbState, isStopped, setBranch, spawnCli, waitFor, writeConfig, hasClassics } from './daemon-helpers.ts';
+import { CLASSICS, classicsUpstream, cli, dbState, isStopped, setBranch, spawnCli, waitFor, writeConfig, hasClassics, classicsCorpus } from './daemon-helpers.ts';
 
 let tmp: string;
 let url: string;
@@ -41,7 +41,7 @@ function setLock(holder: { pid: number; host?: string; procStart?: string | null
   c.close();
 }
 
-describe.skipIf(!hasClassics)('two concurrent `ragsync index` processes', () => {
+describe.skipIf(!hasClassics)(classicsCorpus.title('two concurrent `ragsync index` processes'), () => {
   it('one indexes, the other exits 75 naming the holder; a search meanwhile sees a consistent index', async () => {
     const before = await cli(['search', QUERY, '-c', file, '--json', '-k', '5']);
     expect(before.code, before.stderr).toBe(0);
@@ -85,7 +85,7 @@ describe.skipIf(!hasClassics)('two concurrent `ragsync index` processes', () => 
   });
 });
 
-describe.skipIf(!hasClassics)('two `ragsync index` started at once on a new database', () => {
+describe.skipIf(!hasClassics)(classicsCorpus.title('two `ragsync index` started at once on a new database'), () => {
   it('both migrate safely; one indexes everything, the other is locked out (or, if it came late, finds nothing to do)', async () => {
     const dir = join(tmp, 'race');
     mkdirSync(dir);
@@ -102,7 +102,7 @@ describe.skipIf(!hasClassics)('two `ragsync index` started at once on a new data
   });
 });
 
-describe.skipIf(!hasClassics)('stale locks', () => {
+describe.skipIf(!hasClassics)(classicsCorpus.title('stale locks'), () => {
   it('takes over a lock whose process is gone, or whose pid now belongs to another process', async () => {
     const gone = spawnSync('true'); // a pid that existed and is gone
     setLock({ pid: gone.pid });
@@ -135,7 +135,7 @@ describe.skipIf(!hasClassics)('stale locks', () => {
   });
 });
 
-describe.skipIf(!hasClassics)('in-process guard', () => {
+describe.skipIf(!hasClassics)(classicsCorpus.title('in-process guard'), () => {
   it('a second run in the same process is refused while the first holds the lock', async () => {
     const cfg = loadConfig(file);
     const [first, second] = await Promise.allSettled([runIndex(cfg), runIndex(cfg)]);

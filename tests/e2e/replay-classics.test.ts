@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { BundleUpstream } from '../helpers/upstream.ts';
 import { CORPORA, tempDir } from '../helpers/tmp.ts';
+import { needCorpora } from '../helpers/corpora.ts';
 import { index, snapshotDb } from '../helpers/index-fixture.ts';
 import { parseConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
@@ -13,7 +13,9 @@ const BUNDLE = join(CORPORA, 'classics.bundle');
 
 // Replays the real upstream history (5 commits, one of which splits large files) as if an hourly
 // run had seen each commit, and compares the end state with a fresh index of the last commit.
-describe.skipIf(!existsSync(BUNDLE))('replaying classics.bundle commit by commit', () => {
+const corpus = needCorpora('classics.bundle');
+
+describe.skipIf(!corpus.ok)(corpus.title('replaying classics.bundle commit by commit'), () => {
   const t = tempDir();
   let up: BundleUpstream;
   const cfg = (db: string, name: string) =>

@@ -4,11 +4,15 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-/** ../shared/corpora beside the repository (one level further up from a git worktree), or $RAGSYNC_CORPORA. */
+/**
+ * The test corpora folder: $RAGSYNC_CORPORA when set (and then only it), else ../shared/corpora
+ * beside the repository (one level further up from a git worktree).
+ */
 export const CORPORA =
-  [process.env.RAGSYNC_CORPORA, join(REPO_ROOT, '..', 'shared', 'corpora'), join(REPO_ROOT, '..', '..', 'shared', 'corpora')].find(
-    (d): d is string => !!d && existsSync(join(d, 'classics.bundle')),
-  ) ?? join(REPO_ROOT, '..', 'shared', 'corpora');
+  process.env.RAGSYNC_CORPORA ||
+  ([join(REPO_ROOT, '..', 'shared', 'corpora'), join(REPO_ROOT, '..', '..', 'shared', 'corpora')].find((d) =>
+    existsSync(join(d, 'classics.bundle')),
+  ) ?? join(REPO_ROOT, '..', 'shared', 'corpora'));
 
 /** A fresh temp folder, removed by the returned cleanup. */
 export function tempDir(prefix = 'ragsync-'): { dir: string; cleanup: () => void } {

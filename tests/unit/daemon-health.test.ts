@@ -43,12 +43,28 @@ describe('computeHealth', () => {
     expect(computeHealth([run('ok', 2 * HOUR)], { intervalMs: HOUR, now: NOW }).statusCode).toBe(200);
   });
 
-  it('503 when the last runs failed, even with a recent success', () => {
-    const runs = [run('failed', 60_000), run('failed', 120_000), run('ok', 180_000)];
-    expect(computeHealth(runs, { intervalMs: HOUR, now: NOW })).toMatchObject({ statusCode: 503, status: 'failing', consecutiveFailures: 2 });
-    // One failure is tolerated by default (a blip); the threshold is configurable.
-    expect(computeHealth(runs.slice(1), { intervalMs: HOUR, now: NOW }).statusCode).toBe(200);
-    expect(computeHealth(runs.slice(1), { intervalMs: HOUR, now: NOW, failuresToUnhealthy: 1 }).statusCode).toBe(503);
+  it('503 after the first failed run by default, even with a recent success, with the error as the reason', () => {
+    const failed = { ...run('failed', 60_000), error: 'embedding failed (openai-compatible m at http://127.0.0.1:9/v1): HTTP 503: down' };
+    const runs = [failed, run('failed', 120_000), run('ok', 180_000)];
+    const two = computeHealth(runs, { intervalMs: HOUR, now: NOW });
+    expect(two).toMatchObject({ statusCode: 503, status: 'failing', consecutiveFailures: 2, failuresToUnhealthy: 1 });
+    expect(two.reason).toBe(`the last 2 runs failed (run #${failed.id}: ${failed.error})`);
+    const one = computeHealth(runs.slice(1), { intervalMs: HOUR, now: NOW });
+    expect(one).toMatchObject({ statusCode: 503, consecutiveFailures: 1 });
+    expect(one.reason).toMatch(/^the last run failed \(run #\d+: no error recorded\)$/);
+    // A deployment that tolerates a blip says so in config (daemon.failuresToUnhealthy).
+    expect(computeHealth(runs.slice(1), { intervalMs: HOUR, now: NOW, failuresToUnhealthy: 2 }).statusCode).toBe(200);
+    expect(computeHealth(runs, { intervalMs: HOUR, now: NOW, failuresToUnhealthy: 2 }).statusCode).toBe(503);
+    // One good run and it is healthy again.
+    expect(computeHealth([run('ok', 1000), ...runs], { intervalMs: HOUR, now: NOW })).toMatchObject({ statusCode: 200, status: 'ok', consecutiveFailures: 0 });
+  });
+
+  it('says why in one sentence', () => {
+    expect(computeHealth([run('ok', 10 * 60_000)], { intervalMs: HOUR, now: NOW }).reason).toMatch(/^last successful run #\d+ 10m ago$/);
+    expect(computeHealth([run('ok', 3 * HOUR)], { intervalMs: HOUR, now: NOW }).reason).toMatch(
+      /^the last successful run \(#\d+\) was 3h ago, more than twice the schedule's interval \(2h\)$/,
+    );
+    expect(computeHealth([], { intervalMs: HOUR, now: NOW }).reason).toBe('no successful run yet');
   });
 
   it('no run yet: healthy while the daemon is young, then 503', () => {

@@ -66,8 +66,7 @@ async function plan(files: Record<string, string>, embedder: Embedder, opts: { f
   });
 }
 
-async function apply(p: SourcePlan, embedder: Embedder, signal?: AbortSignal) {
-  const written = noWork();
+async function apply(p: SourcePlan, embedder: Embedder, signal?: AbortSignal, written = noWork()) {
   const it = applyPlan(p, { store, embedder, embeddedThisRun: new Set(), signal }, written);
   for (;;) if ((await it.next()).done) break;
   return written;
@@ -167,7 +166,7 @@ describe('plan and apply', () => {
     expect(rest.counts.documents).toMatchObject({ added: 1, unchanged: 2 });
   });
 
-  it('a stop: written counts what committed, every written document is whole', async () => {
+  it('a stop: the stored vectors stay, no document of the stopped plan is visible, the next plan embeds only the rest', async () => {
     const files = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`d${i}.md`, doc(`D${i}`, `paragraph ${i} one`, `paragraph ${i} two`)]));
     const e = recording(64, 1);
     const p = await plan(files, e);
@@ -178,13 +177,38 @@ describe('plan and apply', () => {
       if (++calls === 5) stop.abort(); // the batch in flight still answers and is stored
       return inner(texts);
     };
-    await expect(apply(p, e, stop.signal)).rejects.toBeInstanceOf(AbortedError);
-    const docs = await stored();
-    expect(docs.length).toBeGreaterThan(0);
-    expect(docs.length).toBeLessThan(8);
+    const written = noWork();
+    await expect(apply(p, e, stop.signal, written)).rejects.toBeInstanceOf(AbortedError);
+    expect(await stored()).toEqual([]);
+    expect(written.documents).toMatchObject({ added: 0, changed: 0, deleted: 0 });
+    expect(written.chunks).toBe(0);
+    expect(written.texts).toBe(calls);
     // The next plan needs none of the texts the stopped run stored.
     const next = await plan(files, e);
-    expect(next.counts.documents.unchanged).toBe(docs.length);
+    expect(next.counts.documents.added).toBe(8);
     expect(next.counts.texts).toBe(p.counts.texts - calls);
+  });
+
+  it('a split file: the old document and its replacements switch in one transaction, even when stopped mid-way', async () => {
+    const e = recording(64, 1);
+    const whole = doc('Whole', ...Array.from({ length: 6 }, (_, i) => `part ${i} of the whole`));
+    await apply(await plan({ 'whole.md': whole }, e), e);
+    expect(await stored()).toEqual(['whole.md']);
+    const split = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`part-${i}.md`, doc(`Part ${i}`, `part ${i} split out`, `part ${i} more`)]));
+    const p = await plan(split, e);
+    expect(p.delete).toEqual(['whole.md']);
+    // Stopped after the first batch: the index still shows the whole file only.
+    const stop = new AbortController();
+    const inner = e.embed.bind(e);
+    e.embed = async (texts) => {
+      stop.abort();
+      return inner(texts);
+    };
+    await expect(apply(p, e, stop.signal)).rejects.toBeInstanceOf(AbortedError);
+    expect(await stored()).toEqual(['whole.md']);
+    // Finished: the parts only.
+    e.embed = inner;
+    await apply(await plan(split, e), e);
+    expect(await stored()).toEqual(Object.keys(split).sort());
   });
 });

@@ -48,7 +48,7 @@ afterEach(async () => {
   t.cleanup();
 });
 
-it('a stop after the fifth batch of one: five documents written, whole, with their vectors; three left', async () => {
+it('a stop after the fifth batch of one: five vectors stored, no document switched; the next plan embeds the other three', async () => {
   const embedder = new HashEmbedder(64, 1);
   const fp = embedder.info.fingerprint;
   await store.registerEmbedder(embedder.info);
@@ -73,31 +73,26 @@ it('a stop after the fifth batch of one: five documents written, whole, with the
   })()).rejects.toBeInstanceOf(AbortedError);
 
   expect(sent).toHaveLength(5); // no batch starts after the stop
+  // The documents switch in one transaction once every vector is stored: a stop switches none.
   expect(written).toEqual({
-    documents: { added: 5, changed: 0, deleted: 0, renamed: 0, unchanged: 0, skipped: 0 },
-    chunks: 5,
+    documents: { added: 0, changed: 0, deleted: 0, renamed: 0, unchanged: 0, skipped: 0 },
+    chunks: 0,
     chunksReused: 0,
     texts: 5,
   });
 
-  // Another connection sees exactly the written documents, each with its chunk and that chunk's vector.
+  // Another connection sees no document of the stopped plan, and the five vectors it paid for.
   const reader = openIndex(config, 'search');
   try {
-    const present = ['d0.md', 'd1.md', 'd2.md', 'd3.md', 'd4.md'];
-    expect((await store.listDocuments('s')).map((d) => d.path).sort()).toEqual(present);
-    const vectors = await reader.loadVectors(fp);
-    expect(vectors.refs.length).toBe(5);
-    for (const path of present) {
-      const refs = await reader.findChunks({ source: 's', path });
-      expect(refs).toHaveLength(1);
-      expect([...vectors.refs]).toContain(refs[0]);
-    }
-    for (const path of ['d5.md', 'd6.md', 'd7.md']) expect(await reader.findChunks({ source: 's', path })).toEqual([]);
+    expect(await store.listDocuments('s')).toEqual([]);
+    for (let i = 0; i < 8; i++) expect(await reader.findChunks({ source: 's', path: `d${i}.md` })).toEqual([]);
+    const hashes = plan.write.map((w) => w.doc.chunks[0]!.textHash);
+    expect((await store.missingVectors(fp, hashes)).size).toBe(3);
   } finally {
     await reader.close();
   }
 
-  // The next plan picks up where the stop left off.
+  // The next plan writes all eight documents and embeds only the three texts not yet stored.
   const next = await planSource(store, config.sources[0]!, snapshot(files), pipeline, { force: false, fingerprint: fp, commitBefore: null });
-  expect(next.counts).toMatchObject({ texts: 3, chunks: 3, documents: { added: 3, unchanged: 5 } });
+  expect(next.counts).toMatchObject({ texts: 3, chunks: 8, chunksReused: 5, documents: { added: 8, unchanged: 0 } });
 });

@@ -10,6 +10,7 @@ import { openIndex } from '../../storage/open.ts';
 import { EXIT } from '../../core/errors.ts';
 import { createLogger } from '../../core/log.ts';
 import { config, configOption, withDimensions } from '../options.ts';
+import { createEmbedder } from '../../embedding/create.ts';
 
 function port(v: string): number {
   const n = Number(v);
@@ -34,6 +35,9 @@ export function register(program: Command): void {
       if (o.schedule) assertCron(o.schedule, '--schedule');
       const log = createLogger({ fd: 1, configLevel: base.logLevel });
       const cfg = await withDimensions(base, log);
+      // A daemon whose embedder cannot work (its API key is not set) stops here with exit 2
+      // rather than failing every scheduled run.
+      createEmbedder(cfg.embedder).ready?.();
       // Handlers first, so a signal during startup is a graceful stop too.
       let signalled: (s: NodeJS.Signals) => void = () => {};
       const stopSignal = new Promise<NodeJS.Signals>((resolve) => (signalled = resolve));

@@ -1,21 +1,30 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { selectSources } from '../../config/select.ts';
-import { config, configOption, openExisting } from '../options.ts';
+import { EXIT, RagsyncError } from '../../core/errors.ts';
+import { createEmbedder } from '../../embedding/create.ts';
+import { EXPORT_FORMATS, writeExport, type ExportFormat } from '../export-writers.ts';
+import { config, configOption, openExisting, withDimensions } from '../options.ts';
 
 export function register(program: Command): void {
   program
     .command('export')
-    .description('every chunk as JSON lines: id, source, path, heading, content, metadata, textHash')
+    .description('every chunk (id, source, path, heading, content, metadata, textHash) as JSON lines, CSV or Parquet')
     .addOption(configOption())
     .option('-s, --source <name>', 'only this source')
-    .action(async (o) => {
+    .addOption(new Option('--format <format>', 'output format').choices(EXPORT_FORMATS).default('jsonl'))
+    .option('--vectors', "add each chunk text's vector (float32 list) under the configured embedder")
+    .option('-o, --out <file>', 'write to this file instead of stdout (required for parquet)')
+    .action(async (o: { config?: string; source?: string; format: ExportFormat; vectors?: boolean; out?: string }) => {
       const cfg = config(o);
       if (o.source) selectSources(cfg, [o.source]);
+      if (o.format === 'parquet' && !o.out) throw new RagsyncError('--format parquet writes a file: pass --out FILE', EXIT.usage);
+      // Only --vectors needs the embedder (a local server may be asked its vector size).
+      const fingerprint = o.vectors ? createEmbedder((await withDimensions(cfg)).embedder).info.fingerprint : null;
       const store = openExisting(cfg, { readOnly: true });
       try {
-        for await (const row of store.exportChunks(o.source)) {
-          if (!process.stdout.write(JSON.stringify(row) + '\n')) await new Promise((r) => process.stdout.once('drain', r));
-        }
+        const rows = store.exportChunks(o.source, fingerprint ? { vectorsOf: fingerprint } : {});
+        const n = await writeExport(rows, { format: o.format, out: o.out ?? null, vectors: !!o.vectors, fingerprint });
+        if (o.out) process.stderr.write(`ragsync: exported ${n} chunks to ${o.out} (${o.format}${o.vectors ? `, vectors of ${fingerprint}` : ''})\n`);
       } finally {
         await store.close();
       }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { runIndex, STATUS_EXIT } from '../../sync/run.ts';
+import { runIndex } from '../../sync/run.ts';
 import { createLogger } from '../../core/log.ts';
 import { onStopSignals } from '../../daemon/signals.ts';
 import { indexJson, indexText } from '../format.ts';
@@ -22,6 +22,15 @@ export function register(program: Command): void {
     .option('--tpm <n>', 'embedding tokens per minute, estimated (overrides embedder.tpm)', positiveInt('--tpm'))
     .option('--json', 'print the result as one JSON object on stdout')
     .option('-v, --verbose', 'list every file in the plan')
+    .addHelpText(
+      'after',
+      `
+Each source's summary line reads:
+  NAME STATUS @BEFORE→AFTER  docs +added ~changed -deleted >renamed =unchanged !skipped
+  chunks N (M reused)  texts embedded T   (a dry run: texts to embed)
+documents are files, chunks are passages, texts are the distinct chunk texts sent to the embedder.
+Exit codes: 0 ok, 1 failed or stopped, 2 bad flags or config, 3 partial, 75 locked by another run.`,
+    )
     .action(async (o) => {
       const base = config(o);
       const log = createLogger({ configLevel: base.logLevel });
@@ -54,6 +63,6 @@ export function register(program: Command): void {
         bar.end();
       }
       out(o.json ? JSON.stringify(indexJson(result)) : indexText(result, !!o.verbose));
-      process.exitCode = STATUS_EXIT[result.status];
+      process.exitCode = result.exitCode;
     });
 }

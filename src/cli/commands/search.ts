@@ -32,7 +32,17 @@ export function register(program: Command): void {
     .option('--include-broken', 'include chunks marked broken')
     .option('--no-rerank', 'skip the reranker even if DASHSCOPE_API_KEY is set')
     .option('--explain', 'show each result\'s component ranks and scores')
-    .option('--json', 'print a JSON array on stdout');
+    .option('--json', 'print a JSON array on stdout')
+    .option('-v, --verbose', 'also log (which embedder answered, how many results) on stderr')
+    .addHelpText(
+      'after',
+      `
+Scores depend on --mode: hybrid gives fused RRF scores (at most 0.0328 with weights 1,1, so a
+--min-score there is small, e.g. 0.02), vector gives cosine similarity (-1..1), keyword gives
+-bm25 (higher is better, no fixed bound). A query that starts with "-" goes after --.`,
+    )
+    // The full help after a typo buries the one line that matters.
+    .showHelpAfterError('(a query that starts with "-" goes after --: ragsync search -- "-x"; --help lists the options)');
   // Each profile's filters are flags of their own (--book, --tag, --month …).
   const specs = builtinProfiles.filters();
   for (const f of specs) {
@@ -41,7 +51,8 @@ export function register(program: Command): void {
     else cmd.option(`--${f.name} <value>`, `${f.description}${known}`);
   }
   cmd.action(async (query: string, o) => {
-      const log = createLogger();
+      // Results only: logs at warn unless asked for (-v, or RAGSYNC_LOG_LEVEL).
+      const log = createLogger(o.verbose ? { level: 'info' } : { defaultLevel: 'warn' });
       const cfg = await withDimensions(config(o), log);
       const searcher = Searcher.open(cfg, createEmbedder(cfg.embedder, { log }), o.rerank ? rerankerFromEnv() : null);
       try {

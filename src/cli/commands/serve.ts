@@ -4,7 +4,7 @@ import { rerankerFromEnv } from '../../search/rerank.ts';
 import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
 import { config, configOption, withDimensions } from '../options.ts';
 import { healthReport, storeHealth } from '../../daemon/health.ts';
-import { healthIntervalMs } from '../../daemon/schedule.ts';
+import { healthOptions } from '../../daemon/schedule.ts';
 
 export function register(program: Command): void {
   program
@@ -22,10 +22,10 @@ export function register(program: Command): void {
       const searcher = Searcher.open(cfg, undefined, rerankerFromEnv());
       const token = process.env[TOKEN_ENV] || null;
       // /healthz judges the run history against the configured schedule, as the daemon's does.
-      const intervalMs = healthIntervalMs(cfg);
+      const judged = healthOptions(cfg);
       const server = createHttpServer(searcher, {
         token,
-        health: async () => healthReport(await storeHealth(searcher.store, { intervalMs })),
+        health: async () => healthReport(await storeHealth(searcher.store, judged)),
         log: (l) => process.stderr.write(`ragsync serve: ${l}\n`),
       });
       const url = await listen(server, o.port, o.host);

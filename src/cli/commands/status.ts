@@ -1,12 +1,14 @@
 import type { Command } from 'commander';
 import { createEmbedder } from '../../embedding/create.ts';
 import { statusJson, statusText } from '../format.ts';
+import { storeHealth } from '../../daemon/health.ts';
+import { healthOptions } from '../../daemon/schedule.ts';
 import { config, configOption, openExisting, out, positiveInt, withDimensions } from '../options.ts';
 
 export function register(program: Command): void {
   program
     .command('status')
-    .description('sources, vector coverage per embedder, recent runs')
+    .description('health verdict, sources, vector coverage per embedder, recent runs')
     .addOption(configOption())
     .option('--json', 'print JSON on stdout')
     .option('-n, --runs <n>', 'how many runs to show', positiveInt('--runs', 1000), 10)
@@ -15,8 +17,9 @@ export function register(program: Command): void {
       const store = openExisting(cfg, { readOnly: true });
       try {
         const report = await store.status({ runs: o.runs });
+        const health = await storeHealth(store, healthOptions(cfg));
         const active = createEmbedder((await withDimensions(cfg)).embedder).info.fingerprint;
-        out(o.json ? JSON.stringify(statusJson(report, active)) : statusText(report, active));
+        out(o.json ? JSON.stringify(statusJson(report, active, health)) : statusText(report, active, health));
       } finally {
         await store.close();
       }

@@ -5,6 +5,7 @@ import type { EmbedderInfo } from '../../core/types.ts';
 import { RagsyncError, EXIT } from '../../core/errors.ts';
 import { sha256 } from '../../core/hash.ts';
 import { silentLogger } from '../../core/log.ts';
+import { redactUrl } from '../../core/redact.ts';
 import type { Embedder, EmbedStats } from '../types.ts';
 import { LruCache } from './cache.ts';
 import { EmbeddingsClient } from './client.ts';
@@ -55,6 +56,7 @@ export class RemoteEmbedder implements Embedder {
   readonly normalized: boolean;
   /** Batches the sync may have in flight at once. */
   readonly concurrency: number;
+  readonly endpoint: string;
   readonly stats: EmbedStats = { requests: 0, tokens: 0, retries: 0 };
   readonly limiter: RateLimiter;
   readonly queryCache: LruCache<Float32Array>;
@@ -78,6 +80,7 @@ export class RemoteEmbedder implements Embedder {
     this.batchSize = s.batchSize;
     this.normalized = s.normalized;
     this.concurrency = s.concurrency;
+    this.endpoint = redactUrl(s.baseUrl);
     this.label = `${s.provider} ${s.model}`;
     this.log = deps.log ?? silentLogger;
     this.backoff = { ...DEFAULT_BACKOFF, ...deps.backoff };
@@ -136,6 +139,11 @@ export class RemoteEmbedder implements Embedder {
       );
     }
     return r;
+  }
+
+  /** A run checks this before it starts: a missing key is a configuration error, not a failed batch. */
+  ready(): void {
+    this.key();
   }
 
   private key(): string | null {

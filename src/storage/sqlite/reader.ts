@@ -49,6 +49,11 @@ export class SqliteIndexReader implements IndexReader {
     return refs.flatMap((r) => byRef.get(r) ?? []);
   }
 
+  async anyChunk(filter: ChunkFilter): Promise<boolean> {
+    const f = filterSql(filter);
+    return !!this.db.prepare(`SELECT 1 FROM chunks c ${HIT_JOINS} WHERE ${f.sql} LIMIT 1`).get(...f.params);
+  }
+
   async findChunks(ref: { source?: string; path?: string; id?: string }): Promise<number[]> {
     const where: string[] = [];
     const params: string[] = [];

@@ -11,6 +11,7 @@ import type {
   RunStart,
   StatusReport,
 } from '../roles.ts';
+import { decodeVector } from './blob.ts';
 import { now, parseJson } from './connection.ts';
 import { listSources } from './sources.ts';
 
@@ -172,14 +173,22 @@ export class SqliteRunLog implements RunLog {
     })();
   }
 
-  async *exportChunks(source?: string): AsyncIterable<ExportRow> {
+  async *exportChunks(source?: string, opts: { vectorsOf?: string } = {}): AsyncIterable<ExportRow> {
+    const withVectors = opts.vectorsOf !== undefined;
+    const params: string[] = [...(withVectors ? [opts.vectorsOf!] : []), ...(source ? [source] : [])];
     const rows = this.db
       .prepare(
         `SELECT c.key AS id, s.name AS source, d.path, c.heading, c.content, c.metadata, c.text_hash AS textHash
+                ${withVectors ? ', v.embedding AS embedding' : ''}
          FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id
+         ${withVectors ? 'LEFT JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash' : ''}
          ${source ? 'WHERE s.name = ?' : ''} ORDER BY s.name, d.path, c.ordinal`,
       )
-      .iterate(...(source ? [source] : [])) as IterableIterator<Omit<ExportRow, 'metadata'> & { metadata: string }>;
-    for (const r of rows) yield { ...r, metadata: parseJson(r.metadata) };
+      .iterate(...params) as IterableIterator<Omit<ExportRow, 'metadata'> & { metadata: string; embedding?: Buffer | null }>;
+    for (const { embedding, ...r } of rows) {
+      const row: ExportRow = { ...r, metadata: parseJson(r.metadata) };
+      if (withVectors) row.vector = embedding ? decodeVector(embedding) : null;
+      yield row;
+    }
   }
 }

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { failpoint } from '../../core/failpoint.ts';
 import type { DocumentRecord, EmbedderInfo, StoredDocument } from '../../core/types.ts';
 import type { IndexWriter, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
 import { encodeVector } from './blob.ts';
@@ -110,28 +111,58 @@ export class SqliteIndexWriter implements IndexWriter {
     // Keyword index rows go in with their chunks (deletes follow by trigger): same transaction.
     const insertFts = this.db.prepare('INSERT INTO chunks_fts (rowid, tokens) VALUES (?, ?)');
     const at = now();
-    this.db.transaction(() => {
+    const writeOne = (d: DocumentRecord) => {
+      const { id } = upsert.get({
+        sourceId,
+        path: d.path,
+        contentHash: d.contentHash,
+        stamp: d.stamp,
+        size: d.size,
+        title: d.title,
+        metadata: JSON.stringify(d.metadata),
+        chunker: d.chunker,
+        at,
+      }) as { id: number };
+      clear.run(id);
+      for (const c of d.chunks) {
+        const { terms, ...row } = c;
+        const { lastInsertRowid } = insertChunk.run({ ...row, documentId: id, metadata: JSON.stringify(c.metadata) });
+        insertFts.run(lastInsertRowid, terms);
+      }
+      failpoint('in-documents');
+    };
+    const chunks = docs.reduce((n, d) => n + d.chunks.length, 0);
+    if (chunks <= CHUNKS_PER_SLICE) {
+      this.db.transaction(() => {
+        for (const p of removePaths) remove.run(sourceId, p);
+        for (const d of docs) writeOne(d);
+        bumpGeneration(this.db);
+      })();
+      return;
+    }
+    // A whole source (a first index: thousands of chunks, over a second of work) is still one
+    // transaction, so readers see all of it or none; between slices the event loop runs (the
+    // daemon's /healthz and searches answer meanwhile, from their own connection's last commit).
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
       for (const p of removePaths) remove.run(sourceId, p);
+      let slice = 0;
       for (const d of docs) {
-        const { id } = upsert.get({
-          sourceId,
-          path: d.path,
-          contentHash: d.contentHash,
-          stamp: d.stamp,
-          size: d.size,
-          title: d.title,
-          metadata: JSON.stringify(d.metadata),
-          chunker: d.chunker,
-          at,
-        }) as { id: number };
-        clear.run(id);
-        for (const c of d.chunks) {
-          const { terms, ...row } = c;
-          const { lastInsertRowid } = insertChunk.run({ ...row, documentId: id, metadata: JSON.stringify(c.metadata) });
-          insertFts.run(lastInsertRowid, terms);
+        writeOne(d);
+        slice += d.chunks.length;
+        if (slice >= CHUNKS_PER_SLICE) {
+          slice = 0;
+          await new Promise((resolve) => setImmediate(resolve));
         }
       }
       bumpGeneration(this.db);
-    })();
+      this.db.exec('COMMIT');
+    } catch (err) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw err;
+    }
   }
 }
+
+/** Chunks written between two yields to the event loop (tens of ms of work, long classics chunks included). */
+const CHUNKS_PER_SLICE = 100;
