@@ -2,28 +2,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { builtinProfiles, parseConfig } from '../../src/builtin.ts';
 import type { SourceConfig } from '../../src/config/load.ts';
-import { sha256 } from '../../src/core/hash.ts';
 import { defaultAnalyzer } from '../../src/core/text/analyzer.ts';
 import { HashEmbedder } from '../../src/embedding/hash.ts';
 import type { Embedder } from '../../src/embedding/types.ts';
-import type { Snapshot } from '../../src/sources/types.ts';
 import { openIndex } from '../../src/storage/open.ts';
 import type { SyncStore } from '../../src/storage/roles.ts';
 import { AbortedError, applyPlan, noWork } from '../../src/sync/apply.ts';
 import { planSource, type Pipeline, type SourcePlan } from '../../src/sync/plan.ts';
+import { memorySnapshot as snapshot } from '../helpers/snapshot.ts';
 import { tempDir } from '../helpers/tmp.ts';
-
-/** A folder's worth of files held in memory: a Snapshot is plain data (paths, stamps, bytes). */
-function snapshot(files: Record<string, string>): Snapshot {
-  const bytes = new Map(Object.entries(files).map(([p, t]) => [p, Buffer.from(t)]));
-  return {
-    commit: null,
-    files: [...bytes].map(([path, b]) => ({ path, size: b.length, stamp: sha256(b).slice(0, 12) })).sort((a, b) => (a.path < b.path ? -1 : 1)),
-    async *read(paths) {
-      for (const p of paths) yield { path: p, bytes: bytes.get(p)! };
-    },
-  };
-}
 
 /** The offline embedder, recording every text it is sent. */
 function recording(dims = 64, batchSize = 256): Embedder & { sent: string[] } {

@@ -2,28 +2,16 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { builtinProfiles, parseConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
-import { sha256 } from '../../src/core/hash.ts';
 import { defaultAnalyzer } from '../../src/core/text/analyzer.ts';
 import { HashEmbedder } from '../../src/embedding/hash.ts';
-import type { Snapshot } from '../../src/sources/types.ts';
 import { openIndex } from '../../src/storage/open.ts';
 import type { SyncStore } from '../../src/storage/roles.ts';
 import { AbortedError, applyPlan, noWork } from '../../src/sync/apply.ts';
 import { planSource, type Pipeline } from '../../src/sync/plan.ts';
+import { memorySnapshot as snapshot } from '../helpers/snapshot.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
 // A stop mid-run, counted exactly: what `written` reports must be what another connection finds.
-
-function snapshot(files: Record<string, string>): Snapshot {
-  const bytes = new Map(Object.entries(files).map(([p, t]) => [p, Buffer.from(t)]));
-  return {
-    commit: null,
-    files: [...bytes].map(([path, b]) => ({ path, size: b.length, stamp: sha256(b).slice(0, 12) })).sort((a, b) => (a.path < b.path ? -1 : 1)),
-    async *read(paths) {
-      for (const p of paths) yield { path: p, bytes: bytes.get(p)! };
-    },
-  };
-}
 
 const pipeline: Pipeline = {
   chunker: builtinProfiles.createChunker('markdown', { targetTokens: 500, overlap: 0.15 }),
