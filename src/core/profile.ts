@@ -27,6 +27,21 @@ export interface FilterSpec {
   any?: string;
 }
 
+/**
+ * A term a query analysis adds to the user's own words. Expansions are secondary: search weighs
+ * them below the query's own terms, and `explain` lists each one with where it came from.
+ */
+export interface Expansion {
+  /** Text to search for (a CJK word, an English word or phrase); tokenised like a query. */
+  term: string;
+  /** The part of the query it stands for ("Seven Killings", "秋", "message queue"). */
+  from: string;
+  /** Relative weight in (0, 1]: 1 = as strong as any other expansion of that query part. */
+  weight: number;
+  /** What produced it: "thesaurus", "glossary", "lexicon", "prf", … */
+  via: string;
+}
+
 export interface Profile {
   readonly name: string;
   readonly description: string;
@@ -37,6 +52,11 @@ export interface Profile {
   readonly filters?: readonly FilterSpec[];
   /** Fields its results carry besides the engine's own (shown at the top level and under metadata). */
   resultFields?(hit: ChunkHit): Record<string, unknown>;
+  /**
+   * Query analysis for its sources: terms of the field's own vocabulary that mean what the query
+   * says in other words (synonyms, imagery, English terms). Pure and fast: called per query.
+   */
+  expandQuery?(query: string): Expansion[];
 }
 
 export interface ProfileRegistry {
