@@ -42,6 +42,12 @@ export interface KeywordQuery {
   filter?: ChunkFilter;
 }
 
+/** A chunk reference and its score in one ranked list. */
+export interface RefScore {
+  ref: number;
+  score: number;
+}
+
 /** The active fingerprint's vectors, one row per chunk, for the in-memory index. */
 export interface VectorSet {
   generation: number;
@@ -180,8 +186,12 @@ export interface IndexWriter {
 export interface IndexReader {
   /** BM25 keyword search over the terms ORed; score = -bm25 (higher is better). */
   keywordSearch(q: KeywordQuery): Promise<StoredHit[]>;
+  /** The same ranking as keywordSearch, references and scores only (texts are loaded for the few kept). */
+  keywordRefs(q: KeywordQuery): Promise<RefScore[]>;
   /** Chunks by reference that pass `filter`, in the order of `refs`. */
-  getChunks(refs: number[], filter?: ChunkFilter): Promise<StoredHit[]>;
+  getChunks(refs: readonly number[], filter?: ChunkFilter): Promise<StoredHit[]>;
+  /** The references among `refs` whose chunks pass `filter`, in order. */
+  filterRefs(refs: readonly number[], filter?: ChunkFilter): Promise<number[]>;
   /** Whether any chunk passes `filter` (a filter value nothing in the index has is a typo to report). */
   anyChunk(filter: ChunkFilter): Promise<boolean>;
   /** References of a document's chunks (source + path) or of one chunk (its id/key). */

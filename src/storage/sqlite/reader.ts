@@ -2,9 +2,10 @@ import type { Database, Statement } from 'better-sqlite3';
 import { endianness } from 'node:os';
 import type { ChunkFilter, StoredHit } from '../../core/types.ts';
 import { matchExpression } from '../../core/text/analyzer.ts';
-import type { IndexReader, KeywordQuery, VectorSet, VectorSink } from '../roles.ts';
+import type { IndexReader, KeywordQuery, RefScore, VectorSet, VectorSink } from '../roles.ts';
 import { decodeVector } from './blob.ts';
-import { parseJson, slices } from './connection.ts';
+import { parseJson } from './connection.ts';
+import { chunkFacts, factsCanFilter, factsFilter } from './facts.ts';
 import { filterSql } from './filter.ts';
 
 const LITTLE = endianness() === 'LE';
@@ -23,33 +24,66 @@ export class SqliteIndexReader implements IndexReader {
   constructor(readonly db: Database) {}
 
   async keywordSearch(q: KeywordQuery): Promise<StoredHit[]> {
+    const refs = await this.keywordRefs(q);
+    const score = new Map(refs.map((r) => [r.ref, r.score]));
+    return (await this.getChunks(refs.map((r) => r.ref))).map((h) => ({ ...h, score: score.get(h.ref)! }));
+  }
+
+  async keywordRefs(q: KeywordQuery): Promise<RefScore[]> {
     if (!q.tokens.length) return [];
-    const f = filterSql(q.filter);
-    const rows = this.db
-      .prepare(
-        `SELECT ${HIT_COLUMNS}, -bm25(chunks_fts) AS score
+    const match = matchExpression(q.tokens);
+    if (!factsCanFilter(q.filter)) {
+      const f = filterSql(q.filter);
+      return prepared(
+        this.db,
+        `SELECT c.id AS ref, -bm25(chunks_fts) AS score
          FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid ${HIT_JOINS}
          WHERE chunks_fts MATCH ? AND ${f.sql}
          ORDER BY bm25(chunks_fts), c.id
          LIMIT ?`,
-      )
-      .all(matchExpression(q.tokens), ...f.params, q.k) as HitRow[];
-    return rows.map(toHit);
+      ).all(match, ...f.params, q.k) as RefScore[];
+    }
+    // The FTS table alone ranks (no join or JSON per matching row); the facts filter its top rows,
+    // and the window widens in the rare case too few pass.
+    const { pass, share } = factsFilter(chunkFacts(this.db, readGeneration(this.db)), q.filter);
+    if (share === 0) return [];
+    const stmt = prepared(
+      this.db,
+      `SELECT rowid AS ref, -bm25(chunks_fts) AS score FROM chunks_fts WHERE chunks_fts MATCH ?
+       ORDER BY bm25(chunks_fts), rowid LIMIT ?`,
+    );
+    let window = Math.ceil((q.k / share) * 1.25) + 8;
+    for (;;) {
+      const rows = stmt.all(match, window) as RefScore[];
+      const out = rows.filter((r) => pass(r.ref));
+      if (out.length >= q.k || rows.length < window) return out.slice(0, q.k);
+      window *= 4;
+    }
   }
 
-  async getChunks(refs: number[], filter?: ChunkFilter): Promise<StoredHit[]> {
-    const f = filterSql(filter);
-    const byRef = new Map<number, StoredHit>();
-    for (const part of slices(refs)) {
-      const rows = this.db
-        .prepare(
-          `SELECT ${HIT_COLUMNS}, 0 AS score FROM chunks c ${HIT_JOINS}
-           WHERE c.id IN (${part.map(() => '?').join(',')}) AND ${f.sql}`,
-        )
-        .all(...part, ...f.params) as HitRow[];
-      for (const r of rows) byRef.set(r.ref, toHit(r));
+  async filterRefs(refs: readonly number[], filter?: ChunkFilter): Promise<number[]> {
+    if (factsCanFilter(filter)) {
+      const { pass } = factsFilter(chunkFacts(this.db, readGeneration(this.db)), filter);
+      return refs.filter(pass);
     }
-    return refs.flatMap((r) => byRef.get(r) ?? []);
+    const f = filterSql(filter);
+    const ok = new Set(
+      prepared(this.db, `SELECT c.id FROM json_each(?) j JOIN chunks c ON c.id = j.value ${HIT_JOINS} WHERE ${f.sql}`)
+        .pluck()
+        .all(JSON.stringify(refs), ...f.params) as number[],
+    );
+    return refs.filter((r) => ok.has(r));
+  }
+
+  async getChunks(refs: readonly number[], filter?: ChunkFilter): Promise<StoredHit[]> {
+    const wanted = filter ? await this.filterRefs(refs, filter) : refs;
+    if (!wanted.length) return [];
+    // One prepared statement for any number of ids (a JSON array), rows in the order asked.
+    const rows = prepared(
+      this.db,
+      `SELECT ${HIT_COLUMNS}, 0 AS score FROM json_each(?) j JOIN chunks c ON c.id = j.value ${HIT_JOINS} ORDER BY j.key`,
+    ).all(JSON.stringify(wanted)) as HitRow[];
+    return rows.map(toHit);
   }
 
   async anyChunk(filter: ChunkFilter): Promise<boolean> {
