@@ -117,8 +117,14 @@ export class Searcher {
    * rejects; the window widens until n pass or the index is exhausted. References and scores only.
    */
   private async vectorRefs(query: Float32Array, n: number, filter: ChunkFilter, exclude?: Set<number>): Promise<RefScore[]> {
-    let window = n * 4;
     const rank = await this.vectors.ranker(query);
+    const test = await this.store.refFilter(filter);
+    if (test) {
+      // The store answers the filter from memory: the ranking skips rejected rows itself.
+      const matches = await rank(n, exclude ? (ref) => !exclude.has(ref) && test(ref) : test);
+      return matches.map((m) => ({ ref: m.ref, score: m.score }));
+    }
+    let window = n * 4;
     for (;;) {
       const matches = await rank(window, exclude ? (ref) => !exclude.has(ref) : undefined);
       const pass = new Set(await this.store.filterRefs(matches.map((m) => m.ref), filter));

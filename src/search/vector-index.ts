@@ -123,8 +123,9 @@ export interface VectorIndexOptions {
 }
 
 /**
- * Approximate candidates rescored per result: the int8 score errs by about 1e-3 on unit vectors,
- * far less than the gap between a top-10 and the rows 4× further down (bench/vector-search).
+ * At most this many candidates rescored per result wanted. The rows rescored are those whose
+ * approximate score plus its error bound reaches the k-th exact score: about 2k on both corpora,
+ * so the cap is a guard, and results are the exact top k (bench/vector-search).
  */
 export const RESCORE = 4;
 
@@ -134,8 +135,9 @@ interface Quantised {
   generation: number;
   dims: number;
   refs: Int32Array;
-  /** Per row: unit row ≈ scale × int8 row. */
+  /** Per row: unit row ≈ scale × int8 row, and the norm of the difference (bounds the score error). */
   scales: Float32Array;
+  residuals: Float32Array;
   kernel: Int8Kernel;
 }
 
@@ -144,6 +146,8 @@ interface Floats {
   set: VectorSet;
   kernel: DotKernel | null;
 }
+
+const byScore = (a: VectorMatch, b: VectorMatch) => b.score - a.score || a.row - b.row;
 
 /** Thrown from a scan to abandon it when the int8 kernel cannot serve its shape. */
 const NO_INT8 = Symbol('no int8 kernel');
@@ -221,6 +225,7 @@ export class VectorIndex implements VectorSource {
   private async loadInt8(): Promise<Quantised | null> {
     let kernel: Int8Kernel | null = null;
     let scales = new Float32Array(0);
+    let residuals = new Float32Array(0);
     let refs = new Int32Array(0);
     try {
       const { generation, dims, count } = await this.store.scanVectors(this.fingerprint, {
@@ -228,16 +233,32 @@ export class VectorIndex implements VectorSource {
           kernel = n > 0 ? createInt8Kernel(n, dims) : null;
           if (!kernel) throw NO_INT8;
           scales = new Float32Array(n);
+          residuals = new Float32Array(n);
           refs = new Int32Array(n);
         },
         row(i, ref, v) {
           normalizeRows(v, v.length);
           refs[i] = ref;
-          scales[i] = quantizeRow(v, kernel!.vectors.subarray(i * v.length, (i + 1) * v.length));
+          const out = kernel!.vectors.subarray(i * v.length, (i + 1) * v.length);
+          const scale = (scales[i] = quantizeRow(v, out));
+          let r = 0;
+          for (let j = 0; j < v.length; j++) {
+            const e = v[j]! - out[j]! * scale;
+            r += e * e;
+          }
+          residuals[i] = Math.sqrt(r);
         },
       });
       // Rows skipped by the scan (foreign dimensions) leave zero rows at the end: never returned.
-      return { kind: 'int8', generation, dims, refs: refs.subarray(0, count), scales: scales.subarray(0, count), kernel: kernel! };
+      return {
+        kind: 'int8',
+        generation,
+        dims,
+        refs: refs.subarray(0, count),
+        scales: scales.subarray(0, count),
+        residuals: residuals.subarray(0, count),
+        kernel: kernel!,
+      };
     } catch (err) {
       if (err === NO_INT8) return null;
       throw err;
@@ -295,29 +316,57 @@ export class VectorIndex implements VectorSource {
   }
 
   private int8Ranker(st: Quantised, q: Float32Array): Rank {
-    const { refs, scales, kernel } = st;
+    const { refs, scales, residuals, kernel } = st;
+    const n = refs.length;
     let qmax = 0;
     for (let j = 0; j < q.length; j++) qmax = Math.max(qmax, Math.abs(q[j]!));
     const qscale = qmax / kernel.queryMax || 1;
     const qi = new Int16Array(q.length);
-    for (let j = 0; j < q.length; j++) qi[j] = Math.round(q[j]! / qscale);
+    let qres = 0;
+    for (let j = 0; j < q.length; j++) {
+      qi[j] = Math.round(q[j]! / qscale);
+      const e = q[j]! - qi[j]! * qscale;
+      qres += e * e;
+    }
+    qres = Math.sqrt(qres);
     const dots = kernel.dots(qi);
-    const approx = new Float32Array(refs.length);
-    for (let row = 0; row < approx.length; row++) approx[row] = dots[row]! * scales[row]! * qscale;
+    const approx = new Float32Array(n);
+    for (let row = 0; row < n; row++) approx[row] = dots[row]! * scales[row]! * qscale;
+    // |exact − approx| ≤ ‖row residual‖ + ‖query residual‖·‖quantised row‖ (Cauchy–Schwarz), plus
+    // slack for float rounding: a row whose approx + bound is below the k-th exact score found so
+    // far cannot be in the top k.
+    const bound = (row: number) => residuals[row]! + qres * (1 + residuals[row]!) + 1e-5;
     // Exact scores survive between calls: a caller widening k rescores only the new candidates.
     const exact = new Map<number, number>();
-    return async (k, accept) => {
-      const want = Math.min(refs.length, Math.ceil(k * this.rescore) + 8);
-      const cand = topKOfScores(approx, refs, want, accept ? (row) => accept(refs[row]!) : undefined);
-      const missing = cand.filter((c) => !exact.has(c.ref)).map((c) => c.ref);
+    const rescore = async (rows: number[]) => {
+      const missing = rows.map((r) => refs[r]!).filter((ref) => !exact.has(ref));
       if (missing.length) await this.rescoreExact(q, missing, exact);
-      const out: VectorMatch[] = [];
-      for (const c of cand) {
-        const score = exact.get(c.ref);
-        if (score !== undefined && !Number.isNaN(score)) out.push({ row: c.row, ref: c.ref, score });
+    };
+    return async (k, accept) => {
+      const pass = accept ? (row: number) => accept(refs[row]!) : undefined;
+      const head = topKOfScores(approx, refs, Math.min(n, k + 8), pass).map((m) => m.row);
+      await rescore(head);
+      const scored = (rows: number[]) =>
+        rows.flatMap((row) => {
+          const score = exact.get(refs[row]!);
+          return score === undefined || Number.isNaN(score) ? [] : [{ row, ref: refs[row]!, score }];
+        });
+      let found = scored(head).sort(byScore);
+      if (found.length >= k) {
+        // Every row that could still beat the k-th exact score is rescored too (at most k × rescore:
+        // past that, the best by their upper bound, which in practice never happens).
+        const floor = found[k - 1]!.score;
+        const taken = new Set(head);
+        let band: number[] = [];
+        for (let row = 0; row < n; row++) {
+          if (approx[row]! + bound(row) >= floor && !taken.has(row) && (!pass || pass(row))) band.push(row);
+        }
+        const cap = Math.ceil(k * this.rescore);
+        if (band.length > cap) band = band.sort((a, b) => approx[b]! + bound(b) - approx[a]! - bound(a)).slice(0, cap);
+        await rescore(band);
+        found = [...found, ...scored(band)].sort(byScore);
       }
-      // Ties keep row order, as the float32 scan does.
-      return out.sort((a, b) => b.score - a.score || a.row - b.row).slice(0, k);
+      return found.slice(0, k);
     };
   }
 

@@ -190,6 +190,11 @@ export interface IndexReader {
   keywordRefs(q: KeywordQuery): Promise<RefScore[]>;
   /** Chunks by reference that pass `filter`, in the order of `refs`. */
   getChunks(refs: readonly number[], filter?: ChunkFilter): Promise<StoredHit[]>;
+  /**
+   * The filter as a synchronous test of references when the store can answer it from memory
+   * (sources, broken chunks), so a vector ranking can skip rejected rows; null when it cannot.
+   */
+  refFilter(filter?: ChunkFilter): Promise<((ref: number) => boolean) | null>;
   /** The references among `refs` whose chunks pass `filter`, in order. */
   filterRefs(refs: readonly number[], filter?: ChunkFilter): Promise<number[]>;
   /** Whether any chunk passes `filter` (a filter value nothing in the index has is a typo to report). */

@@ -43,22 +43,27 @@ export class SqliteIndexReader implements IndexReader {
          LIMIT ?`,
       ).all(match, ...f.params, q.k) as RefScore[];
     }
-    // The FTS table alone ranks (no join or JSON per matching row); the facts filter its top rows,
-    // and the window widens in the rare case too few pass.
+    // The FTS table alone ranks (no join or JSON per matching row); the facts filter its rows in
+    // rank order, read lazily until k pass.
     const { pass, share } = factsFilter(chunkFacts(this.db, readGeneration(this.db)), q.filter);
     if (share === 0) return [];
-    const stmt = prepared(
+    const rows = prepared(
       this.db,
-      `SELECT rowid AS ref, -bm25(chunks_fts) AS score FROM chunks_fts WHERE chunks_fts MATCH ?
-       ORDER BY bm25(chunks_fts), rowid LIMIT ?`,
-    );
-    let window = Math.ceil((q.k / share) * 1.25) + 8;
-    for (;;) {
-      const rows = stmt.all(match, window) as RefScore[];
-      const out = rows.filter((r) => pass(r.ref));
-      if (out.length >= q.k || rows.length < window) return out.slice(0, q.k);
-      window *= 4;
+      `SELECT rowid, -bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts), rowid`,
+    )
+      .raw()
+      .iterate(match) as IterableIterator<[number, number]>;
+    const out: RefScore[] = [];
+    for (const [ref, score] of rows) {
+      if (!pass(ref)) continue;
+      out.push({ ref, score });
+      if (out.length >= q.k) break; // ends the statement
     }
+    return out;
+  }
+
+  async refFilter(filter?: ChunkFilter): Promise<((ref: number) => boolean) | null> {
+    return factsCanFilter(filter) ? factsFilter(chunkFacts(this.db, readGeneration(this.db)), filter).pass : null;
   }
 
   async filterRefs(refs: readonly number[], filter?: ChunkFilter): Promise<number[]> {
@@ -68,7 +73,7 @@ export class SqliteIndexReader implements IndexReader {
     }
     const f = filterSql(filter);
     const ok = new Set(
-      prepared(this.db, `SELECT c.id FROM json_each(?) j JOIN chunks c ON c.id = j.value ${HIT_JOINS} WHERE ${f.sql}`)
+      prepared(this.db, `SELECT c.id FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value ${HIT_JOINS} WHERE ${f.sql}`)
         .pluck()
         .all(JSON.stringify(refs), ...f.params) as number[],
     );
@@ -81,7 +86,7 @@ export class SqliteIndexReader implements IndexReader {
     // One prepared statement for any number of ids (a JSON array), rows in the order asked.
     const rows = prepared(
       this.db,
-      `SELECT ${HIT_COLUMNS}, 0 AS score FROM json_each(?) j JOIN chunks c ON c.id = j.value ${HIT_JOINS} ORDER BY j.key`,
+      `SELECT ${HIT_COLUMNS}, 0 AS score FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value ${HIT_JOINS} ORDER BY j.key`,
     ).all(JSON.stringify(wanted)) as HitRow[];
     return rows.map(toHit);
   }
@@ -168,8 +173,8 @@ export class SqliteIndexReader implements IndexReader {
     const out = new Map<number, Float32Array>();
     // One statement for any batch size (json_each over the ids) so it is prepared once.
     const rows = prepared(this.db,
-      `SELECT c.id, v.embedding FROM json_each(?) j JOIN chunks c ON c.id = j.value
-       JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash`,
+      `SELECT c.id, v.embedding FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value
+       CROSS JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash`,
     )
       .raw()
       .all(JSON.stringify(refs), fingerprint) as [number, Buffer][];
