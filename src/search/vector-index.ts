@@ -110,7 +110,7 @@ export function normalizeRows(vectors: Float32Array, dims: number): void {
 }
 
 /** What the index needs of the store: the rows once per generation, exact vectors for rescoring. */
-export type VectorStore = Pick<IndexReader, 'loadVectors' | 'scanVectors' | 'vectorsOf' | 'generation'>;
+export type VectorStore = Pick<IndexReader, 'loadVectors' | 'scanVectors' | 'vectorsOf' | 'vectorScores' | 'generation'>;
 
 export interface VectorIndexOptions {
   /**
@@ -181,8 +181,6 @@ export function quantizeRow(row: Float32Array, out: Int8Array): number {
  */
 export class VectorIndex implements VectorSource {
   private state: Quantised | Floats | null = null;
-  /** A small float32 kernel the exact rescoring reuses (grown when more candidates come). */
-  private scratch: DotKernel | null = null;
   loads = 0;
   private readonly quantize: boolean;
   private readonly rescore: number;
@@ -370,25 +368,10 @@ export class VectorIndex implements VectorSource {
     };
   }
 
-  /** Exact cosine of the stored float32 rows of `refs` (a row gone from the store scores NaN). */
+  /** Exact cosine of the stored float32 rows of `refs`, computed by the store (a row gone from it scores NaN). */
   private async rescoreExact(q: Float32Array, refs: number[], exact: Map<number, number>): Promise<void> {
-    const vectors = await this.store.vectorsOf(this.fingerprint, refs);
-    const dims = q.length;
-    const rows: number[] = [];
-    for (const r of refs) if (vectors.get(r)?.length === dims) rows.push(r);
-    else exact.set(r, NaN);
-    if (!rows.length) return;
-    // The float32 kernel over the candidates: the same arithmetic (and scores) as the float32 index.
-    if (!this.scratch || this.scratch.vectors.length < rows.length * dims) {
-      this.scratch = createDotKernel(Math.max(rows.length, 256), dims);
-    }
-    const buf = this.scratch ? this.scratch.vectors : new Float32Array(rows.length * dims);
-    rows.forEach((r, i) => buf.set(vectors.get(r)!, i * dims));
-    normalizeRows(buf.subarray(0, rows.length * dims), dims);
-    if (this.scratch) {
-      const s = this.scratch.dots(q, rows.length);
-      rows.forEach((r, i) => exact.set(r, s[i]!));
-    } else rows.forEach((r, i) => exact.set(r, dotAt(buf, i * dims, q, dims)));
+    const scores = await this.store.vectorScores(this.fingerprint, refs, q);
+    for (const r of refs) exact.set(r, scores.get(r) ?? NaN);
   }
 
   /** The stored vector of a chunk scaled to unit length, or null. */

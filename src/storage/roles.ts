@@ -208,7 +208,12 @@ export interface IndexReader {
    * lets an index keep a compact copy without first holding all float32 rows. One snapshot.
    */
   scanVectors(fingerprint: string, sink: VectorSink): Promise<{ generation: number; dims: number; count: number }>;
-  /** The stored float32 vectors of some chunks (exact rescoring), by reference; missing ones left out. */
+  /**
+   * Exact cosine similarity of `query` with the stored float32 vectors of some chunks, computed in
+   * the store (no vector crosses into JavaScript); chunks without a vector are left out.
+   */
+  vectorScores(fingerprint: string, refs: readonly number[], query: Float32Array): Promise<Map<number, number>>;
+  /** The stored float32 vectors of some chunks, by reference; missing ones left out. */
   vectorsOf(fingerprint: string, refs: readonly number[]): Promise<Map<number, Float32Array>>;
   /** Bumped by every commit that changes chunks or vectors. */
   generation(): Promise<number>;

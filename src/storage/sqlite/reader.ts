@@ -3,7 +3,8 @@ import { endianness } from 'node:os';
 import type { ChunkFilter, StoredHit } from '../../core/types.ts';
 import { matchExpression } from '../../core/text/analyzer.ts';
 import type { IndexReader, KeywordQuery, RefScore, VectorSet, VectorSink } from '../roles.ts';
-import { decodeVector } from './blob.ts';
+import * as sqliteVec from 'sqlite-vec';
+import { decodeVector, encodeVector } from './blob.ts';
 import { parseJson } from './connection.ts';
 import { chunkFacts, factsCanFilter, factsFilter } from './facts.ts';
 import { filterSql } from './filter.ts';
@@ -169,6 +170,18 @@ export class SqliteIndexReader implements IndexReader {
     })();
   }
 
+  async vectorScores(fingerprint: string, refs: readonly number[], query: Float32Array): Promise<Map<number, number>> {
+    withVectorFunctions(this.db);
+    const rows = prepared(
+      this.db,
+      `SELECT c.id, 1 - vec_distance_cosine(v.embedding, ?) FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value
+       CROSS JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash AND length(v.embedding) = ?`,
+    )
+      .raw()
+      .all(encodeVector(query), JSON.stringify(refs), fingerprint, query.length * 4) as [number, number][];
+    return new Map(rows);
+  }
+
   async vectorsOf(fingerprint: string, refs: readonly number[]): Promise<Map<number, Float32Array>> {
     const out = new Map<number, Float32Array>();
     // One statement for any batch size (json_each over the ids) so it is prepared once.
@@ -185,6 +198,19 @@ export class SqliteIndexReader implements IndexReader {
   async generation(): Promise<number> {
     return readGeneration(this.db);
   }
+}
+
+const withVec = new WeakSet<Database>();
+/**
+ * Readies a connection for rescoring, on first use: sqlite-vec's distance functions, and the file
+ * memory-mapped, because reading scattered 4 KB vector rows through SQLite's page cache costs
+ * about 10× more (a pread per overflow page). Pages are the OS's file cache, shared, not heap.
+ */
+function withVectorFunctions(db: Database): void {
+  if (withVec.has(db)) return;
+  sqliteVec.load(db);
+  db.pragma('mmap_size = 4294967296');
+  withVec.add(db);
 }
 
 const statements = new WeakMap<Database, Map<string, Statement>>();
