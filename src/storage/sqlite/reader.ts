@@ -1,4 +1,4 @@
-import type { Database, Statement } from 'better-sqlite3';
+import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import { endianness } from 'node:os';
 import type { ChunkFilter, StoredHit } from '../../core/types.ts';
 import { matchExpression } from '../../core/text/analyzer.ts';
@@ -171,9 +171,8 @@ export class SqliteIndexReader implements IndexReader {
   }
 
   async vectorScores(fingerprint: string, refs: readonly number[], query: Float32Array): Promise<Map<number, number>> {
-    withVectorFunctions(this.db);
     const rows = prepared(
-      this.db,
+      rescorer(this.db),
       `SELECT c.id, 1 - vec_distance_cosine(v.embedding, ?) FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value
        CROSS JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash AND length(v.embedding) = ?`,
     )
@@ -200,17 +199,33 @@ export class SqliteIndexReader implements IndexReader {
   }
 }
 
-const withVec = new WeakSet<Database>();
+const rescorers = new WeakMap<Database, Database>();
 /**
- * Readies a connection for rescoring, on first use: sqlite-vec's distance functions, and the file
- * memory-mapped, because reading scattered 4 KB vector rows through SQLite's page cache costs
- * about 10× more (a pread per overflow page). Pages are the OS's file cache, shared, not heap.
+ * The connection rescoring reads through, opened on first use: a second read-only connection to
+ * the same file with sqlite-vec's distance functions and the file memory-mapped, because reading
+ * scattered 4 KB vector rows through SQLite's page cache costs about 10× more (a pread per
+ * overflow page). Only this connection maps the file, so only the vector pages it reads become
+ * resident (the OS's file cache, shared, not heap); an in-memory database rescores in place.
  */
-function withVectorFunctions(db: Database): void {
-  if (withVec.has(db)) return;
-  sqliteVec.load(db);
-  db.pragma('mmap_size = 4294967296');
-  withVec.add(db);
+function rescorer(db: Database): Database {
+  let r = rescorers.get(db);
+  if (!r) {
+    if (db.memory || !db.name) r = db;
+    else {
+      r = new BetterSqlite3(db.name, { readonly: true, fileMustExist: true, timeout: 10_000 });
+      r.pragma('mmap_size = 4294967296');
+    }
+    sqliteVec.load(r);
+    rescorers.set(db, r);
+  }
+  return r;
+}
+
+/** Closes what the reader opened beside a connection (call before closing it). */
+export function closeReaderExtras(db: Database): void {
+  const r = rescorers.get(db);
+  if (r && r !== db && r.open) r.close();
+  rescorers.delete(db);
 }
 
 const statements = new WeakMap<Database, Map<string, Statement>>();
