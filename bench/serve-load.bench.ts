@@ -5,9 +5,10 @@
  * restricted to its source) for a fixed time; RSS is read from /proc after the run (well over 200
  * searches).
  *
- *   npx tsx bench/serve-load.bench.ts -c CONFIG [--clients 20] [--seconds 15] CHECKOUT [CHECKOUT ...]
+ *   npx tsx bench/serve-load.bench.ts -c CONFIG [--clients 20] [--seconds 15] [--dist] CHECKOUT [CHECKOUT ...]
  *
- * CHECKOUT is a worktree whose src/cli/run.ts is started with tsx (so node_modules must be there).
+ * CHECKOUT is a worktree whose src/cli/run.ts is started with tsx (node_modules must be there), or
+ * with --dist its bin/ragsync.js (the compiled build, as installed: run `npm run build` there first).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -26,6 +27,8 @@ const opt = (name: string, def: string) => {
 const config = resolve(opt('-c', ''));
 const clients = Number(opt('--clients', '20'));
 const seconds = Number(opt('--seconds', '15'));
+const dist = args.includes('--dist');
+if (dist) args.splice(args.indexOf('--dist'), 1);
 const checkouts = args.map((a) => resolve(a));
 if (!config || !checkouts.length) throw new Error('usage: serve-load.bench.ts -c CONFIG [--clients N] [--seconds S] CHECKOUT ...');
 
@@ -36,7 +39,8 @@ const cases = ['eval/classics.jsonl', 'eval/bookmarks.jsonl', 'bench/eval/classi
 const paths = cases.map((c) => `/search?q=${encodeURIComponent(c.query)}&k=10${c.source ? `&source=${c.source}` : ''}`);
 
 async function startServer(checkout: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(checkout, 'src/cli/run.ts'), 'serve', '-c', config, '--port', String(port)], {
+  const entry = dist ? [join(checkout, 'bin/ragsync.js')] : ['--import', 'tsx', join(checkout, 'src/cli/run.ts')];
+  const child = spawn(process.execPath, [...entry, 'serve', '-c', config, '--port', String(port)], {
     cwd: checkout,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
