@@ -147,7 +147,13 @@ interface Floats {
   kernel: DotKernel | null;
 }
 
-const byScore = (a: VectorMatch, b: VectorMatch) => b.score - a.score || a.row - b.row;
+/**
+ * Best first; scores within float32 rounding of each other tie and keep row order, as the float32
+ * scan orders equal scores (the store's cosine rounds differently: rows of one direction and
+ * different lengths score equal after normalisation there, 1e-7 apart here).
+ */
+const TIE = 3e-7;
+const byScore = (a: VectorMatch, b: VectorMatch) => (Math.abs(a.score - b.score) <= TIE ? a.row - b.row : b.score - a.score);
 
 /** Thrown from a scan to abandon it when the int8 kernel cannot serve its shape. */
 const NO_INT8 = Symbol('no int8 kernel');
