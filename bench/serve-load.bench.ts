@@ -56,7 +56,11 @@ async function startServer(checkout: string, port: number): Promise<ChildProcess
   throw new Error(`serve from ${checkout} did not start`);
 }
 
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+function rssMb(pid: number): string {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const mb = (k: string) => (Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024).toFixed(0);
+  return `${mb('VmRSS')} MB (anon ${mb('RssAnon')}, file ${mb('RssFile')})`;
+}
 
 async function run(checkout: string, port: number) {
   const child = await startServer(checkout, port);
@@ -94,6 +98,6 @@ console.log('| checkout | searches | searches/s | × first | p50 ms | p99 ms | e
 console.log('|---|---|---|---|---|---|---|---|');
 for (const r of results) {
   console.log(
-    `| ${r.c} | ${r.n} | ${r.rps.toFixed(0)} | ${(r.rps / results[0]!.rps).toFixed(2)}× | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.errors} | ${r.rss.toFixed(0)} MB |`,
+    `| ${r.c} | ${r.n} | ${r.rps.toFixed(0)} | ${(r.rps / results[0]!.rps).toFixed(2)}× | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.errors} | ${r.rss} |`,
   );
 }

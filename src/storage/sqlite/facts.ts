@@ -12,6 +12,8 @@ export interface ChunkFacts {
   ids: Int32Array;
   source: Uint16Array;
   broken: Uint8Array;
+  /** sha256 of each chunk's text (its vector's key), 32 bytes a row: rescoring reads vectors without the chunk rows. */
+  hashes: Uint8Array;
   /** Source names by index, and how many chunks each has. */
   names: string[];
   counts: number[];
@@ -27,19 +29,20 @@ export function chunkFacts(db: Database, generation: number): ChunkFacts {
   const ids = new Int32Array(n);
   const source = new Uint16Array(n);
   const broken = new Uint8Array(n);
+  const hashes = new Uint8Array(n * 32);
   const names: string[] = [];
   const counts: number[] = [];
   const index = new Map<number, number>();
   let i = 0;
   const rows = db
     .prepare(
-      `SELECT c.id, d.source_id, s.name,
+      `SELECT c.id, d.source_id, s.name, c.text_hash,
               coalesce(json_extract(c.metadata, '$.broken'), json_extract(d.metadata, '$.broken'), 0) IN (1, 'true')
        FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id ORDER BY c.id`,
     )
     .raw()
-    .iterate() as IterableIterator<[number, number, string, number]>;
-  for (const [id, sourceId, name, isBroken] of rows) {
+    .iterate() as IterableIterator<[number, number, string, string, number]>;
+  for (const [id, sourceId, name, textHash, isBroken] of rows) {
     if (i >= n) break; // the count and the rows come from one snapshot; this only guards the arrays
     let s = index.get(sourceId);
     if (s === undefined) {
@@ -50,10 +53,19 @@ export function chunkFacts(db: Database, generation: number): ChunkFacts {
     ids[i] = id;
     source[i] = s;
     broken[i] = isBroken ? 1 : 0;
+    hashes.set(Buffer.from(textHash, 'hex').subarray(0, 32), i * 32);
     counts[s]!++;
     i++;
   }
-  const facts = { generation, ids: ids.subarray(0, i), source: source.subarray(0, i), broken: broken.subarray(0, i), names, counts };
+  const facts = {
+    generation,
+    ids: ids.subarray(0, i),
+    source: source.subarray(0, i),
+    broken: broken.subarray(0, i),
+    hashes: hashes.subarray(0, i * 32),
+    names,
+    counts,
+  };
   cache.set(db, facts);
   return facts;
 }
@@ -61,6 +73,12 @@ export function chunkFacts(db: Database, generation: number): ChunkFacts {
 /** Whether a filter needs nothing beyond the facts (no metadata conditions, no path glob). */
 export function factsCanFilter(f: ChunkFilter | undefined): boolean {
   return !f?.where?.length && f?.path === undefined;
+}
+
+/** The text hash (hex, the vectors' key) of a chunk id, or null. */
+export function textHashOf(facts: ChunkFacts, id: number): string | null {
+  const row = rowOf(facts, id);
+  return row < 0 ? null : Buffer.from(facts.hashes.buffer, facts.hashes.byteOffset + row * 32, 32).toString('hex');
 }
 
 /** Row of a chunk id in the facts, or -1. */

@@ -6,7 +6,7 @@ import type { IndexReader, KeywordQuery, RefScore, VectorSet, VectorSink } from 
 import * as sqliteVec from 'sqlite-vec';
 import { decodeVector, encodeVector } from './blob.ts';
 import { parseJson } from './connection.ts';
-import { chunkFacts, factsCanFilter, factsFilter } from './facts.ts';
+import { chunkFacts, factsCanFilter, factsFilter, textHashOf } from './facts.ts';
 import { filterSql } from './filter.ts';
 
 const LITTLE = endianness() === 'LE';
@@ -171,14 +171,24 @@ export class SqliteIndexReader implements IndexReader {
   }
 
   async vectorScores(fingerprint: string, refs: readonly number[], query: Float32Array): Promise<Map<number, number>> {
+    // Vectors by their key straight from the facts' text hashes: the chunk rows (large texts) are
+    // never read, so rescoring touches only vector pages.
+    const facts = chunkFacts(this.db, readGeneration(this.db));
+    const refsOf = new Map<string, number[]>();
+    for (const ref of refs) {
+      const h = textHashOf(facts, ref);
+      if (h) refsOf.set(h, [...(refsOf.get(h) ?? []), ref]);
+    }
     const rows = prepared(
       rescorer(this.db),
-      `SELECT c.id, 1 - vec_distance_cosine(v.embedding, ?) FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value
-       CROSS JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash AND length(v.embedding) = ?`,
+      `SELECT j.value, 1 - vec_distance_cosine(v.embedding, ?) FROM json_each(?) j
+       CROSS JOIN vectors v ON v.fingerprint = ? AND v.text_hash = j.value AND length(v.embedding) = ?`,
     )
       .raw()
-      .all(encodeVector(query), JSON.stringify(refs), fingerprint, query.length * 4) as [number, number][];
-    return new Map(rows);
+      .all(encodeVector(query), JSON.stringify([...refsOf.keys()]), fingerprint, query.length * 4) as [string, number][];
+    const out = new Map<number, number>();
+    for (const [h, score] of rows) for (const ref of refsOf.get(h)!) out.set(ref, score);
+    return out;
   }
 
   async vectorsOf(fingerprint: string, refs: readonly number[]): Promise<Map<number, Float32Array>> {
@@ -202,19 +212,15 @@ export class SqliteIndexReader implements IndexReader {
 const rescorers = new WeakMap<Database, Database>();
 /**
  * The connection rescoring reads through, opened on first use: a second read-only connection to
- * the same file with sqlite-vec's distance functions and the file memory-mapped, because reading
- * scattered 4 KB vector rows through SQLite's page cache costs about 10× more (a pread per
- * overflow page). Only this connection maps the file, so only the vector pages it reads become
- * resident (the OS's file cache, shared, not heap); an in-memory database rescores in place.
+ * the same file with sqlite-vec's distance functions, so the main connection's page cache keeps
+ * the FTS and chunk pages searches read. Not memory-mapped: mapping halved the rescoring time but
+ * made every vector page it touched resident (+40–95 MB RSS over both corpora, BENCHMARKS.md). An
+ * in-memory database rescores in place.
  */
 function rescorer(db: Database): Database {
   let r = rescorers.get(db);
   if (!r) {
-    if (db.memory || !db.name) r = db;
-    else {
-      r = new BetterSqlite3(db.name, { readonly: true, fileMustExist: true, timeout: 10_000 });
-      r.pragma('mmap_size = 4294967296');
-    }
+    r = db.memory || !db.name ? db : new BetterSqlite3(db.name, { readonly: true, fileMustExist: true, timeout: 10_000 });
     sqliteVec.load(r);
     rescorers.set(db, r);
   }
