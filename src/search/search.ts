@@ -185,8 +185,8 @@ export class Searcher {
     return this.run(parseSearchRequest({ ...opts, query }));
   }
 
-  /** Runs a validated request. */
-  async run(req: SearchRequest): Promise<SearchResponse> {
+  /** Runs a validated request (`fullPool`: the vector list at full depth, see below). */
+  async run(req: SearchRequest, fullPool = false): Promise<SearchResponse> {
     const { query: q, k, mode, mmr: lambda } = req;
     this.checkMinScore(req);
     const filter0 = this.filterOf(req);
@@ -198,8 +198,15 @@ export class Searcher {
     // Candidates per list: enough for fusion, collapse and MMR to have something to choose from.
     const pool = Math.max(k * 5, 50);
 
+    // Unless a later stage reorders (MMR, decay, rerank) or --explain counts duplicates, only the top k
+    // survivors matter (minScore only drops from the tail).
+    const needAll = lambda < 1 || !!req.halfLifeDays || !!this.reranker || req.explain;
+    // A vector-only search needs only the head its answer comes from (each candidate is rescored
+    // exactly); if collapse leaves fewer than k there, it runs again at full depth.
+    const head = req.dedupe ? 2 * k + 8 : k;
+    const vectorN = mode === 'vector' && !needAll && !fullPool && head < pool ? head : pool;
     const [vec, kw] = await Promise.all([
-      mode === 'keyword' ? [] : this.embedQuery(q).then((v) => this.vectorRefs(v, pool, filter)),
+      mode === 'keyword' ? [] : this.embedQuery(q).then((v) => this.vectorRefs(v, vectorN, filter)),
       mode === 'vector' ? [] : this.keywordRefs(q, pool, filter, analyzers),
     ]);
     const weights = req.weights ?? { vector: 1, keyword: 1 };
@@ -220,9 +227,6 @@ export class Searcher {
       if (!r) results.set(ref, (r = this.toResult(hits.get(ref)!, 0)));
       return r;
     };
-    // Unless a later stage reorders (MMR, decay, rerank) or --explain counts duplicates, only the top k
-    // survivors matter (minScore only drops from the tail).
-    const needAll = lambda < 1 || !!req.halfLifeDays || !!this.reranker || req.explain;
     // Without dedupe the top k are the answer; with it, a few more cover the usual collapses, and
     // the rest is loaded only if collapse runs short.
     const first = needAll ? list.length : req.dedupe ? 2 * k + 8 : k;
@@ -238,6 +242,7 @@ export class Searcher {
         list = collapseDuplicates(all, 0.9, needAll ? Infinity : k);
       }
     } else if (!needAll) list = list.slice(0, k);
+    if (vectorN < pool && list.length < k && vec.length === vectorN) return this.run(req, true);
     if (req.halfLifeDays) list = temporalDecay(list, req.halfLifeDays);
     list = mmr(list, lambda < 1 ? k : list.length, lambda);
     let reranked: boolean | null = null;
