@@ -124,8 +124,8 @@ export interface VectorIndexOptions {
 
 /**
  * At most this many candidates rescored per result wanted. The rows rescored are those whose
- * approximate score plus its error bound reaches the k-th exact score: about 2k on both corpora,
- * so the cap is a guard, and results are the exact top k (bench/vector-search).
+ * approximate score plus its error bound reaches the k-th exact score: about 1.1 k on both
+ * corpora, so the cap is a guard, and results are the exact top k (bench/int8-recall).
  */
 export const RESCORE = 4;
 
