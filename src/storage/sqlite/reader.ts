@@ -1,10 +1,15 @@
-import type { Database } from 'better-sqlite3';
+import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
+import { endianness } from 'node:os';
 import type { ChunkFilter, StoredHit } from '../../core/types.ts';
 import { matchExpression } from '../../core/text/analyzer.ts';
-import type { IndexReader, KeywordQuery, VectorSet } from '../roles.ts';
-import { decodeVector } from './blob.ts';
-import { parseJson, slices } from './connection.ts';
+import type { IndexReader, KeywordQuery, RefScore, VectorSet, VectorSink } from '../roles.ts';
+import * as sqliteVec from 'sqlite-vec';
+import { decodeVector, encodeVector } from './blob.ts';
+import { parseJson } from './connection.ts';
+import { chunkFacts, factsCanFilter, factsFilter, textHashOf } from './facts.ts';
 import { filterSql } from './filter.ts';
+
+const LITTLE = endianness() === 'LE';
 
 type HitRow = Omit<StoredHit, 'metadata'> & { metadata: string; docMetadata: string };
 const HIT_COLUMNS = `c.id AS ref, c.key AS id, s.name AS source, d.path, d.title, c.heading, c.content, c.metadata,
@@ -20,33 +25,71 @@ export class SqliteIndexReader implements IndexReader {
   constructor(readonly db: Database) {}
 
   async keywordSearch(q: KeywordQuery): Promise<StoredHit[]> {
+    const refs = await this.keywordRefs(q);
+    const score = new Map(refs.map((r) => [r.ref, r.score]));
+    return (await this.getChunks(refs.map((r) => r.ref))).map((h) => ({ ...h, score: score.get(h.ref)! }));
+  }
+
+  async keywordRefs(q: KeywordQuery): Promise<RefScore[]> {
     if (!q.tokens.length) return [];
-    const f = filterSql(q.filter);
-    const rows = this.db
-      .prepare(
-        `SELECT ${HIT_COLUMNS}, -bm25(chunks_fts) AS score
+    const match = matchExpression(q.tokens);
+    if (!factsCanFilter(q.filter)) {
+      const f = filterSql(q.filter);
+      return prepared(
+        this.db,
+        `SELECT c.id AS ref, -bm25(chunks_fts) AS score
          FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid ${HIT_JOINS}
          WHERE chunks_fts MATCH ? AND ${f.sql}
          ORDER BY bm25(chunks_fts), c.id
          LIMIT ?`,
-      )
-      .all(matchExpression(q.tokens), ...f.params, q.k) as HitRow[];
-    return rows.map(toHit);
+      ).all(match, ...f.params, q.k) as RefScore[];
+    }
+    // The FTS table alone ranks (no join or JSON per matching row); the facts filter its rows in
+    // rank order, read lazily until k pass.
+    const { pass, share } = factsFilter(chunkFacts(this.db, readGeneration(this.db)), q.filter);
+    if (share === 0) return [];
+    const rows = prepared(
+      this.db,
+      `SELECT rowid, -bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts), rowid`,
+    )
+      .raw()
+      .iterate(match) as IterableIterator<[number, number]>;
+    const out: RefScore[] = [];
+    for (const [ref, score] of rows) {
+      if (!pass(ref)) continue;
+      out.push({ ref, score });
+      if (out.length >= q.k) break; // ends the statement
+    }
+    return out;
   }
 
-  async getChunks(refs: number[], filter?: ChunkFilter): Promise<StoredHit[]> {
-    const f = filterSql(filter);
-    const byRef = new Map<number, StoredHit>();
-    for (const part of slices(refs)) {
-      const rows = this.db
-        .prepare(
-          `SELECT ${HIT_COLUMNS}, 0 AS score FROM chunks c ${HIT_JOINS}
-           WHERE c.id IN (${part.map(() => '?').join(',')}) AND ${f.sql}`,
-        )
-        .all(...part, ...f.params) as HitRow[];
-      for (const r of rows) byRef.set(r.ref, toHit(r));
+  async refFilter(filter?: ChunkFilter): Promise<((ref: number) => boolean) | null> {
+    return factsCanFilter(filter) ? factsFilter(chunkFacts(this.db, readGeneration(this.db)), filter).pass : null;
+  }
+
+  async filterRefs(refs: readonly number[], filter?: ChunkFilter): Promise<number[]> {
+    if (factsCanFilter(filter)) {
+      const { pass } = factsFilter(chunkFacts(this.db, readGeneration(this.db)), filter);
+      return refs.filter(pass);
     }
-    return refs.flatMap((r) => byRef.get(r) ?? []);
+    const f = filterSql(filter);
+    const ok = new Set(
+      prepared(this.db, `SELECT c.id FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value ${HIT_JOINS} WHERE ${f.sql}`)
+        .pluck()
+        .all(JSON.stringify(refs), ...f.params) as number[],
+    );
+    return refs.filter((r) => ok.has(r));
+  }
+
+  async getChunks(refs: readonly number[], filter?: ChunkFilter): Promise<StoredHit[]> {
+    const wanted = filter ? await this.filterRefs(refs, filter) : refs;
+    if (!wanted.length) return [];
+    // One prepared statement for any number of ids (a JSON array), rows in the order asked.
+    const rows = prepared(
+      this.db,
+      `SELECT ${HIT_COLUMNS}, 0 AS score FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value ${HIT_JOINS} ORDER BY j.key`,
+    ).all(JSON.stringify(wanted)) as HitRow[];
+    return rows.map(toHit);
   }
 
   async anyChunk(filter: ChunkFilter): Promise<boolean> {
@@ -97,9 +140,114 @@ export class SqliteIndexReader implements IndexReader {
     })();
   }
 
+  async scanVectors(fingerprint: string, sink: VectorSink): Promise<{ generation: number; dims: number; count: number }> {
+    return this.db.transaction(() => {
+      const generation = readGeneration(this.db);
+      const dims = (this.db.prepare('SELECT dims FROM embedders WHERE fingerprint = ?').pluck().get(fingerprint) ??
+        0) as number;
+      const total = this.db
+        .prepare('SELECT count(*) FROM chunks c JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash')
+        .pluck()
+        .get(fingerprint) as number;
+      sink.start(total, dims);
+      const row = new Float32Array(dims);
+      const bytes = new Uint8Array(row.buffer);
+      let i = 0;
+      const rows = this.db
+        .prepare(
+          `SELECT c.id, v.embedding FROM chunks c JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash
+           ORDER BY c.id`,
+        )
+        .raw()
+        .iterate(fingerprint) as IterableIterator<[number, Buffer]>;
+      for (const [id, blob] of rows) {
+        if (blob.byteLength !== dims * 4) continue; // a foreign row: never mix dimensions
+        if (LITTLE) bytes.set(blob);
+        else row.set(decodeVector(blob));
+        sink.row(i++, id, row);
+      }
+      return { generation, dims, count: i };
+    })();
+  }
+
+  async vectorScores(fingerprint: string, refs: readonly number[], query: Float32Array): Promise<Map<number, number>> {
+    // Vectors by their key straight from the facts' text hashes: the chunk rows (large texts) are
+    // never read, so rescoring touches only vector pages.
+    const facts = chunkFacts(this.db, readGeneration(this.db));
+    const refsOf = new Map<string, number[]>();
+    for (const ref of refs) {
+      const h = textHashOf(facts, ref);
+      if (h) refsOf.set(h, [...(refsOf.get(h) ?? []), ref]);
+    }
+    const rows = prepared(
+      rescorer(this.db),
+      `SELECT j.value, 1 - vec_distance_cosine(v.embedding, ?) FROM json_each(?) j
+       CROSS JOIN vectors v ON v.fingerprint = ? AND v.text_hash = j.value AND length(v.embedding) = ?`,
+    )
+      .raw()
+      .all(encodeVector(query), JSON.stringify([...refsOf.keys()]), fingerprint, query.length * 4) as [string, number][];
+    const out = new Map<number, number>();
+    for (const [h, score] of rows) for (const ref of refsOf.get(h)!) out.set(ref, score);
+    return out;
+  }
+
+  async vectorsOf(fingerprint: string, refs: readonly number[]): Promise<Map<number, Float32Array>> {
+    const out = new Map<number, Float32Array>();
+    // One statement for any batch size (json_each over the ids) so it is prepared once.
+    const rows = prepared(this.db,
+      `SELECT c.id, v.embedding FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value
+       CROSS JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash`,
+    )
+      .raw()
+      .all(JSON.stringify(refs), fingerprint) as [number, Buffer][];
+    for (const [id, blob] of rows) if (blob.byteLength % 4 === 0) out.set(id, decodeVector(blob));
+    return out;
+  }
+
   async generation(): Promise<number> {
     return readGeneration(this.db);
   }
+}
+
+const rescorers = new WeakMap<Database, Database>();
+/**
+ * The connection rescoring reads through, opened on first use: a second read-only connection to
+ * the same file with sqlite-vec's distance functions, so the main connection's page cache keeps
+ * the FTS and chunk pages searches read. Not memory-mapped: mapping halved the rescoring time but
+ * made every vector page it touched resident (+40–95 MB RSS over both corpora, BENCHMARKS.md). An
+ * in-memory database rescores in place.
+ */
+function rescorer(db: Database): Database {
+  let r = rescorers.get(db);
+  if (!r) {
+    r = db.memory || !db.name ? db : new BetterSqlite3(db.name, { readonly: true, fileMustExist: true, timeout: 10_000 });
+    sqliteVec.load(r);
+    rescorers.set(db, r);
+  }
+  return r;
+}
+
+/** Closes what the reader opened beside a connection (call before closing it). */
+export function closeReaderExtras(db: Database): void {
+  const r = rescorers.get(db);
+  if (r && r !== db && r.open) r.close();
+  rescorers.delete(db);
+}
+
+const statements = new WeakMap<Database, Map<string, Statement>>();
+/**
+ * A statement prepared once per connection (the reader's methods are mixed into SqliteIndex, so
+ * the cache hangs off the connection): preparing costs as much as running these small queries.
+ */
+function prepared(db: Database, sql: string): Statement {
+  let m = statements.get(db);
+  if (!m) statements.set(db, (m = new Map()));
+  let s = m.get(sql);
+  if (!s) {
+    if (m.size > 200) m.clear(); // filters make the SQL vary: keep the cache bounded
+    m.set(sql, (s = db.prepare(sql)));
+  }
+  return s;
 }
 
 function readGeneration(db: Database): number {
