@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
+import { packageRoot } from '../../core/package-root.ts';
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/', import.meta.url));
+export const MIGRATIONS_DIR = join(packageRoot(import.meta.url), 'migrations');
 
 export interface Migration {
   version: number;
