@@ -8,6 +8,7 @@ import { loadConfig } from '../src/builtin.ts';
 import type { Config } from '../src/config/load.ts';
 import { Searcher, MODES } from '../src/search/search.ts';
 import { readEvalFile } from '../src/search/eval.ts';
+import type { VectorIndex } from '../src/search/vector-index.ts';
 
 const args = process.argv.slice(2);
 const ci = args.indexOf('-c');
@@ -19,7 +20,7 @@ const cases = files.flatMap((f) => readEvalFile(f));
 const searcher = Searcher.open(config);
 const ms = (t: bigint) => Number(process.hrtime.bigint() - t) / 1e6;
 let t = process.hrtime.bigint();
-const set = await searcher.index.current();
+const set = await (searcher.vectors as VectorIndex).current();
 const loadMs = ms(t);
 console.log(`${cases.length} queries; ${set.refs.length} vectors × ${set.dims} loaded in ${loadMs.toFixed(0)} ms (cold)`);
 console.log('| mode | median ms | p90 ms | max ms |');

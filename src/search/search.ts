@@ -12,7 +12,7 @@ import { toChunkFilter, unknownValueError, unlistedValues } from './filters.ts';
 import { collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate } from './fuse.ts';
 import type { Reranker } from './rerank.ts';
 import { DEFAULT_K, MAX_K, parseSearchRequest, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
-import { VectorIndex } from './vector-index.ts';
+import { VectorIndex, type VectorSource } from './vector-index.ts';
 
 export { MODES, MAX_K, MAX_QUERY_CHARS, DEFAULT_K, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
 
@@ -45,9 +45,17 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : nul
 /** Which sources a search covers, and the profiles in force for them. */
 export type SearchScope = Pick<Config, 'sources' | 'profiles'>;
 
+export interface SearcherOptions {
+  /**
+   * Where vector candidates come from, made from the opened store and the embedder's fingerprint.
+   * Default: the in-memory VectorIndex (what a long-lived process wants).
+   */
+  vectors?: (store: SearchStore, fingerprint: string) => VectorSource;
+}
+
 /** A long-lived search handle (the HTTP server, the MCP server and the agent tool keep one open). */
 export class Searcher {
-  readonly index: VectorIndex;
+  readonly vectors: VectorSource;
 
   constructor(
     readonly store: SearchStore,
@@ -56,12 +64,14 @@ export class Searcher {
     readonly scope: SearchScope,
     /** Optional second stage over the fused top N. */
     readonly reranker: Reranker | null = null,
+    opts: SearcherOptions = {},
   ) {
-    this.index = new VectorIndex(store, embedder.info.fingerprint);
+    const fingerprint = embedder.info.fingerprint;
+    this.vectors = opts.vectors ? opts.vectors(store, fingerprint) : new VectorIndex(store, fingerprint);
   }
 
-  static open(config: Config, embedder?: Embedder, reranker?: Reranker | null): Searcher {
-    return new Searcher(openIndex(config, 'search'), embedder ?? createEmbedder(config.embedder), config, reranker ?? null);
+  static open(config: Config, embedder?: Embedder, reranker?: Reranker | null, opts: SearcherOptions = {}): Searcher {
+    return new Searcher(openIndex(config, 'search'), embedder ?? createEmbedder(config.embedder), config, reranker ?? null, opts);
   }
 
   /** Every filter the profiles in force offer (the ways in expose these). */
@@ -112,9 +122,9 @@ export class Searcher {
     exclude?: Set<number>,
   ): Promise<StoredHit[]> {
     let window = n * 4;
-    const rank = await this.index.ranker(query);
+    const rank = await this.vectors.ranker(query);
     for (;;) {
-      const matches = rank(window, exclude ? (ref) => !exclude.has(ref) : undefined);
+      const matches = await rank(window, exclude ? (ref) => !exclude.has(ref) : undefined);
       const hits = await this.store.getChunks(
         matches.map((m) => m.ref),
         filter,
@@ -281,11 +291,11 @@ export class Searcher {
     const self = [...docs.values()][0]!;
     // A chunk id stands for its whole document.
     const own = await this.store.findChunks({ source: self.source, path: self.path });
-    const dims = (await this.index.current()).dims;
+    const dims = await this.vectors.dims();
     const centroid = new Float32Array(dims);
     let n = 0;
     for (const r of own) {
-      const v = await this.index.vectorOf(r);
+      const v = await this.vectors.vectorOf(r);
       if (!v) continue;
       for (let j = 0; j < dims; j++) centroid[j]! += v[j]!;
       n++;

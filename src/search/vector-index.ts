@@ -8,6 +8,22 @@ export interface VectorMatch {
   score: number;
 }
 
+/** Picks the best k matches (exact cosine scores, best first) among the rows `accept` lets through. */
+export type Rank = (k: number, accept?: (ref: number) => boolean) => Promise<VectorMatch[]>;
+
+/**
+ * Where a Searcher's vector candidates come from. The long-lived VectorIndex keeps the vectors in
+ * memory; a one-shot process may scan the store instead. Scores are exact cosine similarities.
+ */
+export interface VectorSource {
+  /** Scores the index against `query` once; the returned function may be called with growing k. */
+  ranker(query: Float32Array): Promise<Rank>;
+  /** The stored vector of a chunk scaled to unit length, or null. */
+  vectorOf(ref: number): Promise<Float32Array | null>;
+  /** Dimensions of the active fingerprint's vectors (0 when there are none). */
+  dims(): Promise<number>;
+}
+
 /** Dot product of query with the row at base; four accumulators let V8 pipeline the loop. */
 function dotAt(v: Float32Array, base: number, q: Float32Array, dims: number): number {
   let a = 0;
@@ -97,7 +113,7 @@ export function normalizeRows(vectors: Float32Array, dims: number): void {
  * The active fingerprint's vectors in memory, loaded on first use and reloaded when the store's
  * generation counter moves (a sync committed chunks or vectors) — checked per query, no timer.
  */
-export class VectorIndex {
+export class VectorIndex implements VectorSource {
   private set: VectorSet | null = null;
   private kernel: DotKernel | null = null;
   private rowOf: Map<number, number> | null = null;
@@ -135,16 +151,16 @@ export class VectorIndex {
   }
 
   async search(query: Float32Array, k: number, accept?: (ref: number) => boolean): Promise<VectorMatch[]> {
-    return (await this.ranker(query))(k, accept);
+    return (await (await this.ranker(query))(k, accept));
   }
 
   /**
    * Scores every row against `query` once; the returned function picks the top k from those scores,
    * so a caller widening k (filters rejected too many) does not recompute the dot products.
    */
-  async ranker(query: Float32Array): Promise<(k: number, accept?: (ref: number) => boolean) => VectorMatch[]> {
+  async ranker(query: Float32Array): Promise<Rank> {
     const set = await this.current();
-    if (!set.refs.length) return () => [];
+    if (!set.refs.length) return async () => [];
     if (query.length !== set.dims) throw new Error(`query has ${query.length} dims, index has ${set.dims}`);
     const q = Float32Array.from(query);
     normalizeRows(q, q.length);
@@ -156,7 +172,11 @@ export class VectorIndex {
       for (let row = 0; row < scores.length; row++) scores[row] = dotAt(set.vectors, row * set.dims, q, set.dims);
     }
     const refs = set.refs;
-    return (k, accept) => topKOfScores(scores, refs, k, accept ? (row) => accept(refs[row]!) : undefined);
+    return async (k, accept) => topKOfScores(scores, refs, k, accept ? (row) => accept(refs[row]!) : undefined);
+  }
+
+  async dims(): Promise<number> {
+    return (await this.current()).dims;
   }
 
   /** The stored (unit) vector of a chunk, or null. */

@@ -52,6 +52,12 @@ export interface VectorSet {
   vectors: Float32Array;
 }
 
+/** Receives a vector scan: `start` once with the row count (an upper bound), then each row. */
+export interface VectorSink {
+  start(count: number, dims: number): void;
+  row(i: number, ref: number, vector: Float32Array): void;
+}
+
 export interface RunSourceRecord {
   source: string;
   status: SourceRunStatus;
@@ -182,6 +188,13 @@ export interface IndexReader {
   findChunks(ref: { source?: string; path?: string; id?: string }): Promise<number[]>;
   /** Every chunk's vector for `fingerprint` (chunks without one are left out). */
   loadVectors(fingerprint: string): Promise<VectorSet>;
+  /**
+   * Every chunk's vector for `fingerprint`, one row at a time (the array passed to `row` is reused):
+   * lets an index keep a compact copy without first holding all float32 rows. One snapshot.
+   */
+  scanVectors(fingerprint: string, sink: VectorSink): Promise<{ generation: number; dims: number; count: number }>;
+  /** The stored float32 vectors of some chunks (exact rescoring), by reference; missing ones left out. */
+  vectorsOf(fingerprint: string, refs: readonly number[]): Promise<Map<number, Float32Array>>;
   /** Bumped by every commit that changes chunks or vectors. */
   generation(): Promise<number>;
 }

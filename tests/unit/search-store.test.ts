@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
 import { HashEmbedder } from '../../src/embedding/hash.ts';
 import { Searcher } from '../../src/search/search.ts';
+import type { VectorIndex } from '../../src/search/vector-index.ts';
 import { queryTerms } from '../../src/core/text/analyzer.ts';
 import { classicsProfile } from '../../src/profiles/classics/index.ts';
 import * as sqliteVec from 'sqlite-vec';
@@ -74,8 +75,8 @@ describe('generation counter and the in-memory vector index', () => {
     const searcher = Searcher.open(cfg);
     await searcher.search('甲木', { mode: 'vector' });
     await searcher.search('伤官', { mode: 'vector' });
-    expect(searcher.index.loads).toBe(1);
-    expect(searcher.index.simd).toBe(true); // 256 dims: the WASM kernel serves it
+    expect((searcher.vectors as VectorIndex).loads).toBe(1);
+    expect((searcher.vectors as VectorIndex).simd).toBe(true); // 256 dims: the WASM kernel serves it
     const writer = new SqliteIndex(fx.db);
     const g0 = await writer.generation();
     await writeFixture(writer, 'classics', [{ path: 'new.md', chunks: [['新', '魁罡日主，性刚果断']] }]);
@@ -83,7 +84,7 @@ describe('generation counter and the in-memory vector index', () => {
     await writer.close();
     const hits = await searcher.search('魁罡', { mode: 'vector', k: 1 });
     expect(hits[0]!.path).toBe('new.md');
-    expect(searcher.index.loads).toBe(2);
+    expect((searcher.vectors as VectorIndex).loads).toBe(2);
     await searcher.close();
   });
 
@@ -92,7 +93,7 @@ describe('generation counter and the in-memory vector index', () => {
     try {
       const searcher = Searcher.open(loadConfig(odd.configFile));
       const hits = await searcher.search('甲木参天', { mode: 'vector', k: 3, dedupe: false, sources: ['classics'] });
-      expect(searcher.index.simd).toBe(false);
+      expect((searcher.vectors as VectorIndex).simd).toBe(false);
       // Same top 3 as SQLite's exact cosine scan.
       const [q] = await searcher.embedder.embed(['甲木参天']);
       const db = new BetterSqlite3(odd.db, { readonly: true });

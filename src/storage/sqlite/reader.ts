@@ -1,10 +1,13 @@
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
+import { endianness } from 'node:os';
 import type { ChunkFilter, StoredHit } from '../../core/types.ts';
 import { matchExpression } from '../../core/text/analyzer.ts';
-import type { IndexReader, KeywordQuery, VectorSet } from '../roles.ts';
+import type { IndexReader, KeywordQuery, VectorSet, VectorSink } from '../roles.ts';
 import { decodeVector } from './blob.ts';
 import { parseJson, slices } from './connection.ts';
 import { filterSql } from './filter.ts';
+
+const LITTLE = endianness() === 'LE';
 
 type HitRow = Omit<StoredHit, 'metadata'> & { metadata: string; docMetadata: string };
 const HIT_COLUMNS = `c.id AS ref, c.key AS id, s.name AS source, d.path, d.title, c.heading, c.content, c.metadata,
@@ -97,9 +100,68 @@ export class SqliteIndexReader implements IndexReader {
     })();
   }
 
+  async scanVectors(fingerprint: string, sink: VectorSink): Promise<{ generation: number; dims: number; count: number }> {
+    return this.db.transaction(() => {
+      const generation = readGeneration(this.db);
+      const dims = (this.db.prepare('SELECT dims FROM embedders WHERE fingerprint = ?').pluck().get(fingerprint) ??
+        0) as number;
+      const total = this.db
+        .prepare('SELECT count(*) FROM chunks c JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash')
+        .pluck()
+        .get(fingerprint) as number;
+      sink.start(total, dims);
+      const row = new Float32Array(dims);
+      const bytes = new Uint8Array(row.buffer);
+      let i = 0;
+      const rows = this.db
+        .prepare(
+          `SELECT c.id, v.embedding FROM chunks c JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash
+           ORDER BY c.id`,
+        )
+        .raw()
+        .iterate(fingerprint) as IterableIterator<[number, Buffer]>;
+      for (const [id, blob] of rows) {
+        if (blob.byteLength !== dims * 4) continue; // a foreign row: never mix dimensions
+        if (LITTLE) bytes.set(blob);
+        else row.set(decodeVector(blob));
+        sink.row(i++, id, row);
+      }
+      return { generation, dims, count: i };
+    })();
+  }
+
+  async vectorsOf(fingerprint: string, refs: readonly number[]): Promise<Map<number, Float32Array>> {
+    const out = new Map<number, Float32Array>();
+    // One statement for any batch size (json_each over the ids) so it is prepared once.
+    const rows = prepared(this.db,
+      `SELECT c.id, v.embedding FROM json_each(?) j JOIN chunks c ON c.id = j.value
+       JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash`,
+    )
+      .raw()
+      .all(JSON.stringify(refs), fingerprint) as [number, Buffer][];
+    for (const [id, blob] of rows) if (blob.byteLength % 4 === 0) out.set(id, decodeVector(blob));
+    return out;
+  }
+
   async generation(): Promise<number> {
     return readGeneration(this.db);
   }
+}
+
+const statements = new WeakMap<Database, Map<string, Statement>>();
+/**
+ * A statement prepared once per connection (the reader's methods are mixed into SqliteIndex, so
+ * the cache hangs off the connection): preparing costs as much as running these small queries.
+ */
+function prepared(db: Database, sql: string): Statement {
+  let m = statements.get(db);
+  if (!m) statements.set(db, (m = new Map()));
+  let s = m.get(sql);
+  if (!s) {
+    if (m.size > 200) m.clear(); // filters make the SQL vary: keep the cache bounded
+    m.set(sql, (s = db.prepare(sql)));
+  }
+  return s;
 }
 
 function readGeneration(db: Database): number {
