@@ -143,6 +143,34 @@ export class SqliteIndexReader implements IndexReader {
     return out;
   }
 
+  async streamVectors(fingerprint: string, sink: VectorSink): Promise<{ generation: number; dims: number; count: number }> {
+    return this.db.transaction(() => {
+      const generation = readGeneration(this.db);
+      const dims = (this.db.prepare('SELECT dims FROM embedders WHERE fingerprint = ?').pluck().get(fingerprint) ??
+        0) as number;
+      const total = this.db
+        .prepare('SELECT count(*) FROM chunks c JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash')
+        .pluck()
+        .get(fingerprint) as number;
+      sink.start(total, dims);
+      const row = new Float32Array(dims);
+      const bytes = new Uint8Array(row.buffer);
+      let i = 0;
+      // No ORDER BY: sorting would copy every BLOB into a temporary b-tree first.
+      const rows = this.db
+        .prepare('SELECT c.id, v.embedding FROM chunks c JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash')
+        .raw()
+        .iterate(fingerprint) as IterableIterator<[number, Buffer]>;
+      for (const [id, blob] of rows) {
+        if (blob.byteLength !== dims * 4) continue; // a foreign row: never mix dimensions
+        if (LITTLE) bytes.set(blob);
+        else row.set(decodeVector(blob));
+        sink.row(i++, id, row);
+      }
+      return { generation, dims, count: i };
+    })();
+  }
+
   async generation(): Promise<number> {
     return readGeneration(this.db);
   }
