@@ -156,16 +156,24 @@ export class SqliteIndexReader implements IndexReader {
       const row = new Float32Array(dims);
       const bytes = new Uint8Array(row.buffer);
       let i = 0;
+      // Each page is read once: a small page cache for the stream, the connection's own afterwards.
+      const cache = this.db.pragma('cache_size', { simple: true }) as number;
+      this.db.pragma('cache_size = -1024');
       // No ORDER BY: sorting would copy every BLOB into a temporary b-tree first.
       const rows = this.db
         .prepare('SELECT c.id, v.embedding FROM chunks c JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash')
         .raw()
         .iterate(fingerprint) as IterableIterator<[number, Buffer]>;
-      for (const [id, blob] of rows) {
-        if (blob.byteLength !== dims * 4) continue; // a foreign row: never mix dimensions
-        if (LITTLE) bytes.set(blob);
-        else row.set(decodeVector(blob));
-        sink.row(i++, id, row);
+      try {
+        for (const [id, blob] of rows) {
+          if (blob.byteLength !== dims * 4) continue; // a foreign row: never mix dimensions
+          if (LITTLE) bytes.set(blob);
+          else row.set(decodeVector(blob));
+          sink.row(i++, id, row);
+        }
+      } finally {
+        rows.return?.();
+        this.db.pragma(`cache_size = ${cache}`);
       }
       return { generation, dims, count: i };
     })();
