@@ -25,7 +25,8 @@ const queries = ['eval/classics.jsonl', 'eval/bookmarks.jsonl'].flatMap((f) =>
     .map((l) => JSON.parse(l) as { query: string; source?: string }),
 );
 
-const ranked = (rs: SearchResult[]) => rs.map((r) => ({ id: r.id, score: r.score }));
+// Searches over SQLite are synchronous underneath: let the event loop (vitest's RPC) breathe between them.
+const breathe = () => new Promise((r) => setImmediate(r));
 const sameRanking = (cold: SearchResult[], warm: SearchResult[]) => {
   expect(cold.map((r) => r.id)).toEqual(warm.map((r) => r.id));
   cold.forEach((r, i) => expect(r.score).toBeCloseTo(warm[i]!.score, 6));
@@ -65,6 +66,7 @@ describe.skipIf(!have)('one-shot (streamed) and long-lived (in-memory) vectors, 
         const [c, w] = [await cold.search(query, opts), await warm.search(query, opts)];
         sameRanking(c, w);
         compared += w.length;
+        await breathe();
       }
     }
     expect(compared).toBeGreaterThan(queries.length * 5);
@@ -73,12 +75,16 @@ describe.skipIf(!have)('one-shot (streamed) and long-lived (in-memory) vectors, 
   it('filters that reject most candidates widen the same way (book, path)', async () => {
     for (const opts of [{ filters: { book: 'qiongtong' } }, { path: 'content/命/三命通会/**' }, { mode: 'vector' as const, k: 40 }]) {
       sameRanking(await cold.search('甲木寅月用神', opts), await warm.search('甲木寅月用神', opts));
+      await breathe();
     }
   });
 
   it('related: the same documents', async () => {
     const some = (await warm.search('伤官配印', { k: 3 })).map((r) => ({ source: r.source, path: r.path }));
     expect(some.length).toBe(3);
-    for (const ref of some) sameRanking(await cold.related(ref, { k: 8 }), await warm.related(ref, { k: 8 }));
+    for (const ref of some) {
+      sameRanking(await cold.related(ref, { k: 8 }), await warm.related(ref, { k: 8 }));
+      await breathe();
+    }
   });
 });
