@@ -15,8 +15,30 @@ const noZodLocales = {
     b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
       /[\\/]zod[\\/]v4[\\/](classic|core|mini)[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'ragsync-stub' } : undefined,
     );
-    b.onLoad({ filter: /.*/, namespace: 'ragsync-stub' }, () => ({ contents: 'export {};', loader: 'js' }));
+    b.onLoad({ filter: /.*/, namespace: 'ragsync-stub' }, (args) => ({ contents: STUBS[args.path], loader: 'js' }));
   },
+};
+
+/**
+ * The MCP SDK's Server builds an ajv validator (ajv, ajv-formats, fast-uri: half of the MCP chunk,
+ * and costly to construct) for one feature ragsync does not use: checking a client's answer to an
+ * elicitation request. The bundled CLI gets a validator that says so if it is ever asked.
+ */
+const noAjvInMcpServer = {
+  name: 'no-ajv-in-mcp-server',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/validation\/ajv-provider\.js$/ }, (args) =>
+      /[\\/]@modelcontextprotocol[\\/]sdk[\\/].*[\\/]server[\\/]index\.js$/.test(args.importer)
+        ? { path: 'ajv-provider', namespace: 'ragsync-stub' }
+        : undefined,
+    );
+  },
+};
+const STUBS = {
+  'zod-locales': 'export {};',
+  'ajv-provider': `export class AjvJsonSchemaValidator {
+  getValidator() { throw new Error('ragsync mcp does not validate elicitation answers (no JSON Schema validator bundled)'); }
+}`,
 };
 
 const outdir = new URL('../dist/bundle/', import.meta.url).pathname;
@@ -37,6 +59,6 @@ await build({
   legalComments: 'none',
   minifyWhitespace: true,
   minifySyntax: true,
-  plugins: [noZodLocales],
+  plugins: [noZodLocales, noAjvInMcpServer],
   logLevel: 'warning',
 });
