@@ -49,7 +49,7 @@ describe('VectorScan ranks as VectorIndex does', () => {
     const embedder = new HashEmbedder(dims);
     expect(await scan.dims()).toBe(dims);
     for (const q of ['甲 乙 丙', 'alpha gamma 子', '癸 亥 delta beta']) {
-      const [v] = await embedder.embed([q], { purpose: 'query' });
+      const [v] = await embedder.embed([q]);
       const [warm, cold] = [await index.ranker(v!), await scan.ranker(v!)];
       for (const k of [1, 10, 50, n + 5]) {
         const [w, c] = [await warm(k), await cold(k)];
