@@ -1,13 +1,16 @@
 /**
  * Cold start: each one-shot command against `node -e 0`, side by side in one run, medians.
  *
- *   npx tsx bench/cold/cold.bench.ts [--base DIR] [--runs N] [--fixture DIR] [--no-hyperfine]
+ *   npx tsx bench/cold/cold.bench.ts [--base DIR] [--runs N] [--fixture DIR] [--interleave]
  *
  * Indexes both bundles' tips (RAGSYNC_CORPORA) with the offline hash embedder into a fixture
  * folder (kept with --fixture, so a second run skips indexing), then times each command of this
  * checkout's built bin (`npm run build` first) and, with --base, of another built checkout of the
- * project (e.g. a worktree of main) in the same run. Timing: hyperfine when installed, else a
- * node-timed loop. Peak RSS: /usr/bin/time -f %M when present, else an --import probe reading
+ * project (e.g. a worktree of main) in the same run. Timing: hyperfine when installed, else (or
+ * with --interleave) a node-timed loop taking turns between the commands. Ratios are against the
+ * floor measured in the same call: `node -e 0`, or for the no-op index node plus the two git
+ * fetches it must do. CPU (user + system, children included) is the steadier figure on a shared
+ * machine. Peak RSS: /usr/bin/time -f %M when present, else an --import probe reading
  * process.resourceUsage().maxRSS at exit.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -21,7 +24,7 @@ const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const arg = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
 const base = arg('--base') ? resolve(arg('--base')!) : undefined;
 const runs = Number(arg('--runs') ?? 20);
-const useHyperfine = !process.argv.includes('--no-hyperfine') && spawnSync('hyperfine', ['--version']).status === 0;
+const useHyperfine = !process.argv.includes('--interleave') && spawnSync('hyperfine', ['--version']).status === 0;
 const gnuTime = existsSync('/usr/bin/time');
 if (!existsSync(join(CORPORA, 'classics.bundle'))) throw new Error(`no bundles in ${CORPORA} (set RAGSYNC_CORPORA)`);
 
@@ -68,26 +71,47 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-/** Median wall seconds of each command, all measured in one interleaved hyperfine (or node) run. */
-function time(commands: string[]): number[] {
+interface Timing {
+  /** Median wall seconds. */
+  wall: number;
+  /** Median (hyperfine: mean) user + system CPU seconds, children included: less sensitive to other load. */
+  cpu: number;
+}
+
+/**
+ * Each command's timing, all in one run: hyperfine (commands one after another), or with
+ * --interleave (or without hyperfine) a node loop taking turns between the commands, so a burst of
+ * other load on this shared machine hits every command alike; CPU from /usr/bin/time when present.
+ */
+function time(commands: string[]): Timing[] {
   if (useHyperfine) {
     const out = join(work, 'hyperfine.json');
     execFileSync('hyperfine', ['-N', '--style', 'none', '--warmup', '2', '--runs', String(runs), '--export-json', out, ...commands], {
-      stdio: ['ignore', 'ignore', 'inherit'],
+      stdio: ['ignore', 'ignore', 'ignore'],
     });
-    return (JSON.parse(readFileSync(out, 'utf8')) as { results: { median: number }[] }).results.map((r) => r.median);
+    return (JSON.parse(readFileSync(out, 'utf8')) as { results: { median: number; user: number; system: number }[] }).results.map((r) => ({
+      wall: r.median,
+      cpu: r.user + r.system,
+    }));
   }
-  const samples = commands.map(() => [] as number[]);
+  const walls = commands.map(() => [] as number[]);
+  const cpus = commands.map(() => [] as number[]);
   for (let i = 0; i < runs + 2; i++) {
-    // Round-robin, so load drifts hit every command alike.
     commands.forEach((c, j) => {
       const t = process.hrtime.bigint();
-      const r = spawnSync('sh', ['-c', c], { stdio: 'ignore' });
+      const r = gnuTime
+        ? spawnSync('/usr/bin/time', ['-f', '%U %S', 'sh', '-c', `exec ${c}`], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] })
+        : spawnSync('sh', ['-c', c], { stdio: 'ignore' });
       if (r.status !== 0) throw new Error(`${c}: exit ${r.status}`);
-      if (i >= 2) samples[j]!.push(Number(process.hrtime.bigint() - t) / 1e9);
+      if (i < 2) return; // warm-up turns
+      walls[j]!.push(Number(process.hrtime.bigint() - t) / 1e9);
+      if (gnuTime) {
+        const [u, sys] = (r.stderr as string).trim().split('\n').pop()!.split(' ').map(Number);
+        cpus[j]!.push(u! + sys!);
+      }
     });
   }
-  return samples.map(median);
+  return commands.map((_, j) => ({ wall: median(walls[j]!), cpu: gnuTime ? median(cpus[j]!) : NaN }));
 }
 
 const probe = join(work, 'rss-probe.mjs');
@@ -114,14 +138,18 @@ function rss(cmd: string): number {
 for (const c of cases) for (const d of [root, base].filter(Boolean) as string[]) spawnSync('sh', ['-c', c.cmd(d)], { stdio: 'ignore', input: '' });
 
 const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-console.log(`runner: ${useHyperfine ? 'hyperfine' : 'node loop'}, ${runs} runs, load average ${load}, fixture ${work}`);
+console.log(`runner: ${useHyperfine ? 'hyperfine' : 'interleaved node loop'}, ${runs} runs, load average ${load}, fixture ${work}`);
 const cols = base ? ['base', 'new'] : ['new'];
-console.log(`| command | floor | ${cols.map((c) => `${c} wall | ${c} × floor | ${c} peak RSS`).join(' | ')} |`);
-console.log(`|---|---:|${cols.map(() => '---:|---:|---:').join('|')}|`);
+const head = (c: string) => `${c} wall | ${c} × floor | ${c} CPU × floor | ${c} peak RSS`;
+console.log(`| command | floor wall (CPU) | ${cols.map(head).join(' | ')} |`);
+console.log(`|---|---:|${cols.map(() => '---:|---:|---:|---:').join('|')}|`);
 for (const c of cases) {
   const dirs = base ? [base, root] : [root];
-  const [floor, ...walls] = time([c.floor, ...dirs.map(c.cmd)]);
-  const cells = dirs.map((d, i) => `${walls[i]!.toFixed(3)} s | ${(walls[i]! / floor!).toFixed(2)}× | ${rss(c.cmd(d)).toFixed(0)} MB`);
-  console.log(`| ${c.name} | ${floor!.toFixed(3)} s | ${cells.join(' | ')} |`);
+  const [floor, ...ts] = time([c.floor, ...dirs.map(c.cmd)]);
+  const cells = dirs.map(
+    (d, i) =>
+      `${ts[i]!.wall.toFixed(3)} s | ${(ts[i]!.wall / floor!.wall).toFixed(2)}× | ${(ts[i]!.cpu / floor!.cpu).toFixed(2)}× | ${rss(c.cmd(d)).toFixed(0)} MB`,
+  );
+  console.log(`| ${c.name} | ${floor!.wall.toFixed(3)} s (${floor!.cpu.toFixed(3)} s) | ${cells.join(' | ')} |`);
 }
 if (!keep) rmSync(work, { recursive: true, force: true });
