@@ -5,7 +5,7 @@
  * the project's eval queries over both real corpora indexed with the offline embedder.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/builtin.ts';
@@ -13,9 +13,10 @@ import type { Config } from '../../src/config/load.ts';
 import { Searcher, type SearchMode, type SearchResult } from '../../src/search/search.ts';
 import { oneShotVectors } from '../../src/search/vector-scan.ts';
 import { runIndex } from '../../src/sync/run.ts';
+import { needCorpora } from '../helpers/corpora.ts';
 import { CORPORA, REPO_ROOT, tempDir } from '../helpers/tmp.ts';
 
-const have = existsSync(join(CORPORA, 'classics.bundle')) && existsSync(join(CORPORA, 'bookmarks.bundle'));
+const corpus = needCorpora('classics.bundle', 'bookmarks.bundle');
 const MODES: SearchMode[] = ['hybrid', 'vector', 'keyword'];
 const queries = ['eval/classics.jsonl', 'eval/bookmarks.jsonl'].flatMap((f) =>
   readFileSync(join(REPO_ROOT, f), 'utf8')
@@ -33,7 +34,7 @@ const sameRanking = (cold: SearchResult[], warm: SearchResult[]) => {
   expect(cold).toEqual(warm); // every field, as the CLI prints it
 };
 
-describe.skipIf(!have)('one-shot (streamed) and long-lived (in-memory) vectors, real corpora', () => {
+describe.skipIf(!corpus.ok)(corpus.title('one-shot (streamed) and long-lived (in-memory) vectors, real corpora'), () => {
   const tmp = tempDir('ragsync-cold-warm-');
   let config: Config;
   let warm: Searcher;
