@@ -28,14 +28,14 @@ export const RRF_K = 60;
 
 /** Merges two ranked lists by Σ weight / (RRF_K + rank). */
 export function rrf(
-  vector: { ref: number; content: string; score: number }[],
-  keyword: { ref: number; content: string; score: number }[],
+  vector: { ref: number; content?: string; score: number }[],
+  keyword: { ref: number; content?: string; score: number }[],
   weights: RrfWeights = { vector: 1, keyword: 1 },
 ): Candidate[] {
   const byRef = new Map<number, Candidate>();
   const add = (list: typeof vector, which: 'vector' | 'keyword', w: number) =>
     list.forEach((h, i) => {
-      const c = byRef.get(h.ref) ?? { ref: h.ref, content: h.content, score: 0 };
+      const c = byRef.get(h.ref) ?? { ref: h.ref, content: h.content ?? '', score: 0 };
       c[which] = { rank: i + 1, score: h.score };
       c.score += w / (RRF_K + i + 1);
       byRef.set(h.ref, c);

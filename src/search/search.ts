@@ -4,6 +4,7 @@ import { RagsyncError, EXIT } from '../core/errors.ts';
 import type { FilterSpec } from '../core/profile.ts';
 import { defaultAnalyzer, queryTerms, type Analyzer } from '../core/text/analyzer.ts';
 import type { ChunkFilter, ChunkHit, StoredHit } from '../core/types.ts';
+import type { RefScore } from '../storage/roles.ts';
 import { createEmbedder } from '../embedding/create.ts';
 import type { Embedder } from '../embedding/types.ts';
 import { openIndex } from '../storage/open.ts';
@@ -114,35 +115,43 @@ export class Searcher {
 
   /**
    * Vector top-n passing the filter: exact top-k in memory, then the store drops what the filter
-   * rejects; the window widens until n pass or the index is exhausted.
+   * rejects; the window widens until n pass or the index is exhausted. References and scores only.
    */
-  private async vectorHits(
-    query: Float32Array,
-    n: number,
-    filter: ChunkFilter,
-    exclude?: Set<number>,
-  ): Promise<StoredHit[]> {
-    let window = n * 4;
+  private async vectorRefs(query: Float32Array, n: number, filter: ChunkFilter, exclude?: Set<number>): Promise<RefScore[]> {
     const rank = await this.vectors.ranker(query);
+    const test = await this.store.refFilter(filter);
+    if (test) {
+      // The store answers the filter from memory: the ranking skips rejected rows itself.
+      const matches = await rank(n, exclude ? (ref) => !exclude.has(ref) && test(ref) : test);
+      return matches.map((m) => ({ ref: m.ref, score: m.score }));
+    }
+    let window = n * 4;
     for (;;) {
       const matches = await rank(window, exclude ? (ref) => !exclude.has(ref) : undefined);
-      const hits = await this.store.getChunks(
-        matches.map((m) => m.ref),
-        filter,
-      );
-      const score = new Map(matches.map((m) => [m.ref, m.score]));
-      if (hits.length >= n || matches.length < window) return hits.slice(0, n).map((h) => ({ ...h, score: score.get(h.ref)! }));
+      const pass = new Set(await this.store.filterRefs(matches.map((m) => m.ref), filter));
+      const kept = matches.filter((m) => pass.has(m.ref));
+      if (kept.length >= n || matches.length < window) return kept.slice(0, n).map((m) => ({ ref: m.ref, score: m.score }));
       window *= 4;
     }
   }
 
-  private async keywordHits(q: string, n: number, filter: ChunkFilter, analyzers: Analyzer[]): Promise<StoredHit[]> {
+  private async vectorHits(query: Float32Array, n: number, filter: ChunkFilter, exclude?: Set<number>): Promise<StoredHit[]> {
+    return this.withChunks(await this.vectorRefs(query, n, filter, exclude));
+  }
+
+  /** The chunks of ranked references, scores kept. */
+  private async withChunks(refs: RefScore[]): Promise<StoredHit[]> {
+    const score = new Map(refs.map((r) => [r.ref, r.score]));
+    return (await this.store.getChunks(refs.map((r) => r.ref))).map((h) => ({ ...h, score: score.get(h.ref)! }));
+  }
+
+  private async keywordRefs(q: string, n: number, filter: ChunkFilter, analyzers: Analyzer[]): Promise<RefScore[]> {
     const terms = this.terms(q, analyzers);
-    const hits = await this.store.keywordSearch({ tokens: terms, k: n, filter });
+    const hits = await this.store.keywordRefs({ tokens: terms, k: n, filter });
     if (hits.length) return hits;
     // No CJK bigram matched: fall back to single characters.
     const uni = this.terms(q, analyzers, true);
-    return uni.length > terms.length ? this.store.keywordSearch({ tokens: uni, k: n, filter }) : [];
+    return uni.length > terms.length ? this.store.keywordRefs({ tokens: uni, k: n, filter }) : [];
   }
 
   async search(query: string, opts: SearchOptions = {}): Promise<SearchResult[]> {
@@ -191,26 +200,45 @@ export class Searcher {
     const pool = Math.max(k * 5, 50);
 
     const [vec, kw] = await Promise.all([
-      mode === 'keyword' ? [] : this.embedQuery(q).then((v) => this.vectorHits(v, pool, filter)),
-      mode === 'vector' ? [] : this.keywordHits(q, pool, filter, analyzers),
+      mode === 'keyword' ? [] : this.embedQuery(q).then((v) => this.vectorRefs(v, pool, filter)),
+      mode === 'vector' ? [] : this.keywordRefs(q, pool, filter, analyzers),
     ]);
-    const hits = new Map<number, StoredHit>();
-    for (const h of [...vec, ...kw]) hits.set(h.ref, h);
     const weights = req.weights ?? { vector: 1, keyword: 1 };
+    // Fusion on references; texts and metadata are loaded only for the candidates the later stages read.
     let list: Candidate[] = rrf(vec, kw, weights);
     // Single-list modes keep the list's own score (cosine or -bm25) rather than RRF's.
     if (mode !== 'hybrid') list = list.map((c) => ({ ...c, score: (c.vector ?? c.keyword)!.score }));
+    const hits = new Map<number, StoredHit>();
+    const load = async (upTo: number) => {
+      const missing = list.slice(0, upTo).filter((c) => !hits.has(c.ref));
+      if (!missing.length) return;
+      for (const h of await this.store.getChunks(missing.map((c) => c.ref))) hits.set(h.ref, h);
+      for (const c of missing) c.content = hits.get(c.ref)?.content ?? '';
+    };
     const results = new Map<number, SearchResult>();
     const resultOf = (ref: number) => {
       let r = results.get(ref);
       if (!r) results.set(ref, (r = this.toResult(hits.get(ref)!, 0)));
       return r;
     };
-    if (req.halfLifeDays) for (const c of list) c.date = str(resultOf(c.ref).fields.date) ?? str(resultOf(c.ref).metadata.date);
     // Unless a later stage reorders (MMR, decay, rerank) or --explain counts duplicates, only the top k
     // survivors matter (minScore only drops from the tail).
     const needAll = lambda < 1 || !!req.halfLifeDays || !!this.reranker || req.explain;
-    if (req.dedupe) list = collapseDuplicates(list, 0.9, needAll ? Infinity : k);
+    // Without dedupe the top k are the answer; with it, a few more cover the usual collapses, and
+    // the rest is loaded only if collapse runs short.
+    const first = needAll ? list.length : req.dedupe ? 2 * k + 8 : k;
+    await load(first);
+    if (req.halfLifeDays) for (const c of list) c.date = str(resultOf(c.ref).fields.date) ?? str(resultOf(c.ref).metadata.date);
+    if (req.dedupe) {
+      const all = list;
+      // Collapse is greedy in rank order: k survivors among the loaded head are the k it would keep.
+      list = collapseDuplicates(all.slice(0, first), 0.9, needAll ? Infinity : k);
+      if (list.length < k && first < all.length) {
+        for (const c of all) delete c.duplicates;
+        await load(all.length);
+        list = collapseDuplicates(all, 0.9, needAll ? Infinity : k);
+      }
+    } else if (!needAll) list = list.slice(0, k);
     if (req.halfLifeDays) list = temporalDecay(list, req.halfLifeDays);
     list = mmr(list, lambda < 1 ? k : list.length, lambda);
     let reranked: boolean | null = null;
@@ -224,6 +252,8 @@ export class Searcher {
       rerankScores = r.scores;
     }
     if (req.minScore !== undefined) list = list.filter((c) => c.score >= req.minScore!);
+    // A chunk a sync removed between ranking and loading is dropped.
+    list = list.filter((c) => hits.has(c.ref));
     const top = list.slice(0, k).map((c) => {
       const r = { ...resultOf(c.ref), score: c.score };
       if (req.explain) {

@@ -1,5 +1,5 @@
 import type { IndexReader, VectorSet } from '../storage/roles.ts';
-import { createDotKernel, type DotKernel } from './simd-dots.ts';
+import { createDotKernel, createInt8Kernel, type DotKernel, type Int8Kernel } from './simd-dots.ts';
 
 export interface VectorMatch {
   /** Row in the index (for vectorAt), and the chunk reference. */
@@ -109,49 +109,193 @@ export function normalizeRows(vectors: Float32Array, dims: number): void {
   }
 }
 
+/** What the index needs of the store: the rows once per generation, exact vectors for rescoring. */
+export type VectorStore = Pick<IndexReader, 'loadVectors' | 'scanVectors' | 'vectorsOf' | 'vectorScores' | 'generation'>;
+
+export interface VectorIndexOptions {
+  /**
+   * Keep int8 rows (one byte a dimension) and rescore the best `k × rescore` exactly against the
+   * float32 rows in the store; false keeps float32 rows in memory. Default true.
+   */
+  quantize?: boolean;
+  /** Candidates rescored per result wanted (see RESCORE). */
+  rescore?: number;
+}
+
+/**
+ * At most this many candidates rescored per result wanted. The rows rescored are those whose
+ * approximate score plus its error bound reaches the k-th exact score: about 2k on both corpora,
+ * so the cap is a guard, and results are the exact top k (bench/vector-search).
+ */
+export const RESCORE = 4;
+
+/** The int8 copy of a generation: rows scaled per vector, refs ascending. */
+interface Quantised {
+  kind: 'int8';
+  generation: number;
+  dims: number;
+  refs: Int32Array;
+  /** Per row: unit row ≈ scale × int8 row, and the norm of the difference (bounds the score error). */
+  scales: Float32Array;
+  residuals: Float32Array;
+  kernel: Int8Kernel;
+}
+
+interface Floats {
+  kind: 'float32';
+  set: VectorSet;
+  kernel: DotKernel | null;
+}
+
+/**
+ * Best first; scores within float32 rounding of each other tie and keep row order, as the float32
+ * scan orders equal scores (the store's cosine rounds differently: rows of one direction and
+ * different lengths score equal after normalisation there, 1e-7 apart here).
+ */
+const TIE = 3e-7;
+const byScore = (a: VectorMatch, b: VectorMatch) => (Math.abs(a.score - b.score) <= TIE ? a.row - b.row : b.score - a.score);
+
+/** Thrown from a scan to abandon it when the int8 kernel cannot serve its shape. */
+const NO_INT8 = Symbol('no int8 kernel');
+
+/**
+ * Quantises a unit row into `out` (int8, symmetric, one scale per row) and returns the scale.
+ * Per-row scales measured better than per-dimension ones on both corpora (sparse hashed vectors
+ * have few large components) and need no second pass over the rows.
+ */
+export function quantizeRow(row: Float32Array, out: Int8Array): number {
+  let max = 0;
+  for (let j = 0; j < row.length; j++) {
+    const a = Math.abs(row[j]!);
+    if (a > max) max = a;
+  }
+  if (max === 0) {
+    out.fill(0);
+    return 0;
+  }
+  const inv = 127 / max;
+  for (let j = 0; j < row.length; j++) out[j] = Math.round(row[j]! * inv);
+  return max / 127;
+}
+
 /**
  * The active fingerprint's vectors in memory, loaded on first use and reloaded when the store's
  * generation counter moves (a sync committed chunks or vectors) — checked per query, no timer.
+ * With WASM SIMD the rows are kept as int8 (a quarter of float32), scanned with the int8 kernel,
+ * and the best candidates rescored against the exact float32 rows read from the store; without
+ * it (or with `quantize: false`) float32 rows are kept and scored exactly.
  */
 export class VectorIndex implements VectorSource {
-  private set: VectorSet | null = null;
-  private kernel: DotKernel | null = null;
-  private rowOf: Map<number, number> | null = null;
+  private state: Quantised | Floats | null = null;
   loads = 0;
-  /** Whether the WASM SIMD kernel serves queries (else the JS loop). */
+  /** Rows rescored exactly so far (benches report it per query). */
+  rescored = 0;
+  private readonly quantize: boolean;
+  private readonly rescore: number;
+
+  /** Whether a WASM SIMD kernel serves queries (else the JS loop). */
   get simd(): boolean {
-    return this.kernel !== null;
+    return this.state?.kind === 'int8' || (this.state?.kind === 'float32' && this.state.kernel !== null);
+  }
+
+  /** Whether the rows are held as int8. */
+  get quantized(): boolean {
+    return this.state?.kind === 'int8';
+  }
+
+  /** Rows held (after the first load). */
+  get size(): number {
+    return !this.state ? 0 : this.state.kind === 'int8' ? this.state.refs.length : this.state.set.refs.length;
   }
 
   constructor(
-    private readonly store: Pick<IndexReader, 'loadVectors' | 'generation'>,
+    private readonly store: VectorStore,
     readonly fingerprint: string,
-  ) {}
+    opts: VectorIndexOptions = {},
+  ) {
+    this.quantize = opts.quantize ?? true;
+    this.rescore = opts.rescore ?? RESCORE;
+  }
 
-  /** The current set, reloading if the store changed since it was loaded. */
-  async current(): Promise<VectorSet> {
+  private async load(): Promise<Quantised | Floats> {
     const gen = await this.store.generation();
-    if (!this.set || this.set.generation !== gen) {
-      const set = await this.store.loadVectors(this.fingerprint);
-      normalizeRows(set.vectors, set.dims);
-      // Move the rows into wasm memory when SIMD is available; the JS copy is then dropped.
-      this.kernel = null;
-      this.set = null;
-      const kernel = createDotKernel(set.refs.length, set.dims);
-      if (kernel) {
-        kernel.vectors.set(set.vectors);
-        set.vectors = kernel.vectors;
-        this.kernel = kernel;
-      }
-      this.set = set;
-      this.rowOf = null;
-      this.loads++;
+    const cur = this.state;
+    if (cur && (cur.kind === 'int8' ? cur.generation : cur.set.generation) === gen) return cur;
+    this.state = null; // let the old rows go before the new ones are allocated
+    this.state = (this.quantize && (await this.loadInt8())) || (await this.loadFloats());
+    this.loads++;
+    return this.state;
+  }
+
+  /** Streams the rows into int8 wasm memory; null when the kernel cannot serve this shape. */
+  private async loadInt8(): Promise<Quantised | null> {
+    let kernel: Int8Kernel | null = null;
+    let scales = new Float32Array(0);
+    let residuals = new Float32Array(0);
+    let refs = new Int32Array(0);
+    try {
+      const { generation, dims, count } = await this.store.scanVectors(this.fingerprint, {
+        start(n, dims) {
+          kernel = n > 0 ? createInt8Kernel(n, dims) : null;
+          if (!kernel) throw NO_INT8;
+          scales = new Float32Array(n);
+          residuals = new Float32Array(n);
+          refs = new Int32Array(n);
+        },
+        row(i, ref, v) {
+          normalizeRows(v, v.length);
+          refs[i] = ref;
+          const out = kernel!.vectors.subarray(i * v.length, (i + 1) * v.length);
+          const scale = (scales[i] = quantizeRow(v, out));
+          let r = 0;
+          for (let j = 0; j < v.length; j++) {
+            const e = v[j]! - out[j]! * scale;
+            r += e * e;
+          }
+          residuals[i] = Math.sqrt(r);
+        },
+      });
+      // Rows skipped by the scan (foreign dimensions) leave zero rows at the end: never returned.
+      return {
+        kind: 'int8',
+        generation,
+        dims,
+        refs: refs.subarray(0, count),
+        scales: scales.subarray(0, count),
+        residuals: residuals.subarray(0, count),
+        kernel: kernel!,
+      };
+    } catch (err) {
+      if (err === NO_INT8) return null;
+      throw err;
     }
-    return this.set;
+  }
+
+  private async loadFloats(): Promise<Floats> {
+    const set = await this.store.loadVectors(this.fingerprint);
+    normalizeRows(set.vectors, set.dims);
+    // Move the rows into wasm memory when SIMD is available; the JS copy is then dropped.
+    const kernel = createDotKernel(set.refs.length, set.dims);
+    if (kernel) {
+      kernel.vectors.set(set.vectors);
+      set.vectors = kernel.vectors;
+    }
+    return { kind: 'float32', set, kernel };
+  }
+
+  /** The current float32 set (for benches and tests of the float path). */
+  async current(): Promise<VectorSet | null> {
+    const st = await this.load();
+    return st.kind === 'float32' ? st.set : null;
+  }
+
+  async dims(): Promise<number> {
+    const st = await this.load();
+    return st.kind === 'int8' ? st.dims : st.set.dims;
   }
 
   async search(query: Float32Array, k: number, accept?: (ref: number) => boolean): Promise<VectorMatch[]> {
-    return (await (await this.ranker(query))(k, accept));
+    return (await this.ranker(query))(k, accept);
   }
 
   /**
@@ -159,31 +303,116 @@ export class VectorIndex implements VectorSource {
    * so a caller widening k (filters rejected too many) does not recompute the dot products.
    */
   async ranker(query: Float32Array): Promise<Rank> {
-    const set = await this.current();
-    if (!set.refs.length) return async () => [];
-    if (query.length !== set.dims) throw new Error(`query has ${query.length} dims, index has ${set.dims}`);
+    const st = await this.load();
+    const dims = st.kind === 'int8' ? st.dims : st.set.dims;
+    const refs = st.kind === 'int8' ? st.refs : st.set.refs;
+    if (!refs.length) return async () => [];
+    if (query.length !== dims) throw new Error(`query has ${query.length} dims, index has ${dims}`);
     const q = Float32Array.from(query);
     normalizeRows(q, q.length);
+    if (st.kind === 'int8') return this.int8Ranker(st, q);
     let scores: Float32Array;
-    if (this.kernel) {
-      scores = this.kernel.dots(q).slice(); // copy: the kernel reuses its output for the next query
+    if (st.kernel) {
+      scores = st.kernel.dots(q).slice(); // copy: the kernel reuses its output for the next query
     } else {
-      scores = new Float32Array(set.refs.length);
-      for (let row = 0; row < scores.length; row++) scores[row] = dotAt(set.vectors, row * set.dims, q, set.dims);
+      scores = new Float32Array(refs.length);
+      for (let row = 0; row < scores.length; row++) scores[row] = dotAt(st.set.vectors, row * dims, q, dims);
     }
-    const refs = set.refs;
     return async (k, accept) => topKOfScores(scores, refs, k, accept ? (row) => accept(refs[row]!) : undefined);
   }
 
-  async dims(): Promise<number> {
-    return (await this.current()).dims;
+  private int8Ranker(st: Quantised, q: Float32Array): Rank {
+    const { refs, scales, residuals, kernel } = st;
+    const n = refs.length;
+    let qmax = 0;
+    for (let j = 0; j < q.length; j++) qmax = Math.max(qmax, Math.abs(q[j]!));
+    const qscale = qmax / kernel.queryMax || 1;
+    const qi = new Int16Array(q.length);
+    let qres = 0;
+    for (let j = 0; j < q.length; j++) {
+      qi[j] = Math.round(q[j]! / qscale);
+      const e = q[j]! - qi[j]! * qscale;
+      qres += e * e;
+    }
+    qres = Math.sqrt(qres);
+    let qabs = 0;
+    for (let j = 0; j < q.length; j++) qabs += Math.abs(q[j]!);
+    const dots = kernel.dots(qi);
+    const approx = new Float32Array(n);
+    for (let row = 0; row < n; row++) approx[row] = dots[row]! * scales[row]! * qscale;
+    // |exact − approx| ≤ |q · row residual| + |query residual · quantised row|. The first is at most
+    // ‖row residual‖ (Cauchy–Schwarz) and at most ‖q‖₁ × half a quantisation step (each component
+    // rounds by at most that), whichever is smaller — the second wins for sparse queries. Plus
+    // slack for float rounding: a row whose approx + bound is below the k-th exact score found so
+    // far cannot be in the top k.
+    const bound = (row: number) => Math.min(residuals[row]!, (qabs * scales[row]!) / 2) + qres * (1 + residuals[row]!) + 1e-5;
+    // Exact scores survive between calls: a caller widening k rescores only the new candidates.
+    const exact = new Map<number, number>();
+    const rescore = async (rows: number[]) => {
+      const missing = rows.map((r) => refs[r]!).filter((ref) => !exact.has(ref));
+      if (missing.length) await this.rescoreExact(q, missing, exact);
+    };
+    return async (k, accept) => {
+      const pass = accept ? (row: number) => accept(refs[row]!) : undefined;
+      const head = topKOfScores(approx, refs, Math.min(n, k), pass).map((m) => m.row);
+      await rescore(head);
+      const scored = (rows: number[]) =>
+        rows.flatMap((row) => {
+          const score = exact.get(refs[row]!);
+          return score === undefined || Number.isNaN(score) ? [] : [{ row, ref: refs[row]!, score }];
+        });
+      let found = scored(head).sort(byScore);
+      if (found.length >= k) {
+        // Every row that could still beat the k-th exact score is rescored too (at most k × rescore:
+        // past that, the best by their upper bound, which in practice never happens).
+        const floor = found[k - 1]!.score;
+        const taken = new Set(head);
+        let band: number[] = [];
+        for (let row = 0; row < n; row++) {
+          if (approx[row]! + bound(row) >= floor && !taken.has(row) && (!pass || pass(row))) band.push(row);
+        }
+        const cap = Math.ceil(k * this.rescore);
+        if (band.length > cap) band = band.sort((a, b) => approx[b]! + bound(b) - approx[a]! - bound(a)).slice(0, cap);
+        await rescore(band);
+        found = [...found, ...scored(band)].sort(byScore);
+      }
+      return found.slice(0, k);
+    };
   }
 
-  /** The stored (unit) vector of a chunk, or null. */
-  async vectorOf(ref: number): Promise<Float32Array | null> {
-    const set = await this.current();
-    if (!this.rowOf) this.rowOf = new Map(Array.from(set.refs, (r, i) => [r, i]));
-    const row = this.rowOf.get(ref);
-    return row === undefined ? null : set.vectors.subarray(row * set.dims, (row + 1) * set.dims);
+  /** Exact cosine of the stored float32 rows of `refs`, computed by the store (a row gone from it scores NaN). */
+  private async rescoreExact(q: Float32Array, refs: number[], exact: Map<number, number>): Promise<void> {
+    this.rescored += refs.length;
+    const scores = await this.store.vectorScores(this.fingerprint, refs, q);
+    for (const r of refs) exact.set(r, scores.get(r) ?? NaN);
   }
+
+  /** The stored vector of a chunk scaled to unit length, or null. */
+  async vectorOf(ref: number): Promise<Float32Array | null> {
+    const st = await this.load();
+    if (st.kind === 'float32') {
+      const { refs, vectors, dims } = st.set;
+      const row = rowOf(refs, ref);
+      return row < 0 ? null : vectors.subarray(row * dims, (row + 1) * dims);
+    }
+    if (rowOf(st.refs, ref) < 0) return null;
+    const v = (await this.store.vectorsOf(this.fingerprint, [ref])).get(ref);
+    if (!v || v.length !== st.dims) return null;
+    normalizeRows(v, st.dims);
+    return v;
+  }
+}
+
+/** Row of a ref in ascending refs (the store hands rows out by chunk id), or -1. */
+function rowOf(refs: Int32Array, ref: number): number {
+  let lo = 0;
+  let hi = refs.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = refs[mid]!;
+    if (v === ref) return mid;
+    if (v < ref) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }

@@ -42,6 +42,12 @@ export interface KeywordQuery {
   filter?: ChunkFilter;
 }
 
+/** A chunk reference and its score in one ranked list. */
+export interface RefScore {
+  ref: number;
+  score: number;
+}
+
 /** The active fingerprint's vectors, one row per chunk, for the in-memory index. */
 export interface VectorSet {
   generation: number;
@@ -180,8 +186,17 @@ export interface IndexWriter {
 export interface IndexReader {
   /** BM25 keyword search over the terms ORed; score = -bm25 (higher is better). */
   keywordSearch(q: KeywordQuery): Promise<StoredHit[]>;
+  /** The same ranking as keywordSearch, references and scores only (texts are loaded for the few kept). */
+  keywordRefs(q: KeywordQuery): Promise<RefScore[]>;
   /** Chunks by reference that pass `filter`, in the order of `refs`. */
-  getChunks(refs: number[], filter?: ChunkFilter): Promise<StoredHit[]>;
+  getChunks(refs: readonly number[], filter?: ChunkFilter): Promise<StoredHit[]>;
+  /**
+   * The filter as a synchronous test of references when the store can answer it from memory
+   * (sources, broken chunks), so a vector ranking can skip rejected rows; null when it cannot.
+   */
+  refFilter(filter?: ChunkFilter): Promise<((ref: number) => boolean) | null>;
+  /** The references among `refs` whose chunks pass `filter`, in order. */
+  filterRefs(refs: readonly number[], filter?: ChunkFilter): Promise<number[]>;
   /** Whether any chunk passes `filter` (a filter value nothing in the index has is a typo to report). */
   anyChunk(filter: ChunkFilter): Promise<boolean>;
   /** References of a document's chunks (source + path) or of one chunk (its id/key). */
@@ -193,7 +208,12 @@ export interface IndexReader {
    * lets an index keep a compact copy without first holding all float32 rows. One snapshot.
    */
   scanVectors(fingerprint: string, sink: VectorSink): Promise<{ generation: number; dims: number; count: number }>;
-  /** The stored float32 vectors of some chunks (exact rescoring), by reference; missing ones left out. */
+  /**
+   * Exact cosine similarity of `query` with the stored float32 vectors of some chunks, computed in
+   * the store (no vector crosses into JavaScript); chunks without a vector are left out.
+   */
+  vectorScores(fingerprint: string, refs: readonly number[], query: Float32Array): Promise<Map<number, number>>;
+  /** The stored float32 vectors of some chunks, by reference; missing ones left out. */
   vectorsOf(fingerprint: string, refs: readonly number[]): Promise<Map<number, Float32Array>>;
   /**
    * Like scanVectors, but rows come in whatever order the store reads them fastest and with the

@@ -1,7 +1,7 @@
 /**
  * VectorScan (the one-shot strategy: rows streamed from SQLite, scored a block at a time) against
  * VectorIndex (everything in memory) over the same real SQLite file: the same matches, scores
- * and tie order, across partial blocks, with `accept` filters, the SIMD kernel and the JS fallback.
+ * (to float32 rounding) and tie order, across partial blocks, with `accept` filters, the SIMD kernel and the JS fallback.
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -54,12 +54,16 @@ describe('VectorScan ranks as VectorIndex does', () => {
       for (const k of [1, 10, 50, n + 5]) {
         const [w, c] = [await warm(k), await cold(k)];
         expect(c.map((m) => m.ref)).toEqual(w.map((m) => m.ref));
-        expect(c.map((m) => m.score)).toEqual(w.map((m) => m.score));
+        // The index rescores with the store's cosine: float32 rounding apart at most.
+        c.forEach((m, i) => expect(Math.abs(m.score - w[i]!.score)).toBeLessThan(1e-6));
       }
       const odd = (ref: number) => ref % 2 === 1;
       expect((await cold(20, odd)).map((m) => m.ref)).toEqual((await warm(20, odd)).map((m) => m.ref));
     }
-    for (const ref of [1, 2, n]) expect(await scan.vectorOf(ref)).toEqual(await index.vectorOf(ref));
+    for (const ref of [1, 2, n]) {
+      const [a, b] = [await scan.vectorOf(ref), await index.vectorOf(ref)];
+      a!.forEach((x, j) => expect(Math.abs(x - b![j]!)).toBeLessThan(1e-6));
+    }
   });
 
   it('an index without vectors for the fingerprint: nothing, dims 0', async () => {

@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { openDatabase, type OpenMode } from './connection.ts';
-import { SqliteIndexReader } from './reader.ts';
+import { closeReaderExtras, SqliteIndexReader } from './reader.ts';
 import { SqliteRunLog } from './run-log.ts';
 import { SqliteIndexWriter } from './writer.ts';
 import { openFailure, withPathOnErrors } from './annotate.ts';
@@ -27,6 +27,7 @@ export class SqliteIndex {
   }
 
   async close(): Promise<void> {
+    closeReaderExtras(this.db);
     if (this.db.open) this.db.close();
   }
 }

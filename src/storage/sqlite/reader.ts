@@ -1,10 +1,12 @@
-import type { Database, Statement } from 'better-sqlite3';
+import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import { endianness } from 'node:os';
 import type { ChunkFilter, StoredHit } from '../../core/types.ts';
 import { matchExpression } from '../../core/text/analyzer.ts';
-import type { IndexReader, KeywordQuery, VectorSet, VectorSink } from '../roles.ts';
-import { decodeVector } from './blob.ts';
-import { parseJson, slices } from './connection.ts';
+import type { IndexReader, KeywordQuery, RefScore, VectorSet, VectorSink } from '../roles.ts';
+import * as sqliteVec from 'sqlite-vec';
+import { decodeVector, encodeVector } from './blob.ts';
+import { parseJson } from './connection.ts';
+import { chunkFacts, factsCanFilter, factsFilter } from './facts.ts';
 import { filterSql } from './filter.ts';
 
 const LITTLE = endianness() === 'LE';
@@ -23,33 +25,71 @@ export class SqliteIndexReader implements IndexReader {
   constructor(readonly db: Database) {}
 
   async keywordSearch(q: KeywordQuery): Promise<StoredHit[]> {
+    const refs = await this.keywordRefs(q);
+    const score = new Map(refs.map((r) => [r.ref, r.score]));
+    return (await this.getChunks(refs.map((r) => r.ref))).map((h) => ({ ...h, score: score.get(h.ref)! }));
+  }
+
+  async keywordRefs(q: KeywordQuery): Promise<RefScore[]> {
     if (!q.tokens.length) return [];
-    const f = filterSql(q.filter);
-    const rows = this.db
-      .prepare(
-        `SELECT ${HIT_COLUMNS}, -bm25(chunks_fts) AS score
+    const match = matchExpression(q.tokens);
+    if (!factsCanFilter(q.filter)) {
+      const f = filterSql(q.filter);
+      return prepared(
+        this.db,
+        `SELECT c.id AS ref, -bm25(chunks_fts) AS score
          FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid ${HIT_JOINS}
          WHERE chunks_fts MATCH ? AND ${f.sql}
          ORDER BY bm25(chunks_fts), c.id
          LIMIT ?`,
-      )
-      .all(matchExpression(q.tokens), ...f.params, q.k) as HitRow[];
-    return rows.map(toHit);
+      ).all(match, ...f.params, q.k) as RefScore[];
+    }
+    // The FTS table alone ranks (no join or JSON per matching row); the facts filter its rows in
+    // rank order, read lazily until k pass.
+    const { pass, share } = factsFilter(chunkFacts(this.db, readGeneration(this.db)), q.filter);
+    if (share === 0) return [];
+    const rows = prepared(
+      this.db,
+      `SELECT rowid, -bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts), rowid`,
+    )
+      .raw()
+      .iterate(match) as IterableIterator<[number, number]>;
+    const out: RefScore[] = [];
+    for (const [ref, score] of rows) {
+      if (!pass(ref)) continue;
+      out.push({ ref, score });
+      if (out.length >= q.k) break; // ends the statement
+    }
+    return out;
   }
 
-  async getChunks(refs: number[], filter?: ChunkFilter): Promise<StoredHit[]> {
-    const f = filterSql(filter);
-    const byRef = new Map<number, StoredHit>();
-    for (const part of slices(refs)) {
-      const rows = this.db
-        .prepare(
-          `SELECT ${HIT_COLUMNS}, 0 AS score FROM chunks c ${HIT_JOINS}
-           WHERE c.id IN (${part.map(() => '?').join(',')}) AND ${f.sql}`,
-        )
-        .all(...part, ...f.params) as HitRow[];
-      for (const r of rows) byRef.set(r.ref, toHit(r));
+  async refFilter(filter?: ChunkFilter): Promise<((ref: number) => boolean) | null> {
+    return factsCanFilter(filter) ? factsFilter(chunkFacts(this.db, readGeneration(this.db)), filter).pass : null;
+  }
+
+  async filterRefs(refs: readonly number[], filter?: ChunkFilter): Promise<number[]> {
+    if (factsCanFilter(filter)) {
+      const { pass } = factsFilter(chunkFacts(this.db, readGeneration(this.db)), filter);
+      return refs.filter(pass);
     }
-    return refs.flatMap((r) => byRef.get(r) ?? []);
+    const f = filterSql(filter);
+    const ok = new Set(
+      prepared(this.db, `SELECT c.id FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value ${HIT_JOINS} WHERE ${f.sql}`)
+        .pluck()
+        .all(JSON.stringify(refs), ...f.params) as number[],
+    );
+    return refs.filter((r) => ok.has(r));
+  }
+
+  async getChunks(refs: readonly number[], filter?: ChunkFilter): Promise<StoredHit[]> {
+    const wanted = filter ? await this.filterRefs(refs, filter) : refs;
+    if (!wanted.length) return [];
+    // One prepared statement for any number of ids (a JSON array), rows in the order asked.
+    const rows = prepared(
+      this.db,
+      `SELECT ${HIT_COLUMNS}, 0 AS score FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value ${HIT_JOINS} ORDER BY j.key`,
+    ).all(JSON.stringify(wanted)) as HitRow[];
+    return rows.map(toHit);
   }
 
   async anyChunk(filter: ChunkFilter): Promise<boolean> {
@@ -130,12 +170,23 @@ export class SqliteIndexReader implements IndexReader {
     })();
   }
 
+  async vectorScores(fingerprint: string, refs: readonly number[], query: Float32Array): Promise<Map<number, number>> {
+    const rows = prepared(
+      rescorer(this.db),
+      `SELECT c.id, 1 - vec_distance_cosine(v.embedding, ?) FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value
+       CROSS JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash AND length(v.embedding) = ?`,
+    )
+      .raw()
+      .all(encodeVector(query), JSON.stringify(refs), fingerprint, query.length * 4) as [number, number][];
+    return new Map(rows);
+  }
+
   async vectorsOf(fingerprint: string, refs: readonly number[]): Promise<Map<number, Float32Array>> {
     const out = new Map<number, Float32Array>();
     // One statement for any batch size (json_each over the ids) so it is prepared once.
     const rows = prepared(this.db,
-      `SELECT c.id, v.embedding FROM json_each(?) j JOIN chunks c ON c.id = j.value
-       JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash`,
+      `SELECT c.id, v.embedding FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value
+       CROSS JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash`,
     )
       .raw()
       .all(JSON.stringify(refs), fingerprint) as [number, Buffer][];
@@ -182,6 +233,35 @@ export class SqliteIndexReader implements IndexReader {
   async generation(): Promise<number> {
     return readGeneration(this.db);
   }
+}
+
+const rescorers = new WeakMap<Database, Database>();
+/**
+ * The connection rescoring reads through, opened on first use: a second read-only connection to
+ * the same file with sqlite-vec's distance functions and the file memory-mapped, because reading
+ * scattered 4 KB vector rows through SQLite's page cache costs about 10× more (a pread per
+ * overflow page). Only this connection maps the file, so only the vector pages it reads become
+ * resident (the OS's file cache, shared, not heap); an in-memory database rescores in place.
+ */
+function rescorer(db: Database): Database {
+  let r = rescorers.get(db);
+  if (!r) {
+    if (db.memory || !db.name) r = db;
+    else {
+      r = new BetterSqlite3(db.name, { readonly: true, fileMustExist: true, timeout: 10_000 });
+      r.pragma('mmap_size = 4294967296');
+    }
+    sqliteVec.load(r);
+    rescorers.set(db, r);
+  }
+  return r;
+}
+
+/** Closes what the reader opened beside a connection (call before closing it). */
+export function closeReaderExtras(db: Database): void {
+  const r = rescorers.get(db);
+  if (r && r !== db && r.open) r.close();
+  rescorers.delete(db);
 }
 
 const statements = new WeakMap<Database, Map<string, Statement>>();

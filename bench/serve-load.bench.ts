@@ -1,0 +1,99 @@
+/**
+ * `ragsync serve` under concurrent clients on loopback: throughput, latency percentiles and the
+ * server's RSS, for one or more checkouts side by side in the same run (the first is the baseline).
+ * Each server gets a warm-up, then C clients loop over the eval queries (hybrid, k = 10, each
+ * restricted to its source) for a fixed time; RSS is read from /proc after the run (well over 200
+ * searches).
+ *
+ *   npx tsx bench/serve-load.bench.ts -c CONFIG [--clients 20] [--seconds 15] [--dist] CHECKOUT [CHECKOUT ...]
+ *
+ * CHECKOUT is a worktree whose src/cli/run.ts is started with tsx (node_modules must be there), or
+ * with --dist its bin/ragsync.js (the compiled build, as installed: run `npm run build` there first).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
+import { readEvalFile } from '../src/search/eval.ts';
+
+const args = process.argv.slice(2);
+const opt = (name: string, def: string) => {
+  const i = args.indexOf(name);
+  if (i < 0) return def;
+  const v = args[i + 1]!;
+  args.splice(i, 2);
+  return v;
+};
+const config = resolve(opt('-c', ''));
+const clients = Number(opt('--clients', '20'));
+const seconds = Number(opt('--seconds', '15'));
+const dist = args.includes('--dist');
+if (dist) args.splice(args.indexOf('--dist'), 1);
+const checkouts = args.map((a) => resolve(a));
+if (!config || !checkouts.length) throw new Error('usage: serve-load.bench.ts -c CONFIG [--clients N] [--seconds S] CHECKOUT ...');
+
+const here = resolve(new URL('..', import.meta.url).pathname);
+const cases = ['eval/classics.jsonl', 'eval/bookmarks.jsonl', 'bench/eval/classics-search.jsonl', 'bench/eval/bookmarks-search.jsonl'].flatMap((f) =>
+  readEvalFile(join(here, f)),
+);
+const paths = cases.map((c) => `/search?q=${encodeURIComponent(c.query)}&k=10${c.source ? `&source=${c.source}` : ''}`);
+
+async function startServer(checkout: string, port: number): Promise<ChildProcess> {
+  const entry = dist ? [join(checkout, 'bin/ragsync.js')] : ['--import', 'tsx', join(checkout, 'src/cli/run.ts')];
+  const child = spawn(process.execPath, [...entry, 'serve', '-c', config, '--port', String(port)], {
+    cwd: checkout,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  for (let i = 0; i < 600; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/healthz`)).status) return child;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill();
+  throw new Error(`serve from ${checkout} did not start`);
+}
+
+const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+async function run(checkout: string, port: number) {
+  const child = await startServer(checkout, port);
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    for (const p of paths) await (await fetch(base + p)).text(); // warm-up: vectors loaded, JIT warm
+    const latencies: number[] = [];
+    let errors = 0;
+    let next = 0;
+    const end = performance.now() + seconds * 1000;
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        while (performance.now() < end) {
+          const p = paths[next++ % paths.length]!;
+          const t = performance.now();
+          const res = await fetch(base + p);
+          await res.text();
+          if (res.status !== 200) errors++;
+          latencies.push(performance.now() - t);
+        }
+      }),
+    );
+    latencies.sort((a, b) => a - b);
+    const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
+    return { n: latencies.length, rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99), errors, rss: rssMb(child.pid!) };
+  } finally {
+    child.kill();
+  }
+}
+
+const results = [];
+for (const [i, c] of checkouts.entries()) results.push({ c, ...(await run(c, 18_700 + i)) });
+console.log(`${clients} clients × ${seconds} s, hybrid k=10 over ${paths.length} eval queries; ${availableParallelism()} cores (shared), load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`);
+console.log('| checkout | searches | searches/s | × first | p50 ms | p99 ms | errors | server RSS after |');
+console.log('|---|---|---|---|---|---|---|---|');
+for (const r of results) {
+  console.log(
+    `| ${r.c} | ${r.n} | ${r.rps.toFixed(0)} | ${(r.rps / results[0]!.rps).toFixed(2)}× | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.errors} | ${r.rss.toFixed(0)} MB |`,
+  );
+}

@@ -1,0 +1,104 @@
+import type { Database } from 'better-sqlite3';
+import type { ChunkFilter } from '../../core/types.ts';
+
+/**
+ * What the common filters (sources, broken chunks) need to know of every chunk, held compactly in
+ * memory per generation: a search then filters candidate ids without a join or a JSON parse per
+ * row. Filters on metadata fields or paths still go to SQL (filter.ts).
+ */
+export interface ChunkFacts {
+  generation: number;
+  /** Chunk ids ascending; the arrays below are parallel to it. */
+  ids: Int32Array;
+  source: Uint16Array;
+  broken: Uint8Array;
+  /** Source names by index, and how many chunks each has. */
+  names: string[];
+  counts: number[];
+}
+
+const cache = new WeakMap<Database, ChunkFacts>();
+
+/** The facts of the generation `generation`, rebuilt when it moved (one query, ids ascending). */
+export function chunkFacts(db: Database, generation: number): ChunkFacts {
+  const hit = cache.get(db);
+  if (hit && hit.generation === generation) return hit;
+  const n = db.prepare('SELECT count(*) FROM chunks').pluck().get() as number;
+  const ids = new Int32Array(n);
+  const source = new Uint16Array(n);
+  const broken = new Uint8Array(n);
+  const names: string[] = [];
+  const counts: number[] = [];
+  const index = new Map<number, number>();
+  let i = 0;
+  const rows = db
+    .prepare(
+      `SELECT c.id, d.source_id, s.name,
+              coalesce(json_extract(c.metadata, '$.broken'), json_extract(d.metadata, '$.broken'), 0) IN (1, 'true')
+       FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id ORDER BY c.id`,
+    )
+    .raw()
+    .iterate() as IterableIterator<[number, number, string, number]>;
+  for (const [id, sourceId, name, isBroken] of rows) {
+    if (i >= n) break; // the count and the rows come from one snapshot; this only guards the arrays
+    let s = index.get(sourceId);
+    if (s === undefined) {
+      index.set(sourceId, (s = names.length));
+      names.push(name);
+      counts.push(0);
+    }
+    ids[i] = id;
+    source[i] = s;
+    broken[i] = isBroken ? 1 : 0;
+    counts[s]!++;
+    i++;
+  }
+  const facts = { generation, ids: ids.subarray(0, i), source: source.subarray(0, i), broken: broken.subarray(0, i), names, counts };
+  cache.set(db, facts);
+  return facts;
+}
+
+/** Whether a filter needs nothing beyond the facts (no metadata conditions, no path glob). */
+export function factsCanFilter(f: ChunkFilter | undefined): boolean {
+  return !f?.where?.length && f?.path === undefined;
+}
+
+/** Row of a chunk id in the facts, or -1. */
+function rowOf(facts: ChunkFacts, id: number): number {
+  const ids = facts.ids;
+  let lo = 0;
+  let hi = ids.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = ids[mid]!;
+    if (v === id) return mid;
+    if (v < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** A test of chunk ids for a filter the facts can answer; also the share of chunks it may pass. */
+export function factsFilter(facts: ChunkFacts, f: ChunkFilter | undefined): { pass: (id: number) => boolean; share: number } {
+  let allowed: Uint8Array | null = null;
+  let share = 1;
+  if (f?.sources?.length) {
+    allowed = new Uint8Array(facts.names.length);
+    let count = 0;
+    for (const name of f.sources) {
+      const s = facts.names.indexOf(name);
+      if (s >= 0 && !allowed[s]) (allowed[s] = 1), (count += facts.counts[s]!);
+    }
+    share = facts.ids.length ? count / facts.ids.length : 0;
+  }
+  const includeBroken = !!f?.includeBroken;
+  return {
+    share,
+    pass: (id) => {
+      const row = rowOf(facts, id);
+      if (row < 0) return false;
+      if (allowed && !allowed[facts.source[row]!]) return false;
+      return includeBroken || !facts.broken[row];
+    },
+  };
+}
