@@ -3,7 +3,7 @@ import { endianness } from 'node:os';
 import type { ChunkFilter, StoredHit } from '../../core/types.ts';
 import { matchExpression } from '../../core/text/analyzer.ts';
 import type { IndexReader, KeywordQuery, RefScore, VectorSet, VectorSink } from '../roles.ts';
-import * as sqliteVec from 'sqlite-vec';
+import { createRequire } from 'node:module';
 import { decodeVector, encodeVector } from './blob.ts';
 import { parseJson } from './connection.ts';
 import { chunkFacts, factsCanFilter, factsFilter } from './facts.ts';
@@ -236,6 +236,8 @@ export class SqliteIndexReader implements IndexReader {
 }
 
 const rescorers = new WeakMap<Database, Database>();
+/** sqlite-vec, loaded on the first rescoring: a one-shot command that never rescores skips its import. */
+const sqliteVec = () => createRequire(import.meta.url)('sqlite-vec') as typeof import('sqlite-vec');
 /**
  * The connection rescoring reads through, opened on first use: a second read-only connection to
  * the same file with sqlite-vec's distance functions and the file memory-mapped, because reading
@@ -251,7 +253,7 @@ function rescorer(db: Database): Database {
       r = new BetterSqlite3(db.name, { readonly: true, fileMustExist: true, timeout: 10_000 });
       r.pragma('mmap_size = 4294967296');
     }
-    sqliteVec.load(r);
+    sqliteVec().load(r);
     rescorers.set(db, r);
   }
   return r;
