@@ -1,5 +1,8 @@
-import { Command, CommanderError } from 'commander';
-import { createRequire } from 'node:module';
+import type { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../core/package-root.ts';
+import { DESCRIPTION, topLevelHelp } from './help.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { ENV_FILE_VAR, loadEnvFileOnce } from '../embedding/remote/env.ts';
 import { describeIoError } from '../core/io-errors.ts';
@@ -24,14 +27,14 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   embedders: () => import('./commands/embedders.ts'),
 };
 
-/** package.json sits two folders up from both src/cli/ and dist/cli/. */
 function packageVersion(): string {
-  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+  return (JSON.parse(readFileSync(join(packageRoot(import.meta.url), 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 export async function buildProgram(argv: string[] = []): Promise<Command> {
+  const { Command } = await import('commander');
   const program = new Command('ragsync')
-    .description('Keep a retrieval index in sync with Markdown in git repositories.')
+    .description(DESCRIPTION)
     .version(packageVersion(), '-V, --version', 'print the version')
     // No --env-file flag: Node 20 itself claims that flag anywhere on the command line (and exits 9
     // when the file is missing), so the file is named by $RAGSYNC_ENV_FILE instead.
@@ -47,7 +50,17 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // The top-level help and the version need neither commander nor any command's code.
+  if (argv.length === 1 && ['--help', '-h', 'help'].includes(argv[0]!)) {
+    process.stdout.write(topLevelHelp(process.stdout.isTTY ? process.stdout.columns : undefined));
+    return 0;
+  }
+  if (argv.length === 1 && ['--version', '-V'].includes(argv[0]!)) {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
   const program = await buildProgram(argv);
+  const { CommanderError } = await import('commander');
   try {
     await program.parseAsync(argv, { from: 'user' });
     return Number(process.exitCode ?? 0);

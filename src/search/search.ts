@@ -14,6 +14,7 @@ import { collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate } fr
 import type { Reranker } from './rerank.ts';
 import { DEFAULT_K, MAX_K, parseSearchRequest, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
 import { VectorIndex, type VectorSource } from './vector-index.ts';
+import { oneShotVectors } from './vector-scan.ts';
 
 export { MODES, MAX_K, MAX_QUERY_CHARS, DEFAULT_K, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
 
@@ -359,7 +360,7 @@ export class Searcher {
 
 /** One-shot search: opens the index, searches, closes. */
 export async function search(config: Config, query: string, opts: SearchOptions = {}): Promise<SearchResult[]> {
-  const s = Searcher.open(config);
+  const s = Searcher.open(config, undefined, null, { vectors: oneShotVectors });
   try {
     return await s.search(query, opts);
   } finally {

@@ -215,6 +215,11 @@ export interface IndexReader {
   vectorScores(fingerprint: string, refs: readonly number[], query: Float32Array): Promise<Map<number, number>>;
   /** The stored float32 vectors of some chunks, by reference; missing ones left out. */
   vectorsOf(fingerprint: string, refs: readonly number[]): Promise<Map<number, Float32Array>>;
+  /**
+   * Like scanVectors, but rows come in whatever order the store reads them fastest and with the
+   * least memory (a one-shot query orders its few scores itself; sorting the rows would hold them all).
+   */
+  streamVectors(fingerprint: string, sink: VectorSink): Promise<{ generation: number; dims: number; count: number }>;
   /** Bumped by every commit that changes chunks or vectors. */
   generation(): Promise<number>;
 }

@@ -1,7 +1,7 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { RagsyncError, EXIT } from '../../core/errors.ts';
-import { listMigrations } from './migrate.ts';
+import { migrationVersions } from './migrate.ts';
 
 /** "RGSY" in the SQLite header's application_id (set by migration 006). */
 export const APPLICATION_ID = 0x52475359;
@@ -79,7 +79,7 @@ export function refuseForeignFile(file: string): void {
 }
 
 /** The newest schema version this code knows. */
-export const knownVersion = (): number => Math.max(0, ...listMigrations().map((m) => m.version));
+export const knownVersion = (): number => Math.max(0, ...migrationVersions());
 
 /**
  * Refuses a database that is not ragsync's, or whose schema is newer than this code; `forRead`
@@ -88,7 +88,8 @@ export const knownVersion = (): number => Math.max(0, ...listMigrations().map((m
  */
 export function assertOwnSchema(db: Database, file: string, forRead: boolean): void {
   const id = identify(db);
-  const known = knownVersion();
+  const versions = migrationVersions();
+  const known = Math.max(0, ...versions);
   if (id.kind === 'foreign') throw notOurs(file);
   if (id.kind === 'empty') {
     if (forRead) throw new RagsyncError(`no index at ${file} (the file is empty): run "ragsync index" first`, EXIT.failed);
@@ -100,7 +101,7 @@ export function assertOwnSchema(db: Database, file: string, forRead: boolean): v
       EXIT.usage,
     );
   }
-  const missing = listMigrations().filter((m) => !id.applied.has(m.version)).map((m) => m.version);
+  const missing = versions.filter((v) => !id.applied.has(v));
   if (forRead && missing.length) {
     const gaps = id.version >= known ? ` without migration ${missing.join(', ')}` : '';
     throw new RagsyncError(

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
+import { packageRoot } from '../../core/package-root.ts';
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/', import.meta.url));
+export const MIGRATIONS_DIR = join(packageRoot(import.meta.url), 'migrations');
 
 export interface Migration {
   version: number;
@@ -11,10 +11,20 @@ export interface Migration {
   sql: string;
 }
 
+const MIGRATION_FILE = /^(\d+)_([\w-]+)\.sql$/;
+
+/** The versions of migrations/NNN_name.sql from the file names alone (a read-only open checks these). */
+export function migrationVersions(dir = MIGRATIONS_DIR): number[] {
+  return readdirSync(dir)
+    .flatMap((f) => MIGRATION_FILE.exec(f)?.[1] ?? [])
+    .map(Number)
+    .sort((a, b) => a - b);
+}
+
 /** migrations/NNN_name.sql, in numeric order. */
 export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
   return readdirSync(dir)
-    .map((f) => /^(\d+)_([\w-]+)\.sql$/.exec(f))
+    .map((f) => MIGRATION_FILE.exec(f))
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => ({ version: Number(m[1]), name: m[2]!, sql: readFileSync(join(dir, m[0]), 'utf8') }))
     .sort((a, b) => a.version - b.version);

@@ -3,7 +3,7 @@ import { endianness } from 'node:os';
 import type { ChunkFilter, StoredHit } from '../../core/types.ts';
 import { matchExpression } from '../../core/text/analyzer.ts';
 import type { IndexReader, KeywordQuery, RefScore, VectorSet, VectorSink } from '../roles.ts';
-import * as sqliteVec from 'sqlite-vec';
+import { createRequire } from 'node:module';
 import { decodeVector, encodeVector } from './blob.ts';
 import { parseJson } from './connection.ts';
 import { chunkFacts, factsCanFilter, factsFilter, textHashOf } from './facts.ts';
@@ -204,12 +204,50 @@ export class SqliteIndexReader implements IndexReader {
     return out;
   }
 
+  async streamVectors(fingerprint: string, sink: VectorSink): Promise<{ generation: number; dims: number; count: number }> {
+    return this.db.transaction(() => {
+      const generation = readGeneration(this.db);
+      const dims = (this.db.prepare('SELECT dims FROM embedders WHERE fingerprint = ?').pluck().get(fingerprint) ??
+        0) as number;
+      const total = this.db
+        .prepare('SELECT count(*) FROM chunks c JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash')
+        .pluck()
+        .get(fingerprint) as number;
+      sink.start(total, dims);
+      const row = new Float32Array(dims);
+      const bytes = new Uint8Array(row.buffer);
+      let i = 0;
+      // Each page is read once: a small page cache for the stream, the connection's own afterwards.
+      const cache = this.db.pragma('cache_size', { simple: true }) as number;
+      this.db.pragma('cache_size = -1024');
+      // No ORDER BY: sorting would copy every BLOB into a temporary b-tree first.
+      const rows = this.db
+        .prepare('SELECT c.id, v.embedding FROM chunks c JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash')
+        .raw()
+        .iterate(fingerprint) as IterableIterator<[number, Buffer]>;
+      try {
+        for (const [id, blob] of rows) {
+          if (blob.byteLength !== dims * 4) continue; // a foreign row: never mix dimensions
+          if (LITTLE) bytes.set(blob);
+          else row.set(decodeVector(blob));
+          sink.row(i++, id, row);
+        }
+      } finally {
+        rows.return?.();
+        this.db.pragma(`cache_size = ${cache}`);
+      }
+      return { generation, dims, count: i };
+    })();
+  }
+
   async generation(): Promise<number> {
     return readGeneration(this.db);
   }
 }
 
 const rescorers = new WeakMap<Database, Database>();
+/** sqlite-vec, loaded on the first rescoring: a one-shot command that never rescores skips its import. */
+const sqliteVec = () => createRequire(import.meta.url)('sqlite-vec') as typeof import('sqlite-vec');
 /**
  * The connection rescoring reads through, opened on first use: a second read-only connection to
  * the same file with sqlite-vec's distance functions, so the main connection's page cache keeps
@@ -221,7 +259,7 @@ function rescorer(db: Database): Database {
   let r = rescorers.get(db);
   if (!r) {
     r = db.memory || !db.name ? db : new BetterSqlite3(db.name, { readonly: true, fileMustExist: true, timeout: 10_000 });
-    sqliteVec.load(r);
+    sqliteVec().load(r);
     rescorers.set(db, r);
   }
   return r;

@@ -1,0 +1,60 @@
+/**
+ * What `ragsync --help` lists, known without loading any command: each command's usage line and
+ * summary. The commands register the same summaries with commander (a test holds the two equal),
+ * so the top-level help prints from here without importing commander or any implementation.
+ */
+export const DESCRIPTION = 'Keep a retrieval index in sync with Markdown in git repositories.';
+
+export const COMMAND_LIST: readonly { usage: string; summary: string }[] = [
+  { usage: 'index [options]', summary: 'pull each source, then chunk and embed what changed' },
+  { usage: 'search [options] <query>', summary: 'search the index (hybrid: vector + keyword by reciprocal rank fusion)' },
+  { usage: 'related [options] <path-or-id>', summary: 'documents most similar to a given one (itself excluded)' },
+  { usage: 'status [options]', summary: 'health verdict, sources, vector coverage per embedder, recent runs' },
+  { usage: 'gc [options]', summary: 'delete vectors that no chunk references any more' },
+  {
+    usage: 'export [options]',
+    summary: 'every chunk (id, source, path, heading, content, metadata, textHash) as JSON lines, CSV or Parquet',
+  },
+  {
+    usage: 'daemon [options]',
+    summary: 'sync on a cron schedule until SIGTERM/SIGINT (logs JSON on stdout); --serve adds the HTTP API',
+  },
+  {
+    usage: 'serve [options]',
+    summary: 'serve /search, /related, /status and /healthz as JSON (bearer token from $RAGSYNC_HTTP_TOKEN if set)',
+  },
+  { usage: 'eval [options] <file>', summary: 'score retrieval on a JSONL file of queries with gold paths: hit@1/3/10 and MRR@10' },
+  { usage: 'mcp [options]', summary: 'serve the index as an MCP server on stdio (tools: search, related)' },
+  { usage: 'embedders [options]', summary: 'list embedding providers: default model, dimensions, URL and key variable' },
+];
+
+/** The summary a command registers, by name. */
+export const summaryOf = (name: string): string => COMMAND_LIST.find((c) => c.usage.split(' ')[0] === name)!.summary;
+
+/** Greedy word wrap at `width`, continuation lines indented by `indent` (commander's layout). */
+function wrap(text: string, width: number, indent: number): string {
+  if (width < 40) return text;
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  lines.push(line);
+  return lines.join(`\n${' '.repeat(indent)}`);
+}
+
+/** The top-level help, laid out as commander lays it out for a terminal `columns` wide. */
+export function topLevelHelp(columns = 80): string {
+  const items = (rows: [string, string][], termWidth: number) =>
+    rows.map(([term, text]) => `  ${term.padEnd(termWidth)}  ${wrap(text, columns - termWidth - 4, termWidth + 4)}`).join('\n');
+  const options: [string, string][] = [
+    ['-V, --version', 'print the version'],
+    ['-h, --help', 'display help for command'],
+  ];
+  const commands: [string, string][] = [...COMMAND_LIST.map((c): [string, string] => [c.usage, c.summary]), ['help [command]', 'display help for command']];
+  const termWidth = Math.max(...[...options, ...commands].map(([t]) => t.length));
+  return `Usage: ragsync [options] [command]\n\n${DESCRIPTION}\n\nOptions:\n${items(options, termWidth)}\n\nCommands:\n${items(commands, termWidth)}\n`;
+}

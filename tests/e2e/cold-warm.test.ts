@@ -1,0 +1,94 @@
+/**
+ * The one-shot vector strategy (VectorScan: streamed from the database, what `ragsync search`
+ * uses) and the long-lived one (VectorIndex: loaded into memory, what serve/mcp/the agent tool
+ * use) rank alike: the same results in the same order with the same scores (to float32 rounding), in every mode, for
+ * the project's eval queries over both real corpora indexed with the offline embedder.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/builtin.ts';
+import type { Config } from '../../src/config/load.ts';
+import { Searcher, type SearchMode, type SearchResult } from '../../src/search/search.ts';
+import { oneShotVectors } from '../../src/search/vector-scan.ts';
+import { runIndex } from '../../src/sync/run.ts';
+import { needCorpora } from '../helpers/corpora.ts';
+import { CORPORA, REPO_ROOT, tempDir } from '../helpers/tmp.ts';
+
+const corpus = needCorpora('classics.bundle', 'bookmarks.bundle');
+const MODES: SearchMode[] = ['hybrid', 'vector', 'keyword'];
+const queries = ['eval/classics.jsonl', 'eval/bookmarks.jsonl'].flatMap((f) =>
+  readFileSync(join(REPO_ROOT, f), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .slice(0, 12)
+    .map((l) => JSON.parse(l) as { query: string; source?: string }),
+);
+
+// Searches over SQLite are synchronous underneath: let the event loop (vitest's RPC) breathe between them.
+const breathe = () => new Promise((r) => setImmediate(r));
+// The in-memory index rescores its int8 candidates with the store's cosine, the scan with the SIMD
+// kernel: scores may differ in float32 rounding (1e-7), never the order or any other field.
+const sameRanking = (cold: SearchResult[], warm: SearchResult[]) => {
+  expect(cold.map((r) => r.id)).toEqual(warm.map((r) => r.id));
+  cold.forEach((r, i) => expect(Math.abs(r.score - warm[i]!.score)).toBeLessThan(1e-6));
+  const rest = (rs: SearchResult[]) => rs.map(({ score: _s, explain: _e, ...r }) => r);
+  expect(rest(cold)).toEqual(rest(warm));
+};
+
+describe.skipIf(!corpus.ok)(corpus.title('one-shot (streamed) and long-lived (in-memory) vectors, real corpora'), () => {
+  const tmp = tempDir('ragsync-cold-warm-');
+  let config: Config;
+  let warm: Searcher;
+  let cold: Searcher;
+
+  beforeAll(async () => {
+    for (const name of ['classics', 'bookmarks']) {
+      execFileSync('git', ['clone', '--quiet', '--bare', join(CORPORA, `${name}.bundle`), join(tmp.dir, `${name}.git`)]);
+    }
+    const shipped = JSON.parse(readFileSync(join(REPO_ROOT, 'config', 'ragsync.json'), 'utf8')) as { sources: { name: string }[] };
+    const file = join(tmp.dir, 'ragsync.json');
+    writeFileSync(file, JSON.stringify({ ...shipped, db: 'index.db', checkouts: 'checkouts', sources: shipped.sources.map((s) => ({ ...s, url: `${s.name}.git` })) }));
+    config = loadConfig(file);
+    const r = await runIndex(config);
+    expect(r.status).toBe('ok');
+    warm = Searcher.open(config);
+    cold = Searcher.open(config, undefined, null, { vectors: oneShotVectors });
+  }, 600_000);
+  afterAll(async () => {
+    await warm?.close();
+    await cold?.close();
+    tmp.cleanup();
+  });
+
+  it.each(MODES)('%s: the same ranked results for every query', async (mode) => {
+    let compared = 0;
+    for (const { query, source } of queries) {
+      for (const sources of [undefined, source ? [source] : undefined]) {
+        const opts = { mode, k: 10, sources };
+        const [c, w] = [await cold.search(query, opts), await warm.search(query, opts)];
+        sameRanking(c, w);
+        compared += w.length;
+        await breathe();
+      }
+    }
+    expect(compared).toBeGreaterThan(queries.length * 5);
+  });
+
+  it('filters that reject most candidates widen the same way (book, path)', async () => {
+    for (const opts of [{ filters: { book: 'qiongtong' } }, { path: 'content/命/三命通会/**' }, { mode: 'vector' as const, k: 40 }]) {
+      sameRanking(await cold.search('甲木寅月用神', opts), await warm.search('甲木寅月用神', opts));
+      await breathe();
+    }
+  });
+
+  it('related: the same documents', async () => {
+    const some = (await warm.search('伤官配印', { k: 3 })).map((r) => ({ source: r.source, path: r.path }));
+    expect(some.length).toBe(3);
+    for (const ref of some) {
+      sameRanking(await cold.related(ref, { k: 8 }), await warm.related(ref, { k: 8 }));
+      await breathe();
+    }
+  });
+});

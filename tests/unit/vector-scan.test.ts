@@ -1,0 +1,76 @@
+/**
+ * VectorScan (the one-shot strategy: rows streamed from SQLite, scored a block at a time) against
+ * VectorIndex (everything in memory) over the same real SQLite file: the same matches, scores
+ * (to float32 rounding) and tie order, across partial blocks, with `accept` filters, the SIMD kernel and the JS fallback.
+ */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HashEmbedder } from '../../src/embedding/hash.ts';
+import { VectorIndex } from '../../src/search/vector-index.ts';
+import { VectorScan } from '../../src/search/vector-scan.ts';
+import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
+import { writeFixture, type FixtureDoc } from '../helpers/search-fixture.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+const WORDS = '甲 乙 丙 丁 戊 己 庚 辛 壬 癸 子 丑 寅 卯 辰 巳 午 未 申 酉 戌 亥 alpha beta gamma delta'.split(' ');
+
+/** n documents of pseudo-random passages; every 7th repeats an earlier text (equal vectors: ties). */
+function docs(n: number): FixtureDoc[] {
+  let x = 11;
+  const next = () => (x = (x * 1103515245 + 12345) % 2 ** 31);
+  const texts: string[] = [];
+  return Array.from({ length: n }, (_, i) => {
+    const text = i % 7 === 6 ? texts[i - 3]! : Array.from({ length: 12 }, () => WORDS[next() % WORDS.length]).join(' ');
+    texts.push(text);
+    return { path: `d${i}.md`, chunks: [['h', text]] };
+  });
+}
+
+const cleanups: (() => void)[] = [];
+afterEach(() => cleanups.splice(0).reverse().forEach((c) => c()));
+
+async function store(n: number, dims: number): Promise<{ db: SqliteIndex; fingerprint: string }> {
+  const tmp = tempDir('ragsync-scan-');
+  cleanups.push(tmp.cleanup);
+  const db = new SqliteIndex(join(tmp.dir, 'index.db'));
+  cleanups.push(() => void db.close());
+  await writeFixture(db, 'notes', docs(n), dims);
+  return { db, fingerprint: new HashEmbedder(dims).info.fingerprint };
+}
+
+describe('VectorScan ranks as VectorIndex does', () => {
+  it.each([
+    [700, 64], // SIMD kernel, two full blocks and a partial one
+    [300, 24], // dims not a multiple of 16: the JS loop
+  ])('%i rows × %i dims', async (n, dims) => {
+    const { db, fingerprint } = await store(n, dims);
+    const index = new VectorIndex(db, fingerprint);
+    const scan = new VectorScan(db, fingerprint);
+    const embedder = new HashEmbedder(dims);
+    expect(await scan.dims()).toBe(dims);
+    for (const q of ['甲 乙 丙', 'alpha gamma 子', '癸 亥 delta beta']) {
+      const [v] = await embedder.embed([q]);
+      const [warm, cold] = [await index.ranker(v!), await scan.ranker(v!)];
+      for (const k of [1, 10, 50, n + 5]) {
+        const [w, c] = [await warm(k), await cold(k)];
+        expect(c.map((m) => m.ref)).toEqual(w.map((m) => m.ref));
+        // The index rescores with the store's cosine: float32 rounding apart at most.
+        c.forEach((m, i) => expect(Math.abs(m.score - w[i]!.score)).toBeLessThan(1e-6));
+      }
+      const odd = (ref: number) => ref % 2 === 1;
+      expect((await cold(20, odd)).map((m) => m.ref)).toEqual((await warm(20, odd)).map((m) => m.ref));
+    }
+    for (const ref of [1, 2, n]) {
+      const [a, b] = [await scan.vectorOf(ref), await index.vectorOf(ref)];
+      a!.forEach((x, j) => expect(Math.abs(x - b![j]!)).toBeLessThan(1e-6));
+    }
+  });
+
+  it('an index without vectors for the fingerprint: nothing, dims 0', async () => {
+    const { db } = await store(5, 64);
+    const scan = new VectorScan(db, 'hash:other@1:64');
+    expect(await scan.dims()).toBe(0);
+    expect(await (await scan.ranker(new Float32Array(64).fill(1)))(10)).toEqual([]);
+    expect(await scan.vectorOf(1)).toBeNull();
+  });
+});
