@@ -63,6 +63,8 @@ export interface ChunkRecord {
   tokens: number;
   /** Keyword-index terms of `text`, space-separated (the source's analyzer made them). */
   terms: string;
+  /** Keyword-index terms of the heading path and tags: the column that weighs more (migration 008). */
+  headTerms: string;
   metadata: Record<string, unknown>;
 }
 

@@ -8,6 +8,7 @@ import { createEmbedder } from '../embedding/create.ts';
 import type { Embedder } from '../embedding/types.ts';
 import { openIndex } from '../storage/open.ts';
 import type { SearchStore } from '../storage/roles.ts';
+import { headWeight } from './field-weights.ts';
 import { toChunkFilter, unknownValueError, unlistedValues } from './filters.ts';
 import { collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate } from './fuse.ts';
 import type { Reranker } from './rerank.ts';
@@ -127,11 +128,12 @@ export class Searcher {
 
   private async keywordHits(q: string, n: number, filter: ChunkFilter, analyzers: Analyzer[]): Promise<StoredHit[]> {
     const terms = this.terms(q, analyzers);
-    const hits = await this.store.keywordSearch({ tokens: terms, k: n, filter });
+    const head = headWeight();
+    const hits = await this.store.keywordSearch({ tokens: terms, k: n, filter, headWeight: head });
     if (hits.length) return hits;
     // No CJK bigram matched: fall back to single characters.
     const uni = this.terms(q, analyzers, true);
-    return uni.length > terms.length ? this.store.keywordSearch({ tokens: uni, k: n, filter }) : [];
+    return uni.length > terms.length ? this.store.keywordSearch({ tokens: uni, k: n, filter, headWeight: head }) : [];
   }
 
   async search(query: string, opts: SearchOptions = {}): Promise<SearchResult[]> {

@@ -40,6 +40,11 @@ export interface KeywordQuery {
   tokens: string[];
   k: number;
   filter?: ChunkFilter;
+  /**
+   * BM25 weight of the head column (title, headings, tags) against the body's 1. 0 ranks by the
+   * body alone (which holds the head's words too), as before migration 008. Default 1.
+   */
+  headWeight?: number;
 }
 
 /** The active fingerprint's vectors, one row per chunk, for the in-memory index. */

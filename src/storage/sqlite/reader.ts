@@ -22,15 +22,17 @@ export class SqliteIndexReader implements IndexReader {
   async keywordSearch(q: KeywordQuery): Promise<StoredHit[]> {
     if (!q.tokens.length) return [];
     const f = filterSql(q.filter);
+    const head = q.headWeight ?? 1;
+    if (!(Number.isFinite(head) && head >= 0)) throw new Error(`headWeight must be a number ≥ 0 (got ${head})`);
     const rows = this.db
       .prepare(
-        `SELECT ${HIT_COLUMNS}, -bm25(chunks_fts) AS score
+        `SELECT ${HIT_COLUMNS}, -bm25(chunks_fts, ?, 1) AS score
          FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid ${HIT_JOINS}
          WHERE chunks_fts MATCH ? AND ${f.sql}
-         ORDER BY bm25(chunks_fts), c.id
+         ORDER BY score DESC, c.id
          LIMIT ?`,
       )
-      .all(matchExpression(q.tokens), ...f.params, q.k) as HitRow[];
+      .all(head, matchExpression(q.tokens), ...f.params, q.k) as HitRow[];
     return rows.map(toHit);
   }
 

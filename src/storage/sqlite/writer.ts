@@ -109,7 +109,7 @@ export class SqliteIndexWriter implements IndexWriter {
        VALUES (@documentId, @ordinal, @key, @heading, @content, @text, @textHash, @tokens, @metadata)`,
     );
     // Keyword index rows go in with their chunks (deletes follow by trigger): same transaction.
-    const insertFts = this.db.prepare('INSERT INTO chunks_fts (rowid, tokens) VALUES (?, ?)');
+    const insertFts = this.db.prepare('INSERT INTO chunks_fts (rowid, head, body) VALUES (?, ?, ?)');
     const at = now();
     const writeOne = (d: DocumentRecord) => {
       const { id } = upsert.get({
@@ -125,9 +125,9 @@ export class SqliteIndexWriter implements IndexWriter {
       }) as { id: number };
       clear.run(id);
       for (const c of d.chunks) {
-        const { terms, ...row } = c;
+        const { terms, headTerms, ...row } = c;
         const { lastInsertRowid } = insertChunk.run({ ...row, documentId: id, metadata: JSON.stringify(c.metadata) });
-        insertFts.run(lastInsertRowid, terms);
+        insertFts.run(lastInsertRowid, headTerms, terms);
       }
       failpoint('in-documents');
     };
