@@ -2,6 +2,7 @@ import type { Profile } from '../../core/profile.ts';
 import { documentFields, ZH_QUESTION_WORDS } from '../common.ts';
 import { BOOK_KEYS } from './book.ts';
 import { classicsChunker } from './chunker.ts';
+import { expandClassicsQuery } from './expand.ts';
 import { normalizeForSearch } from './normalize.ts';
 
 /** Every book key the classics chunker gives (chunk metadata.book). */
@@ -31,4 +32,5 @@ export const classicsProfile: Profile = {
     },
   ],
   resultFields: documentFields,
+  expandQuery: (query) => expandClassicsQuery(query),
 };
