@@ -31,6 +31,8 @@ export interface Config {
   /** Absent in configs built in code: the daemon then uses its defaults. */
   daemon?: DaemonConfig;
   logLevel?: string;
+  /** Search defaults (absent in configs built in code: expansion on). */
+  search?: { expand: boolean };
 }
 
 /** --config, else $RAGSYNC_CONFIG, else config/ragsync.json (relative to the working directory). */
@@ -103,6 +105,7 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
     embedder: c.embedder,
     daemon: c.daemon,
     logLevel: c.logLevel,
+    search: c.search,
     profiles,
     sources,
   };

@@ -11,6 +11,8 @@ export interface Candidate {
   /** 1-based rank and raw score in each component list. */
   vector?: { rank: number; score: number };
   keyword?: { rank: number; score: number };
+  /** Rank and raw score in the expansion list, and the expansion weight the hit earned there. */
+  expansion?: { rank: number; score: number; weight: number };
   /** ISO date used by temporal decay. */
   date?: string | null;
   /** Refs of collapsed near-duplicates. */
@@ -26,12 +28,20 @@ export interface RrfWeights {
 /** RRF's damping constant: 60 as in Cormack et al.; rank 1 is worth 1/61. */
 export const RRF_K = 60;
 
-/** Merges two ranked lists by Σ weight / (RRF_K + rank). */
-export function rrf(
-  vector: { ref: number; content: string; score: number }[],
-  keyword: { ref: number; content: string; score: number }[],
-  weights: RrfWeights = { vector: 1, keyword: 1 },
-): Candidate[] {
+type Ranked = { ref: number; content: string; score: number };
+
+/**
+ * A third list fused below the query's own: the expansion terms' keyword hits. Each hit counts
+ * weight × weightOf(hit) / (RRF_K + rank), weightOf being the expansion weight it earned.
+ */
+export interface ExpansionList {
+  list: Ranked[];
+  weight: number;
+  weightOf(hit: Ranked): number;
+}
+
+/** Merges ranked lists by Σ weight / (RRF_K + rank). */
+export function rrf(vector: Ranked[], keyword: Ranked[], weights: RrfWeights = { vector: 1, keyword: 1 }, expansion?: ExpansionList): Candidate[] {
   const byRef = new Map<number, Candidate>();
   const add = (list: typeof vector, which: 'vector' | 'keyword', w: number) =>
     list.forEach((h, i) => {
@@ -42,6 +52,13 @@ export function rrf(
     });
   add(vector, 'vector', weights.vector);
   add(keyword, 'keyword', weights.keyword);
+  expansion?.list.forEach((h, i) => {
+    const c = byRef.get(h.ref) ?? { ref: h.ref, content: h.content, score: 0 };
+    const w = expansion.weightOf(h);
+    c.expansion = { rank: i + 1, score: h.score, weight: w };
+    c.score += (expansion.weight * w) / (RRF_K + i + 1);
+    byRef.set(h.ref, c);
+  });
   return [...byRef.values()].sort((a, b) => b.score - a.score || a.ref - b.ref);
 }
 

@@ -1,7 +1,7 @@
 import type { Config } from '../config/load.ts';
 import { selectSources } from '../config/select.ts';
 import { RagsyncError, EXIT } from '../core/errors.ts';
-import type { FilterSpec } from '../core/profile.ts';
+import type { Expansion, FilterSpec } from '../core/profile.ts';
 import { defaultAnalyzer, queryTerms, type Analyzer } from '../core/text/analyzer.ts';
 import type { ChunkFilter, ChunkHit, StoredHit } from '../core/types.ts';
 import { createEmbedder } from '../embedding/create.ts';
@@ -10,7 +10,8 @@ import { openIndex } from '../storage/open.ts';
 import type { SearchStore } from '../storage/roles.ts';
 import { headWeight } from './field-weights.ts';
 import { toChunkFilter, unknownValueError, unlistedValues } from './filters.ts';
-import { collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate } from './fuse.ts';
+import { EXPANSION_RRF_WEIGHT, expansionWeightOf, gatherExpansions, type Expander } from './expand.ts';
+import { collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
 import type { Reranker } from './rerank.ts';
 import { DEFAULT_K, MAX_K, parseSearchRequest, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
 import { VectorIndex } from './vector-index.ts';
@@ -22,6 +23,8 @@ export interface SearchResponse {
   /** true: reordered by the reranker; false: it failed or timed out (fused order kept); null: none used. */
   reranked: boolean | null;
   rerankError?: string;
+  /** With explain: the expansions searched beside the query's own words (empty when off or none). */
+  expansions?: Expansion[];
 }
 
 export interface Explain {
@@ -30,6 +33,8 @@ export interface Explain {
   keyword: { rank: number; score: number } | null;
   decay: number | null;
   duplicates: number;
+  /** Rank and score in the expansion terms' keyword list, and the expansion weight it earned there. */
+  expansion: { rank: number; score: number; weight: number } | null;
   /** Relevance score from the reranker, when it ran. */
   rerank?: number;
 }
@@ -43,12 +48,24 @@ export interface SearchResult extends ChunkHit {
 const usage = (msg: string) => new RagsyncError(msg, EXIT.usage);
 const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
 
-/** Which sources a search covers, and the profiles in force for them. */
-export type SearchScope = Pick<Config, 'sources' | 'profiles'>;
+/** Which sources a search covers, the profiles in force for them, and the config's search switches. */
+export type SearchScope = Pick<Config, 'sources' | 'profiles'> & { search?: { expand: boolean } };
+
+/**
+ * Knobs of query expansion the benchmarks turn (the defaults are what measured best there):
+ * the expansion list's RRF weight, and whether the vector leg also embeds query + expansions.
+ */
+export interface ExpansionTuning {
+  weight: number;
+  vector: boolean;
+}
 
 /** A long-lived search handle (the HTTP server, the MCP server and the agent tool keep one open). */
 export class Searcher {
   readonly index: VectorIndex;
+  tuning: ExpansionTuning = { weight: EXPANSION_RRF_WEIGHT, vector: false };
+  /** Expanders beside the profiles' own (the corpus lexicon; a library user's). */
+  readonly extraExpanders: Expander[] = [];
 
   constructor(
     readonly store: SearchStore,
@@ -82,6 +99,21 @@ export class Searcher {
     for (const s of this.scope.sources) if (names.has(s.name)) out.add(this.scope.profiles.get(s.profile).analyzer ?? defaultAnalyzer);
     if (!out.size) out.add(defaultAnalyzer);
     return [...out];
+  }
+
+  /** The expanders of the searched sources' profiles, then the extra ones. */
+  private expanders(sources: string[] | undefined): Expander[] {
+    const names = new Set(sources?.length ? sources : this.scope.sources.map((s) => s.name));
+    const out = new Set<Expander>();
+    const profiles = new Set(this.scope.sources.filter((s) => names.has(s.name)).map((s) => this.scope.profiles.get(s.profile)));
+    for (const p of profiles) if (p.expandQuery) out.add((q) => p.expandQuery!(q));
+    return [...out, ...this.extraExpanders];
+  }
+
+  /** The expansions of a query, or none when the request or the config turns expansion off. */
+  async expansionsOf(q: string, req: Pick<SearchRequest, 'expand' | 'mode'>, sources: string[] | undefined): Promise<Expansion[]> {
+    if (!req.expand || this.scope.search?.expand === false) return [];
+    return gatherExpansions(q, this.expanders(sources));
   }
 
   /** Query terms under every analyzer in force, distinct (they are ORed). */
@@ -136,6 +168,12 @@ export class Searcher {
     return uni.length > terms.length ? this.store.keywordSearch({ tokens: uni, k: n, filter, headWeight: head }) : [];
   }
 
+  /** Keyword hits of the expansion terms, ORed (each term tokenised like a query). */
+  private async expansionHits(expansions: Expansion[], n: number, filter: ChunkFilter, analyzers: Analyzer[]): Promise<StoredHit[]> {
+    const terms = [...new Set(expansions.flatMap((e) => this.terms(e.term, analyzers)))];
+    return terms.length ? this.store.keywordSearch({ tokens: terms, k: n, filter }) : [];
+  }
+
   async search(query: string, opts: SearchOptions = {}): Promise<SearchResult[]> {
     return (await this.searchDetailed(query, opts)).results;
   }
@@ -181,14 +219,22 @@ export class Searcher {
     // Candidates per list: enough for fusion, collapse and MMR to have something to choose from.
     const pool = Math.max(k * 5, 50);
 
-    const [vec, kw] = await Promise.all([
-      mode === 'keyword' ? [] : this.embedQuery(q).then((v) => this.vectorHits(v, pool, filter)),
+    // Expansions join hybrid search only: keyword and vector modes stay the literal single legs.
+    const expansions = mode === 'hybrid' ? await this.expansionsOf(q, req, filter.sources) : [];
+    const expanded = expansions.length > 0;
+    const vectorText = expanded && this.tuning.vector ? `${q} ${expansions.map((e) => e.term).join(' ')}` : q;
+    const [vec, kw, ex] = await Promise.all([
+      mode === 'keyword' ? [] : this.embedQuery(vectorText).then((v) => this.vectorHits(v, pool, filter)),
       mode === 'vector' ? [] : this.keywordHits(q, pool, filter, analyzers),
+      expanded ? this.expansionHits(expansions, pool, filter, analyzers) : [],
     ]);
     const hits = new Map<number, StoredHit>();
-    for (const h of [...vec, ...kw]) hits.set(h.ref, h);
+    for (const h of [...vec, ...kw, ...ex]) hits.set(h.ref, h);
     const weights = req.weights ?? { vector: 1, keyword: 1 };
-    let list: Candidate[] = rrf(vec, kw, weights);
+    const exList: ExpansionList | undefined = expanded
+      ? { list: ex, weight: this.tuning.weight * weights.keyword, weightOf: (h) => expansionWeightOf(`${hits.get(h.ref)!.heading}\n${h.content}`, expansions) }
+      : undefined;
+    let list: Candidate[] = rrf(vec, kw, weights, exList);
     // Single-list modes keep the list's own score (cosine or -bm25) rather than RRF's.
     if (mode !== 'hybrid') list = list.map((c) => ({ ...c, score: (c.vector ?? c.keyword)!.score }));
     const results = new Map<number, SearchResult>();
@@ -224,13 +270,14 @@ export class Searcher {
           keyword: c.keyword ?? null,
           decay: c.decay ?? null,
           duplicates: c.duplicates?.length ?? 0,
+          expansion: c.expansion ?? null,
           ...(rerankScores?.has(c.ref) ? { rerank: rerankScores.get(c.ref)! } : {}),
         };
       }
       return r;
     });
     if (!top.length) await this.checkUnlistedValues(req);
-    return { results: top, reranked, ...(rerankError ? { rerankError } : {}) };
+    return { results: top, reranked, ...(rerankError ? { rerankError } : {}), ...(req.explain ? { expansions } : {}) };
   }
 
   /**
@@ -242,7 +289,9 @@ export class Searcher {
     if (req.minScore === undefined) return;
     const reranked = !!this.reranker && req.rerank;
     const w = req.weights ?? { vector: 1, keyword: 1 };
-    const ceiling = req.mode === 'hybrid' && !reranked ? (w.vector + w.keyword) / (RRF_K + 1) : req.mode === 'vector' ? 1 : Infinity;
+    // Expansion hits add a third list below the keyword one (when expansion may be on).
+    const ex = req.expand && this.scope.search?.expand !== false ? this.tuning.weight * w.keyword : 0;
+    const ceiling = req.mode === 'hybrid' && !reranked ? (w.vector + w.keyword + ex) / (RRF_K + 1) : req.mode === 'vector' ? 1 : Infinity;
     if (req.minScore > ceiling) {
       const scale = req.mode === 'hybrid' ? `fused (RRF) scores are at most ${ceiling.toFixed(4)} with weights ${w.vector},${w.keyword}` : 'cosine scores are at most 1';
       throw usage(`minScore ${req.minScore} can never be met in ${req.mode} mode: ${scale} (see "Scores" in docs/search.md)`);
