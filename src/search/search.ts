@@ -171,7 +171,7 @@ export class Searcher {
   /** Keyword hits of the expansion terms, ORed (each term tokenised like a query). */
   private async expansionHits(expansions: Expansion[], n: number, filter: ChunkFilter, analyzers: Analyzer[]): Promise<StoredHit[]> {
     const terms = [...new Set(expansions.flatMap((e) => this.terms(e.term, analyzers)))];
-    return terms.length ? this.store.keywordSearch({ tokens: terms, k: n, filter }) : [];
+    return terms.length ? this.store.keywordSearch({ tokens: terms, k: n, filter, headWeight: headWeight() }) : [];
   }
 
   async search(query: string, opts: SearchOptions = {}): Promise<SearchResult[]> {
