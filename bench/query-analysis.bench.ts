@@ -8,7 +8,7 @@
  * Pieces (each a switch): stemming (RAGSYNC_STEM, needs its own index), field weights
  * (RAGSYNC_HEAD_WEIGHT), the classics thesaurus and English glossary (RAGSYNC_CLASSICS_THESAURUS /
  * _GLOSSARY, through the query-expansion mechanism: `expand`), pseudo-relevance feedback
- * (RAGSYNC_PRF). `--heldout` adds eval/heldout/* (judge on it once, at the end; tune on dev).
+ * (RAGSYNC_PRF). `--work DIR` keeps the indexes between runs. `--heldout` adds eval/heldout/* (judge on it once, at the end; tune on dev).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -56,8 +56,11 @@ const VARIANTS: Variant[] = [
 ];
 const only = arg('--variants')?.split(',');
 
-const work = mkdtempSync(join(tmpdir(), 'ragsync-query-analysis-'));
+// --work DIR keeps the indexes for the next run (an unchanged index costs one no-op run).
+const keep = arg('--work');
+const work = keep ?? mkdtempSync(join(tmpdir(), 'ragsync-query-analysis-'));
 for (const name of ['classics', 'bookmarks']) {
+  if (existsSync(join(work, `${name}.git`))) continue;
   execFileSync('git', ['clone', '--quiet', '--bare', join(CORPORA, `${name}.bundle`), join(work, `${name}.git`)]);
 }
 const base = JSON.parse(readFileSync(join(root, 'config', 'ragsync.json'), 'utf8')) as { sources: { name: string }[] };
@@ -113,4 +116,4 @@ for (const r of [...rows].sort((a, b) => order(a).localeCompare(order(b)))) {
   console.log(`| ${r.set} | ${r.kind} (${r.m.queries}) | ${r.mode} | ${r.variant} | ${f(r.m.hit1)} | ${f(r.m.hit3)} | ${f(r.m.hit10)} | ${f(r.m.mrr10)} |`);
 }
 if (jsonOut) writeFileSync(jsonOut, JSON.stringify(rows, null, 1));
-rmSync(work, { recursive: true, force: true });
+if (!keep) rmSync(work, { recursive: true, force: true });

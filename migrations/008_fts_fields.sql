@@ -11,3 +11,5 @@ ALTER TABLE chunks_fts_fields RENAME TO chunks_fts;
 CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
   DELETE FROM chunks_fts WHERE rowid = old.id;
 END;
+-- How many chunks hold each term (pseudo-relevance feedback weighs the terms of the top hits by it).
+CREATE VIRTUAL TABLE chunks_fts_terms USING fts5vocab(chunks_fts, 'row');

@@ -2,13 +2,14 @@ import type { Config } from '../config/load.ts';
 import { selectSources } from '../config/select.ts';
 import { RagsyncError, EXIT } from '../core/errors.ts';
 import type { Expansion, FilterSpec } from '../core/profile.ts';
-import { defaultAnalyzer, queryTerms, type Analyzer } from '../core/text/analyzer.ts';
+import { defaultAnalyzer, indexTokens, queryTerms, type Analyzer } from '../core/text/analyzer.ts';
 import type { ChunkFilter, ChunkHit, StoredHit } from '../core/types.ts';
 import { createEmbedder } from '../embedding/create.ts';
 import type { Embedder } from '../embedding/types.ts';
 import { openIndex } from '../storage/open.ts';
 import type { SearchStore } from '../storage/roles.ts';
 import { headWeight } from './field-weights.ts';
+import { feedbackTerms, PRF_DOCS, prfEnabled } from './prf.ts';
 import { toChunkFilter, unknownValueError, unlistedValues } from './filters.ts';
 import { EXPANSION_RRF_WEIGHT, expansionWeightOf, gatherExpansions, type Expander } from './expand.ts';
 import { collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
@@ -168,6 +169,14 @@ export class Searcher {
     return uni.length > terms.length ? this.store.keywordSearch({ tokens: uni, k: n, filter, headWeight: head }) : [];
   }
 
+  /** Pseudo-relevance feedback terms from the top keyword hits (prf.ts). */
+  private async feedback(q: string, kw: StoredHit[], analyzers: Analyzer[]): Promise<Expansion[]> {
+    const own = new Set(this.terms(q, analyzers, true));
+    const top = kw.slice(0, PRF_DOCS).map((h) => analyzers.flatMap((a) => indexTokens(a, `${h.heading}\n${h.content}`)));
+    const stats = await this.store.termFrequencies([...new Set(top.flat())]);
+    return feedbackTerms(top, own, stats);
+  }
+
   /** Keyword hits of the expansion terms, ORed (each term tokenised like a query). */
   private async expansionHits(expansions: Expansion[], n: number, filter: ChunkFilter, analyzers: Analyzer[]): Promise<StoredHit[]> {
     const terms = [...new Set(expansions.flatMap((e) => this.terms(e.term, analyzers)))];
@@ -220,14 +229,22 @@ export class Searcher {
     const pool = Math.max(k * 5, 50);
 
     // Expansions join hybrid search only: keyword and vector modes stay the literal single legs.
-    const expansions = mode === 'hybrid' ? await this.expansionsOf(q, req, filter.sources) : [];
-    const expanded = expansions.length > 0;
+    let expansions = mode === 'hybrid' ? await this.expansionsOf(q, req, filter.sources) : [];
+    let expanded = expansions.length > 0;
     const vectorText = expanded && this.tuning.vector ? `${q} ${expansions.map((e) => e.term).join(' ')}` : q;
-    const [vec, kw, ex] = await Promise.all([
+    let [vec, kw, ex] = await Promise.all([
       mode === 'keyword' ? [] : this.embedQuery(vectorText).then((v) => this.vectorHits(v, pool, filter)),
       mode === 'vector' ? [] : this.keywordHits(q, pool, filter, analyzers),
       expanded ? this.expansionHits(expansions, pool, filter, analyzers) : [],
     ]);
+    if (mode === 'hybrid' && req.expand && prfEnabled() && kw.length) {
+      const prf = await this.feedback(q, kw, analyzers);
+      if (prf.length) {
+        expansions = [...expansions, ...prf];
+        expanded = true;
+        ex = await this.expansionHits(expansions, pool, filter, analyzers);
+      }
+    }
     const hits = new Map<number, StoredHit>();
     for (const h of [...vec, ...kw, ...ex]) hits.set(h.ref, h);
     const weights = req.weights ?? { vector: 1, keyword: 1 };

@@ -179,6 +179,8 @@ export interface IndexWriter {
 export interface IndexReader {
   /** BM25 keyword search over the terms ORed; score = -bm25 (higher is better). */
   keywordSearch(q: KeywordQuery): Promise<StoredHit[]>;
+  /** How many chunks the keyword index holds, and how many of them hold each term (absent: none). */
+  termFrequencies(terms: string[]): Promise<{ chunks: number; df: Map<string, number> }>;
   /** Chunks by reference that pass `filter`, in the order of `refs`. */
   getChunks(refs: number[], filter?: ChunkFilter): Promise<StoredHit[]>;
   /** Whether any chunk passes `filter` (a filter value nothing in the index has is a typo to report). */

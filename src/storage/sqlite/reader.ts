@@ -36,6 +36,18 @@ export class SqliteIndexReader implements IndexReader {
     return rows.map(toHit);
   }
 
+  async termFrequencies(terms: string[]): Promise<{ chunks: number; df: Map<string, number> }> {
+    const chunks = this.db.prepare('SELECT count(*) FROM chunks').pluck().get() as number;
+    const df = new Map<string, number>();
+    for (const part of slices(terms)) {
+      const rows = this.db
+        .prepare(`SELECT term, doc FROM chunks_fts_terms WHERE term IN (${part.map(() => '?').join(',')})`)
+        .all(...part) as { term: string; doc: number }[];
+      for (const r of rows) df.set(r.term, r.doc);
+    }
+    return { chunks, df };
+  }
+
   async getChunks(refs: number[], filter?: ChunkFilter): Promise<StoredHit[]> {
     const f = filterSql(filter);
     const byRef = new Map<number, StoredHit>();
