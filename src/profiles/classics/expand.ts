@@ -1,6 +1,8 @@
 import type { Expansion } from '../../core/profile.ts';
 import { glossaryMatches } from './glossary.ts';
-import { emptyMentions, entryHeadings, thesaurusMatches, type Match } from './thesaurus.ts';
+import { keywordsOf } from './lexicon.ts';
+import { normalizeForSearch } from './normalize.ts';
+import { compoundTerms, emptyMentions, entryHeadings, thesaurusMatches, type Match } from './thesaurus.ts';
 
 /**
  * Query analysis for the classics: the thesaurus (modern Chinese → the books' terms), the English
@@ -10,6 +12,7 @@ import { emptyMentions, entryHeadings, thesaurusMatches, type Match } from './th
  */
 export function expandClassicsQuery(query: string, env: NodeJS.ProcessEnv = process.env): Expansion[] {
   const mentions = emptyMentions();
+  const term = isTermQuery(query);
   const out: Expansion[] = [];
   const add = (ms: Match[], via: string) => {
     for (const m of ms) out.push({ ...m, via });
@@ -21,8 +24,22 @@ export function expandClassicsQuery(query: string, env: NodeJS.ProcessEnv = proc
   if (thesaurus || glossary) {
     const from = [...mentions.stems, ...mentions.months, ...mentions.seasons].join('+');
     for (const term of entryHeadings(mentions)) out.push({ term, from, weight: 1, via: 'thesaurus' });
+    if (!term) add(compoundTerms(normalizeForSearch(query), out.filter((e) => e.weight >= 0.8).map((e) => e.term)), 'thesaurus');
   }
-  return strongestPerTerm(out);
+  // A query that is the books' own term already says it their way: other terms only dilute it.
+  return strongestPerTerm(term ? out.map((e) => ({ ...e, weight: e.weight * TERM_QUERY_SCALE })) : out);
+}
+
+/** Weight left to expansions of a query that is nothing but lexicon terms (伤官配印, 甲木寅月用神). */
+export const TERM_QUERY_SCALE = 0.3;
+
+/** True when the query, normalised, is lexicon terms end to end. */
+export function isTermQuery(query: string): boolean {
+  const q = normalizeForSearch(query).replace(/\s+/g, '');
+  if (!q || /[a-z]/.test(q)) return false;
+  let rest = q;
+  for (const k of keywordsOf(q).sort((a, b) => b.length - a.length)) rest = rest.split(k).join('');
+  return rest.length === 0;
 }
 
 /** One expansion per term: the strongest, first found on a tie. */

@@ -1,4 +1,4 @@
-import { STEM_ELEMENT } from './lexicon.ts';
+import { PATTERNS, STEM_ELEMENT } from './lexicon.ts';
 import { normalizeForSearch } from './normalize.ts';
 
 /**
@@ -22,6 +22,36 @@ const IMAGERY: Rule[] = [
   [['珠玉', '珠宝', '首饰', '金银'], [['辛金', 1]]],
   [['城墙', '高山', '大山', '堤岸', '山岳'], [['戊土', 1]]],
   [['田园', '田地', '泥土', '农田'], [['己土', 1]]],
+];
+
+/** 阴阳 + element → the stem (阳木 = 甲, 阴木 = 乙 …). */
+const YIN_YANG: Rule[] = [
+  [['阳木'], [['甲木', 1]]],
+  [['阴木'], [['乙木', 1]]],
+  [['阳火'], [['丙火', 1]]],
+  [['阴火'], [['丁火', 1]]],
+  [['阳土'], [['戊土', 1]]],
+  [['阴土'], [['己土', 1]]],
+  [['阳金'], [['庚金', 1]]],
+  [['阴金'], [['辛金', 1]]],
+  [['阳水'], [['壬水', 1]]],
+  [['阴水'], [['癸水', 1]]],
+];
+
+/** Solar terms and the like → the 月令 they fall in (节气 start the months: 立春 → 寅月). */
+const SOLAR: Rule[] = [
+  [['立春', '雨水', '初春', '早春'], [['寅月', 1]]],
+  [['惊蛰', '春分', '仲春'], [['卯月', 1]]],
+  [['清明', '谷雨', '暮春', '晚春'], [['辰月', 1]]],
+  [['立夏', '小满', '初夏'], [['巳月', 1]]],
+  [['芒种', '夏至', '盛夏'], [['午月', 1]]],
+  [['小暑', '大暑', '晚夏', '最热'], [['未月', 1]]],
+  [['立秋', '处暑', '初秋'], [['申月', 1]]],
+  [['白露', '秋分', '中秋'], [['酉月', 1]]],
+  [['寒露', '霜降', '深秋', '晚秋'], [['戌月', 1]]],
+  [['立冬', '小雪', '初冬'], [['亥月', 1]]],
+  [['大雪', '冬至', '隆冬'], [['子月', 1]]],
+  [['小寒', '大寒', '腊月', '最冷', '年底'], [['丑月', 1]]],
 ];
 
 const SEASONS: Readonly<Record<string, readonly string[]>> = {
@@ -55,7 +85,19 @@ const TEN_GODS: Rule[] = [
   [['食神制七杀', '食神制杀', '食制杀'], [['食神制杀', 1]]],
   [['伤官遇正官', '伤官遇官', '伤官格遇到正官', '伤官碰到正官'], [['伤官见官', 1]]],
   [['伤官用印', '伤官加印', '伤官带印'], [['伤官配印', 1]]],
-  [['财多身弱', '财太多', '身弱财多'], [['财多身弱', 1], ['身弱财旺', 1]]],
+  [['财多身弱', '财太多', '身弱财多', '财很多', '弱但是财'], [['财多身弱', 1], ['身弱财旺', 1], ['富屋贫人', 0.6]]],
+  [['生我'], [['印', 0.6], ['印绶', 0.6]]],
+  [['我生'], [['食伤', 0.6], ['食神', 0.5]]],
+  [['克我'], [['官杀', 0.6], ['正官', 0.5]]],
+  [['我克'], [['财', 0.6], ['正财', 0.5]]],
+  [['同我', '和我一样'], [['比劫', 0.6]]],
+  [['去留', '留哪个', '去哪个', '留一个'], [['去留', 1], ['去杀留官', 0.6], ['去官留杀', 0.6]]],
+  [['势均力敌', '力量差不多', '力量相当', '旗鼓相当', '不相上下'], [['两停', 1], ['两神成象', 0.6]]],
+  [['时柱', '时上'], [['时上', 1]]],
+  [['阳干'], [['五阳', 0.6], ['阳干', 0.5]]],
+  [['阴干'], [['五阴', 0.6], ['阴干', 0.5]]],
+  [['顺排', '倒排', '顺着排', '倒着排', '顺逆', '逆排'], [['顺行', 0.8], ['逆行', 0.8], ['阳男阴女', 0.6]]],
+  [['合化', '合起来', '变成', '化成'], [['合化', 0.8], ['化', 0.4]]],
   [['身弱财旺'], [['财多身弱', 1]]],
 ];
 
@@ -74,9 +116,11 @@ const MODERN: Rule[] = [
   [['父母', '六亲', '亲人', '家人'], [['六亲', 1], ['父母', 0.8]]],
   [['兄弟', '姐妹'], [['兄弟', 1], ['比劫', 0.6]]],
   [['财运', '发财', '赚钱', '有钱'], [['财星', 1], ['财旺', 0.6]]],
-  [['当官', '仕途', '事业', '做官'], [['官星', 1], ['贵', 0.4]]],
+  [['当官', '仕途', '事业', '做官', '显贵', '富贵'], [['官星', 1], ['贵', 0.6]]],
   [['性格', '脾气', '为人'], [['性情', 1], ['性格', 0.6]]],
-  [['寿命', '长寿', '短命'], [['寿夭', 1], ['寿元', 0.6]]],
+  [['寿命', '长寿', '短命', '早逝', '夭折'], [['寿夭', 1], ['夭', 0.8], ['寿元', 0.6]]],
+  [['孤独', '孤单', '难成家', '单身', '寂寞'], [['孤辰', 0.8], ['寡宿', 0.8], ['孤鸾', 0.6]]],
+  [['聪明', '文采', '才华', '才气'], [['秀气', 0.6], ['通明', 0.6]]],
   [['生病', '疾病', '健康', '身体'], [['疾病', 1]]],
   [['读书', '考试', '学业', '聪明'], [['文昌', 0.8], ['学堂', 0.6]]],
   [['女命', '女人', '女性', '女子'], [['女命', 1]]],
@@ -91,7 +135,7 @@ const MODERN: Rule[] = [
   [['天道'], [['天道', 0.6], ['三元', 0.6]]],
 ];
 
-export const THESAURUS: readonly Rule[] = [...IMAGERY, ...SEASON_RULES, ...TEN_GODS, ...MODERN];
+export const THESAURUS: readonly Rule[] = [...IMAGERY, ...YIN_YANG, ...SOLAR, ...SEASON_RULES, ...TEN_GODS, ...MODERN];
 
 const STEM_TERM = new RegExp(`([${Object.keys(STEM_ELEMENT).join('')}])[${[...new Set(Object.values(STEM_ELEMENT))].join('')}]?`, 'u');
 
@@ -134,8 +178,56 @@ export function thesaurusMatches(query: string, mentions: Mentions = emptyMentio
   }
   // What the query names, for entry headings: stems (甲木 or a lone 甲 next to nothing else Han-like).
   for (const m of q.matchAll(new RegExp(STEM_TERM, 'gu'))) if (m[0].length === 2) mentions.stems.add(m[1]!);
-  for (const img of IMAGERY) if (img[0].some((p) => q.includes(p))) mentions.stems.add(img[1][0]![0][0]!);
+  for (const img of [...IMAGERY, ...YIN_YANG]) if (img[0].some((p) => q.includes(p))) mentions.stems.add(img[1][0]![0][0]!);
+  for (const m of SOLAR) if (m[0].some((p) => q.includes(p))) mentions.months.add(m[1][0]![0][0]!);
   for (const m of q.matchAll(/([子丑寅卯辰巳午未申酉戌亥])月/gu)) mentions.months.add(m[1]!);
   for (const [season] of Object.entries(SEASONS)) if (SEASON_RULES.find((r) => r[1][0]![0] === `三${season}`)![0].some((p) => q.includes(p))) mentions.seasons.add(season);
+  return out;
+}
+
+/** 十神 and 羊刃 by the one character the books' compound terms use for them (食神制杀: 食 + 杀). */
+const GOD_CHAR: ReadonlyArray<readonly [string, string]> = [
+  ['七杀', '杀'], ['偏官', '杀'], ['正官', '官'], ['官星', '官'], ['正印', '印'], ['偏印', '印'], ['印绶', '印'], ['枭神', '印'],
+  ['食神', '食'], ['伤官', '伤'], ['正财', '财'], ['偏财', '财'], ['财星', '财'], ['比肩', '比'], ['劫财', '劫'], ['比劫', '比'],
+  ['羊刃', '刃'], ['杀', '杀'], ['官', '官'], ['印', '印'], ['财', '财'], ['食', '食'], ['伤', '伤'], ['刃', '刃'],
+];
+
+/** The gods a text names, as their characters: 伤官见官 → {伤, 官}; a full name is read before its characters. */
+export function godsOf(text: string): Set<string> {
+  const out = new Set<string>();
+  for (let i = 0; i < text.length; ) {
+    const hit = GOD_CHAR.find(([name]) => text.startsWith(name, i));
+    if (hit) {
+      out.add(hit[1]);
+      i += hit[0].length;
+    } else i++;
+  }
+  return out;
+}
+
+// Beside the lexicon's configurations, the ones for 官 and 杀 together.
+const COMPOUNDS: ReadonlyArray<readonly [string, Set<string>]> = [...PATTERNS, '官杀混杂', '去杀留官', '去官留杀'].map((p) => [p, godsOf(p)] as const).filter(([, g]) => g.size >= 2);
+
+/** 天干五合 and what each pair becomes. */
+const STEM_PAIRS: ReadonlyArray<readonly [string, string, string]> = [
+  ['甲', '己', '土'], ['乙', '庚', '金'], ['丙', '辛', '水'], ['丁', '壬', '木'], ['戊', '癸', '火'],
+];
+
+/**
+ * The books' compound terms for what a query combines: two gods it names (in its own words or
+ * through expansions) → the configurations made of exactly those (伤官 + 正官 → 伤官见官; 七杀 + 食神
+ * → 食神制杀); two stems of a 五合 pair → their 合 and 化 (甲 + 己 → 甲己合, 甲己化土).
+ */
+export function compoundTerms(normalizedQuery: string, terms: readonly string[]): Match[] {
+  const q = normalizedQuery.replace(/\s+/g, '');
+  const gods = godsOf([q, ...terms].join(' '));
+  const from = [...gods].join('+');
+  const out: Match[] = [];
+  for (const [p, g] of COMPOUNDS) if (!q.includes(p) && [...g].every((x) => gods.has(x))) out.push({ term: p, from, weight: 0.9 });
+  const stems = new Set([...q.replace(/[自知]己/g, '')].filter((c) => c in STEM_ELEMENT));
+  for (const t of terms) if (t.length === 2 && t[0]! in STEM_ELEMENT) stems.add(t[0]!);
+  for (const [a, b, el] of STEM_PAIRS) {
+    if (stems.has(a) && stems.has(b)) out.push({ term: `${a}${b}合`, from: `${a}+${b}`, weight: 0.9 }, { term: `${a}${b}化${el}`, from: `${a}+${b}`, weight: 0.9 });
+  }
   return out;
 }
