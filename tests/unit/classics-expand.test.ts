@@ -39,7 +39,7 @@ describe('classics thesaurus', () => {
   });
 
   it('says where each term came from and how strong it is', () => {
-    const e = find(expandClassicsQuery('七杀', {}), '偏官')!;
+    const e = find(expandClassicsQuery('七杀太旺', {}), '偏官')!;
     expect(e).toEqual({ term: '偏官', from: '七杀', weight: 1, via: 'thesaurus' });
   });
 });

@@ -83,6 +83,41 @@ const TERMS: Entry[] = [
   [['health', 'illness', 'disease'], [['疾病', 1]]],
   [['longevity', 'lifespan'], [['寿', 0.8]]],
   [['personality', 'character', 'temperament'], [['性情', 1]]],
+  [['three harmony', 'three harmonies', 'triple harmony', 'three combination', 'san he'], [['三合', 1]]],
+  [['six harmony', 'six harmonies', 'six combination', 'liu he'], [['六合', 1]]],
+  [['half combination', 'half harmony'], [['半合', 1]]],
+  [['directional combination', 'seasonal combination', 'san hui'], [['三会', 1]]],
+  [['water frame', 'water bureau'], [['水局', 1]]],
+  [['wood frame', 'wood bureau'], [['木局', 1]]],
+  [['fire frame', 'fire bureau'], [['火局', 1]]],
+  [['metal frame', 'metal bureau'], [['金局', 1]]],
+  [['twelve life stages', 'twelve stages', 'life stages', 'growth stages', 'twelve growth', 'chang sheng', 'growth phase'], [['长生', 1], ['十二长生', 1]]],
+  [['mu yu', 'bath stage'], [['沐浴', 1]]],
+  [['guan dai', 'cap and belt'], [['冠带', 1]]],
+  [['lin guan', 'di wang', 'emperor stage', 'prosperous stage'], [['临官', 0.8], ['帝旺', 0.8]]],
+  [['golden spirit', 'jin shen'], [['金神', 1]]],
+  [['flying horse', 'fei tian lu ma', 'flying heaven'], [['飞天禄马', 1]]],
+  [['illness and medicine', 'disease and medicine', 'illness and cure', 'medicine'], [['病药', 1], ['药', 0.6]]],
+  [['water flooding', 'flooding water', 'flood', 'flooding'], [['水泛', 1]]],
+  [['wood float', 'wood floats', 'floating wood', 'float', 'floats'], [['木浮', 1]]],
+  [['buries', 'buried', 'bury'], [['埋', 0.8]]],
+  [['exhausted', 'completely exhausted', 'used up'], [['尽', 0.8], ['伤尽', 0.6]]],
+  [['generating each other', 'generate each other', 'mutual generation', 'xiang sheng'], [['相生', 1]]],
+  [['seizing', 'seizes', 'steals', 'snatching', 'robbing'], [['夺', 0.8]]],
+  [['fierce', 'intense', 'blazing'], [['猛烈', 0.6]]],
+  [['weakest', 'weak and soft', 'gentle'], [['至弱', 0.6], ['柔', 0.5]]],
+  [['gate', 'doorway'], [['门户', 0.6]]],
+  // imagery (滴天髓, 穷通宝鉴): the stems as things
+  [['towering tree', 'tall tree', 'big tree', 'great tree', 'timber'], [['甲木', 1], ['参天', 0.8]]],
+  [['flowers and grass', 'vines', 'vine', 'grass', 'flowers'], [['乙木', 1]]],
+  [['the sun', 'sunlight', 'sun'], [['丙火', 1], ['太阳', 0.6]]],
+  [['candle', 'lamp', 'candlelight', 'lamplight'], [['丁火', 1], ['灯烛', 0.6]]],
+  [['rivers', 'river', 'ocean', 'sea'], [['壬水', 1], ['江河', 0.6]]],
+  [['rain and dew', 'rain', 'dew'], [['癸水', 1], ['雨露', 0.6]]],
+  [['mountain', 'city wall', 'dyke', 'dam'], [['戊土', 1], ['城墙', 0.5]]],
+  [['garden soil', 'fields', 'soil', 'farmland', 'moist earth'], [['己土', 1], ['田园', 0.5]]],
+  [['raw iron', 'axe', 'sword', 'blade'], [['庚金', 1]]],
+  [['jewel', 'jewels', 'jewelry', 'pearl', 'gems'], [['辛金', 1], ['珠玉', 0.6]]],
   // books
   [['di tian sui', 'ditiansui', 'dripping heaven'], [['滴天髓', 1]]],
   [['qiong tong bao jian', 'qiongtong baojian', 'qiong tong', 'exhaustive penetration'], [['穷通宝鉴', 1]]],
@@ -152,10 +187,47 @@ function seasonEntries(): Entry[] {
   ]);
 }
 
+/** "too much earth" → 土多, "excess water" → 水多. */
+const EXCESS: Entry[] = Object.entries(ELEMENT_EN).map(([en, zh]) => [[`too much ${en}`, `excess ${en}`, `excessive ${en}`, `${en} too strong`], [[`${zh}多`, 1], [`${zh}旺`, 0.6]]]);
+
+/** 干支 by pinyin: "Yi Chou" → 乙丑 (the sixty pillars only: a stem and a branch of one polarity). */
+function pillarEntries(): Entry[] {
+  const out: Entry[] = [];
+  STEMS.forEach((s, i) => {
+    BRANCHES.forEach((b, j) => {
+      if (i % 2 !== j % 2) return;
+      const a = STEM_PINYIN[s]!;
+      const c = BRANCH_PINYIN[b]!;
+      out.push([[`${a} ${c}`, `${a}${c}`], [[s + b, 1]]]);
+    });
+  });
+  return out;
+}
+
+/** "Shen-Zi-Chen" → 申子辰 (a three-harmony or directional frame named by its branches). */
+function branchTriples(): Entry[] {
+  const out: Entry[] = [];
+  const triples = ['申子辰', '亥卯未', '寅午戌', '巳酉丑', '寅卯辰', '巳午未', '申酉戌', '亥子丑'];
+  for (const t of triples) {
+    const py = [...t].map((b) => BRANCH_PINYIN[b]!);
+    out.push([[py.join('-'), py.join(' ')], [[t, 1]]]);
+  }
+  return out;
+}
+
 /** Element words alone (after the stems, which take "Jia wood" whole). */
 const ELEMENT_ENTRIES: Entry[] = Object.entries(ELEMENT_EN).map(([en, zh]) => [[en], [[zh, 0.5]]]);
 
-export const GLOSSARY: readonly Entry[] = [...TERMS, ...stemEntries(), ...branchEntries(), ...seasonEntries(), ...ELEMENT_ENTRIES];
+export const GLOSSARY: readonly Entry[] = [
+  ...TERMS,
+  ...EXCESS,
+  ...branchTriples(),
+  ...pillarEntries(),
+  ...stemEntries(),
+  ...branchEntries(),
+  ...seasonEntries(),
+  ...ELEMENT_ENTRIES,
+];
 
 interface Phrase {
   re: RegExp;
@@ -182,7 +254,8 @@ export const hasLatin = (q: string) => /[a-z]{2}/i.test(q);
  */
 export function glossaryMatches(query: string, mentions: Mentions): Match[] {
   if (!hasLatin(query)) return [];
-  const text = query.normalize('NFKC');
+  // Brackets and punctuation read as spaces: "Zi (rat) month" is "Zi rat month".
+  const text = query.normalize('NFKC').replace(/[()[\]{},;:!?"“”]/g, ' ').replace(/\s+/g, ' ');
   const taken = new Uint8Array(text.length);
   const out: Match[] = [];
   for (const p of PHRASES) {
