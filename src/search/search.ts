@@ -245,11 +245,15 @@ export class Searcher {
         ex = await this.expansionHits(expansions, pool, filter, analyzers);
       }
     }
+    // The query's own words match nothing (an English question over Chinese text): its expansions
+    // stand in for them, at the keyword list's full weight and in the query vector.
+    const standIn = expanded && mode === 'hybrid' && !kw.length && process.env.RAGSYNC_STAND_IN !== '0';
+    if (standIn && !this.tuning.vector) vec = await this.embedQuery(`${q} ${expansions.map((e) => e.term).join(' ')}`).then((v) => this.vectorHits(v, pool, filter));
     const hits = new Map<number, StoredHit>();
     for (const h of [...vec, ...kw, ...ex]) hits.set(h.ref, h);
     const weights = req.weights ?? { vector: 1, keyword: 1 };
     const exList: ExpansionList | undefined = expanded
-      ? { list: ex, weight: this.tuning.weight * weights.keyword, weightOf: (h) => expansionWeightOf(`${hits.get(h.ref)!.heading}\n${h.content}`, expansions) }
+      ? { list: ex, weight: (standIn ? Math.max(1, this.tuning.weight) : this.tuning.weight) * weights.keyword, weightOf: (h) => expansionWeightOf(`${hits.get(h.ref)!.heading}\n${h.content}`, expansions) }
       : undefined;
     let list: Candidate[] = rrf(vec, kw, weights, exList);
     // Single-list modes keep the list's own score (cosine or -bm25) rather than RRF's.
