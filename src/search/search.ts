@@ -10,6 +10,7 @@ import { openIndex } from '../storage/open.ts';
 import type { SearchStore } from '../storage/roles.ts';
 import { toChunkFilter, unknownValueError, unlistedValues } from './filters.ts';
 import { EXPANSION_RRF_WEIGHT, expansionWeightOf, gatherExpansions, type Expander } from './expand.ts';
+import { lexiconExpander } from './lexicon.ts';
 import { collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
 import type { Reranker } from './rerank.ts';
 import { DEFAULT_K, MAX_K, parseSearchRequest, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
@@ -63,8 +64,9 @@ export interface ExpansionTuning {
 export class Searcher {
   readonly index: VectorIndex;
   tuning: ExpansionTuning = { weight: EXPANSION_RRF_WEIGHT, vector: false };
-  /** Expanders beside the profiles' own (the corpus lexicon; a library user's). */
+  /** Expanders beside the profiles' own and the corpus lexicon (a library user's). */
   readonly extraExpanders: Expander[] = [];
+  private readonly lexicon: Expander;
 
   constructor(
     readonly store: SearchStore,
@@ -75,6 +77,7 @@ export class Searcher {
     readonly reranker: Reranker | null = null,
   ) {
     this.index = new VectorIndex(store, embedder.info.fingerprint);
+    this.lexicon = lexiconExpander(store);
   }
 
   static open(config: Config, embedder?: Embedder, reranker?: Reranker | null): Searcher {
@@ -106,6 +109,7 @@ export class Searcher {
     const out = new Set<Expander>();
     const profiles = new Set(this.scope.sources.filter((s) => names.has(s.name)).map((s) => this.scope.profiles.get(s.profile)));
     for (const p of profiles) if (p.expandQuery) out.add((q) => p.expandQuery!(q));
+    if (this.scope.sources.some((s) => names.has(s.name) && s.lexicon)) out.add(this.lexicon);
     return [...out, ...this.extraExpanders];
   }
 
