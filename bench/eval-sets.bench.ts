@@ -1,6 +1,7 @@
 /**
- * The project's eval sets (eval/*.jsonl, bench/eval/*.jsonl) over both bundles' tips, scored the
- * way `ragsync eval` scores them (hit@1/3/10, MRR@10), in vector, keyword and hybrid mode.
+ * The project's eval sets (eval/*.jsonl, eval/{dev,heldout}/*.jsonl, bench/eval/*.jsonl) over both
+ * bundles' tips, scored the way `ragsync eval` scores them (hit@1/3/10, MRR@10), in vector, keyword
+ * and hybrid mode.
  *
  *   npx tsx bench/eval-sets.bench.ts [--json OUT]
  *
@@ -24,7 +25,14 @@ const corpora = CORPORA;
 if (!existsSync(join(corpora, 'classics.bundle'))) throw new Error(`no bundles in ${corpora} (set RAGSYNC_CORPORA)`);
 const jsonOut = process.argv.includes('--json') ? process.argv[process.argv.indexOf('--json') + 1] : undefined;
 
-const SETS = ['eval/classics.jsonl', 'eval/bookmarks.jsonl', 'bench/eval/classics-search.jsonl', 'bench/eval/bookmarks-search.jsonl'];
+const SETS = [
+  'eval/classics.jsonl',
+  'eval/bookmarks.jsonl',
+  'bench/eval/classics-search.jsonl',
+  'bench/eval/bookmarks-search.jsonl',
+  // query-analysis sets (eval/README.md): tune on dev, judge on held-out
+  ...['dev', 'heldout'].flatMap((d) => ['bookmarks-en', 'classics-en', 'classics-zh'].map((f) => `eval/${d}/${f}.jsonl`)),
+];
 const MODES: SearchMode[] = ['vector', 'keyword', 'hybrid'];
 
 const work = mkdtempSync(join(tmpdir(), 'ragsync-eval-sets-'));

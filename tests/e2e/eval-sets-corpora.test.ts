@@ -1,0 +1,82 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtinProfiles, parseConfig } from '../../src/builtin.ts';
+import type { ChunkedDocument } from '../../src/core/types.ts';
+import { readEvalFile, type EvalCase } from '../../src/search/eval.ts';
+import { pathMatcher } from '../../src/sources/match.ts';
+import { CORPORA, REPO_ROOT } from '../helpers/tmp.ts';
+import { needCorpora } from '../helpers/corpora.ts';
+
+/**
+ * The query-analysis eval sets against the corpora's tips: every gold path exists, every evidence
+ * string is in its file, and some chunk of the shipped chunkers holds one of them (so a hit is
+ * possible at all). Held-out sets share no bookmark and no (path, evidence) pair with the dev sets.
+ */
+
+const SETS = ['dev', 'heldout'].flatMap((d) =>
+  ['bookmarks-en', 'classics-en', 'classics-zh'].map((f) => `eval/${d}/${f}.jsonl`),
+);
+const configFile = join(REPO_ROOT, 'config', 'ragsync.json');
+const config = parseConfig(JSON.parse(readFileSync(configFile, 'utf8')), configFile);
+const squash = (s: string) => s.replace(/\s+/g, '');
+
+let tmp: string;
+const docs = new Map<string, { text: string; chunks: ChunkedDocument['chunks'] }>();
+
+function load(name: string): void {
+  const dir = join(tmp, name);
+  execFileSync('git', ['clone', '--quiet', join(CORPORA, `${name}.bundle`), dir]);
+  const s = config.sources.find((x) => x.name === name)!;
+  const match = pathMatcher(s.include, s.exclude);
+  const chunker = builtinProfiles.createChunker(s.chunker, s.chunking);
+  const files = execFileSync('git', ['-C', dir, 'ls-files', '-z'], { encoding: 'utf8' }).split('\0');
+  for (const path of files.filter((p) => p && match(p))) {
+    const text = readFileSync(join(dir, path), 'utf8');
+    docs.set(`${name}:${path}`, { text: squash(text), chunks: chunker.chunk({ path, text }).chunks });
+  }
+}
+
+const corpus = needCorpora('classics.bundle', 'bookmarks.bundle');
+
+describe.skipIf(!corpus.ok)(corpus.title('query-analysis eval sets against the corpora tips'), () => {
+  beforeAll(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'ragsync-eval-sets-'));
+    load('classics');
+    load('bookmarks');
+  });
+  afterAll(() => {
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it.each(SETS)('%s: gold paths exist, evidence is in the file and in one of its chunks', (set) => {
+    const problems: string[] = [];
+    for (const c of readEvalFile(join(REPO_ROOT, set))) {
+      for (const g of c.gold) {
+        const doc = docs.get(`${c.source}:${g.path}`);
+        if (!doc) {
+          problems.push(`${c.id}: no ${g.path} at the ${c.source} tip`);
+          continue;
+        }
+        for (const e of g.evidence) if (!doc.text.includes(squash(e))) problems.push(`${c.id}: "${e}" not in ${g.path}`);
+        const inChunk = doc.chunks.some((k) => g.evidence.some((e) => squash(k.content).includes(squash(e))));
+        if (!inChunk) problems.push(`${c.id}: no chunk of ${g.path} holds its evidence`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('held-out sets use other bookmarks and passages than the dev sets', () => {
+    const read = (d: string): EvalCase[] =>
+      ['bookmarks-en', 'classics-en', 'classics-zh'].flatMap((f) => readEvalFile(join(REPO_ROOT, 'eval', d, `${f}.jsonl`)));
+    const pairs = (cs: EvalCase[]) => new Set(cs.flatMap((c) => c.gold.flatMap((g) => g.evidence.map((e) => `${g.path}\t${e}`))));
+    const dev = read('dev');
+    const held = read('heldout');
+    const devBookmarks = new Set(dev.filter((c) => c.source === 'bookmarks').flatMap((c) => c.gold.map((g) => g.path)));
+    expect(held.filter((c) => c.source === 'bookmarks' && c.gold.some((g) => devBookmarks.has(g.path))).map((c) => c.id)).toEqual([]);
+    const devPairs = pairs(dev);
+    expect([...pairs(held)].filter((p) => devPairs.has(p))).toEqual([]);
+  });
+});

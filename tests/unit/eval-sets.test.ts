@@ -1,0 +1,60 @@
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readEvalFile } from '../../src/search/eval.ts';
+import { REPO_ROOT } from '../helpers/tmp.ts';
+
+/** Every eval file the repository ships parses, with unique ids and a kind from the known list. */
+
+const KINDS = new Set(['term', 'question', 'en', 'english', 'zh', 'en-question', 'zh-paraphrase']);
+const SOURCES = new Set(['classics', 'bookmarks']);
+
+function jsonl(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? jsonl(join(dir, e.name)) : e.name.endsWith('.jsonl') ? [join(dir, e.name)] : [],
+  );
+}
+const files = [...jsonl(join(REPO_ROOT, 'eval')), ...jsonl(join(REPO_ROOT, 'bench', 'eval'))].map((f) => relative(REPO_ROOT, f));
+
+describe('eval files', () => {
+  it('include the query-analysis dev and held-out sets', () => {
+    for (const d of ['dev', 'heldout'])
+      for (const f of ['bookmarks-en', 'classics-en', 'classics-zh']) expect(files).toContain(join('eval', d, `${f}.jsonl`));
+  });
+
+  it.each(files)('%s parses, ids unique, kinds and sources known', (file) => {
+    const cases = readEvalFile(join(REPO_ROOT, file));
+    const ids = cases.map((c) => c.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const c of cases) {
+      expect(KINDS.has(c.kind ?? ''), `${c.id}: kind ${c.kind}`).toBe(true);
+      expect(SOURCES.has(c.source ?? ''), `${c.id}: source ${c.source}`).toBe(true);
+    }
+  });
+
+  it('query-analysis sets: sizes as planned, 1–3 evidence strings of 2–8 characters, no monthly index', () => {
+    const sizes: Record<string, number> = {
+      'dev/bookmarks-en': 45, 'dev/classics-en': 25, 'dev/classics-zh': 35,
+      'heldout/bookmarks-en': 30, 'heldout/classics-en': 15, 'heldout/classics-zh': 15,
+    };
+    const all: string[] = [];
+    for (const [name, n] of Object.entries(sizes)) {
+      const cases = readEvalFile(join(REPO_ROOT, 'eval', `${name}.jsonl`));
+      expect(cases.length, name).toBe(n);
+      for (const c of cases) {
+        all.push(c.id);
+        expect(c.kind, c.id).toBe(name.endsWith('-zh') ? 'zh-paraphrase' : 'en-question');
+        for (const g of c.gold) {
+          expect(g.path.endsWith('monthly-index.md'), c.id).toBe(false);
+          expect(g.evidence.length, `${c.id} ${g.path}`).toBeGreaterThanOrEqual(1);
+          expect(g.evidence.length, `${c.id} ${g.path}`).toBeLessThanOrEqual(3);
+          for (const e of g.evidence) {
+            const n = [...e.replace(/\s+/g, '')].length;
+            expect(n >= 2 && n <= 8, `${c.id} "${e}" is ${n} characters`).toBe(true);
+          }
+        }
+      }
+    }
+    expect(new Set(all).size, 'ids unique across dev and held-out').toBe(all.length);
+  });
+});
