@@ -12,7 +12,7 @@ import type { Expander } from './expand.ts';
  */
 
 /** Chinese words kept per English word or phrase. */
-export const PER_KEY = 3;
+export const PER_KEY = 2;
 const MAX_PHRASE = 3;
 
 /** Weight of an expansion: phrases are specific; a word's later senses and single characters are guesses. */

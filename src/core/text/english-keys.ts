@@ -35,7 +35,8 @@ export function wordKey(word: string): string | null {
   const w = word.toLowerCase();
   let k = keys.get(w);
   if (k === undefined) {
-    k = w.length < 2 || ENGLISH_STOP_WORDS.has(w) || /^\d+$/.test(w) || w.includes("'") ? null : stemmer(w);
+    // Porter keeps "queue" but cuts "queued" to "queu": a final e off the stem makes them agree.
+    k = w.length < 2 || ENGLISH_STOP_WORDS.has(w) || /^\d+$/.test(w) || w.includes("'") ? null : stemmer(w).replace(/(?<=...)e$/, '');
     // Memoised: a dictionary build asks for the same few thousand words hundreds of thousands of times.
     if (keys.size < 200_000) keys.set(w, k);
   }

