@@ -87,6 +87,8 @@ export const sourceSchema = z
     allowEmpty: z.boolean().default(false),
     /** Largest share of this source's documents one run may delete (default: the top-level maxDeleteShare). */
     maxDeleteShare: z.number().min(0).max(1).optional(),
+    /** Build and use the corpus lexicon (English → Chinese words) for this source (default: its profile's choice). */
+    lexicon: z.boolean().optional(),
   })
   .strict()
   .superRefine((s, ctx) => {

@@ -57,6 +57,11 @@ export interface Profile {
    * says in other words (synonyms, imagery, English terms). Pure and fast: called per query.
    */
   expandQuery?(query: string): Expansion[];
+  /**
+   * Its sources use the engine's corpus lexicon by default (a source's `lexicon` field overrides):
+   * English words of a query also search the Chinese words the dictionary glosses them with.
+   */
+  readonly lexicon?: boolean;
 }
 
 export interface ProfileRegistry {

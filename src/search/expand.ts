@@ -11,7 +11,7 @@ import type { Expansion } from '../core/profile.ts';
 export type Expander = (query: string) => Expansion[] | Promise<Expansion[]>;
 
 /** Most expansions one query keeps (the strongest): beyond a dozen or so they only add noise. */
-export const MAX_EXPANSIONS = 16;
+export const MAX_EXPANSIONS = 24;
 
 /**
  * RRF weight of the expansion list relative to the query's own keyword list (1): an expansion
@@ -19,6 +19,12 @@ export const MAX_EXPANSIONS = 16;
  * eval sets (BENCHMARKS.md, "Query expansion").
  */
 export const EXPANSION_RRF_WEIGHT = 0.6;
+
+/**
+ * RRF weight of the expanded query vector (query and expansion terms embedded together) relative
+ * to the query's own vector list; 0 turns that list off. Measured as EXPANSION_RRF_WEIGHT.
+ */
+export const EXPANSION_VECTOR_WEIGHT = 0.5;
 
 const fold = (s: string) => s.normalize('NFKC').toLowerCase().trim();
 

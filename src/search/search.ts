@@ -11,7 +11,8 @@ import type { SearchStore } from '../storage/roles.ts';
 import { headWeight } from './field-weights.ts';
 import { feedbackTerms, PRF_DOCS, prfEnabled } from './prf.ts';
 import { toChunkFilter, unknownValueError, unlistedValues } from './filters.ts';
-import { EXPANSION_RRF_WEIGHT, expansionWeightOf, gatherExpansions, type Expander } from './expand.ts';
+import { EXPANSION_RRF_WEIGHT, EXPANSION_VECTOR_WEIGHT, expansionWeightOf, gatherExpansions, type Expander } from './expand.ts';
+import { lexiconExpander } from './lexicon.ts';
 import { collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
 import type { Reranker } from './rerank.ts';
 import { DEFAULT_K, MAX_K, parseSearchRequest, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
@@ -36,6 +37,8 @@ export interface Explain {
   duplicates: number;
   /** Rank and score in the expansion terms' keyword list, and the expansion weight it earned there. */
   expansion: { rank: number; score: number; weight: number } | null;
+  /** Rank and cosine in the vector list of the query embedded with its expansions. */
+  expandedVector: { rank: number; score: number } | null;
   /** Relevance score from the reranker, when it ran. */
   rerank?: number;
 }
@@ -58,15 +61,17 @@ export type SearchScope = Pick<Config, 'sources' | 'profiles'> & { search?: { ex
  */
 export interface ExpansionTuning {
   weight: number;
-  vector: boolean;
+  /** RRF weight of a second vector list, of the query and its expansions embedded together (0: none). */
+  vector: number;
 }
 
 /** A long-lived search handle (the HTTP server, the MCP server and the agent tool keep one open). */
 export class Searcher {
   readonly index: VectorIndex;
-  tuning: ExpansionTuning = { weight: EXPANSION_RRF_WEIGHT, vector: false };
-  /** Expanders beside the profiles' own (the corpus lexicon; a library user's). */
+  tuning: ExpansionTuning = { weight: EXPANSION_RRF_WEIGHT, vector: EXPANSION_VECTOR_WEIGHT };
+  /** Expanders beside the profiles' own and the corpus lexicon (a library user's). */
   readonly extraExpanders: Expander[] = [];
+  private readonly lexicon: Expander;
 
   constructor(
     readonly store: SearchStore,
@@ -77,6 +82,7 @@ export class Searcher {
     readonly reranker: Reranker | null = null,
   ) {
     this.index = new VectorIndex(store, embedder.info.fingerprint);
+    this.lexicon = lexiconExpander(store);
   }
 
   static open(config: Config, embedder?: Embedder, reranker?: Reranker | null): Searcher {
@@ -108,6 +114,7 @@ export class Searcher {
     const out = new Set<Expander>();
     const profiles = new Set(this.scope.sources.filter((s) => names.has(s.name)).map((s) => this.scope.profiles.get(s.profile)));
     for (const p of profiles) if (p.expandQuery) out.add((q) => p.expandQuery!(q));
+    if (this.scope.sources.some((s) => names.has(s.name) && s.lexicon)) out.add(this.lexicon);
     return [...out, ...this.extraExpanders];
   }
 
@@ -231,11 +238,12 @@ export class Searcher {
     // Expansions join hybrid search only: keyword and vector modes stay the literal single legs.
     let expansions = mode === 'hybrid' ? await this.expansionsOf(q, req, filter.sources) : [];
     let expanded = expansions.length > 0;
-    const vectorText = expanded && this.tuning.vector ? `${q} ${expansions.map((e) => e.term).join(' ')}` : q;
-    let [vec, kw, ex] = await Promise.all([
-      mode === 'keyword' ? [] : this.embedQuery(vectorText).then((v) => this.vectorHits(v, pool, filter)),
+    const vectorText = expanded && this.tuning.vector > 0 ? `${q} ${expansions.map((e) => e.term).join(' ')}` : null;
+    let [vec, kw, ex, exVec] = await Promise.all([
+      mode === 'keyword' ? [] : this.embedQuery(q).then((v) => this.vectorHits(v, pool, filter)),
       mode === 'vector' ? [] : this.keywordHits(q, pool, filter, analyzers),
       expanded ? this.expansionHits(expansions, pool, filter, analyzers) : [],
+      vectorText ? this.embedQuery(vectorText).then((v) => this.vectorHits(v, pool, filter)) : [],
     ]);
     if (mode === 'hybrid' && req.expand && prfEnabled() && kw.length) {
       const prf = await this.feedback(q, kw, analyzers);
@@ -248,12 +256,20 @@ export class Searcher {
     // The query's own words match nothing (an English question over Chinese text): its expansions
     // stand in for them, at the keyword list's full weight and in the query vector.
     const standIn = expanded && mode === 'hybrid' && !kw.length && process.env.RAGSYNC_STAND_IN !== '0';
-    if (standIn && !this.tuning.vector) vec = await this.embedQuery(`${q} ${expansions.map((e) => e.term).join(' ')}`).then((v) => this.vectorHits(v, pool, filter));
+    if (standIn) {
+      vec = exVec.length ? exVec : await this.embedQuery(`${q} ${expansions.map((e) => e.term).join(' ')}`).then((v) => this.vectorHits(v, pool, filter));
+      exVec = [];
+    }
     const hits = new Map<number, StoredHit>();
-    for (const h of [...vec, ...kw, ...ex]) hits.set(h.ref, h);
+    for (const h of [...vec, ...kw, ...ex, ...exVec]) hits.set(h.ref, h);
     const weights = req.weights ?? { vector: 1, keyword: 1 };
     const exList: ExpansionList | undefined = expanded
-      ? { list: ex, weight: (standIn ? Math.max(1, this.tuning.weight) : this.tuning.weight) * weights.keyword, weightOf: (h) => expansionWeightOf(`${hits.get(h.ref)!.heading}\n${h.content}`, expansions) }
+      ? {
+          list: ex,
+          weight: (standIn ? Math.max(1, this.tuning.weight) : this.tuning.weight) * weights.keyword,
+          weightOf: (h) => expansionWeightOf(`${hits.get(h.ref)!.heading}\n${h.content}`, expansions),
+          vector: exVec.length ? { list: exVec, weight: this.tuning.vector * weights.vector } : undefined,
+        }
       : undefined;
     let list: Candidate[] = rrf(vec, kw, weights, exList);
     // Single-list modes keep the list's own score (cosine or -bm25) rather than RRF's.
@@ -292,6 +308,7 @@ export class Searcher {
           decay: c.decay ?? null,
           duplicates: c.duplicates?.length ?? 0,
           expansion: c.expansion ?? null,
+          expandedVector: c.expandedVector ?? null,
           ...(rerankScores?.has(c.ref) ? { rerank: rerankScores.get(c.ref)! } : {}),
         };
       }
@@ -311,7 +328,7 @@ export class Searcher {
     const reranked = !!this.reranker && req.rerank;
     const w = req.weights ?? { vector: 1, keyword: 1 };
     // Expansion hits add a third list below the keyword one (when expansion may be on).
-    const ex = req.expand && this.scope.search?.expand !== false ? this.tuning.weight * w.keyword : 0;
+    const ex = req.expand && this.scope.search?.expand !== false ? this.tuning.weight * w.keyword + this.tuning.vector * w.vector : 0;
     const ceiling = req.mode === 'hybrid' && !reranked ? (w.vector + w.keyword + ex) / (RRF_K + 1) : req.mode === 'vector' ? 1 : Infinity;
     if (req.minScore > ceiling) {
       const scale = req.mode === 'hybrid' ? `fused (RRF) scores are at most ${ceiling.toFixed(4)} with weights ${w.vector},${w.keyword}` : 'cosine scores are at most 1';

@@ -191,6 +191,18 @@ export interface IndexReader {
   loadVectors(fingerprint: string): Promise<VectorSet>;
   /** Bumped by every commit that changes chunks or vectors. */
   generation(): Promise<number>;
+  /** Corpus lexicon rows whose English gloss key is one of `keys` (absent in a backend without a lexicon). */
+  lexiconLookup?(keys: string[]): Promise<LexiconRow[]>;
+}
+
+/** One gloss of the corpus lexicon: English key → a Chinese headword of the corpus. */
+export interface LexiconRow {
+  gloss: string;
+  headword: string;
+  /** Which sense of the dictionary entry (0 = the first). */
+  sense: number;
+  /** Documents containing the headword. */
+  df: number;
 }
 
 /** The run history, read-only: what status pages and health checks show. */

@@ -9,6 +9,7 @@ import type { SourceConfig } from '../config/load.ts';
 import { decodeText } from '../sources/decode.ts';
 import type { Snapshot, SourceFile } from '../sources/types.ts';
 import type { IndexWriter } from '../storage/roles.ts';
+import type { LazyLexicon } from './lexicon/cedict.ts';
 
 export type ChangeKind = 'added' | 'changed' | 'renamed';
 
@@ -30,9 +31,12 @@ export interface SkippedFile {
 export interface Pipeline {
   chunker: Chunker;
   analyzer: Analyzer;
+  /** The corpus lexicon's dictionary, for sources that use it (their documents record the headwords they contain). */
+  lexicon?: LazyLexicon;
 }
 
-export const pipelineFingerprint = (p: Pipeline) => `${p.chunker.fingerprint}+${analyzerFingerprint(p.analyzer)}`;
+export const pipelineFingerprint = (p: Pipeline) =>
+  `${p.chunker.fingerprint}+${analyzerFingerprint(p.analyzer)}${p.lexicon ? `+${p.lexicon.id}` : ''}`;
 
 /**
  * Everything a run will do to one source, computed without writing anything. `--dry-run` prints
@@ -103,6 +107,7 @@ function buildDocument(file: SourceFile, bytes: Buffer, pipeline: Pipeline): Doc
     title: chunked.title,
     metadata: chunked.metadata,
     chunks,
+    ...(pipeline.lexicon ? { lexicon: pipeline.lexicon.load().find(chunks.map((c) => c.text)) } : {}),
   };
 }
 

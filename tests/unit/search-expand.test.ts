@@ -87,7 +87,8 @@ describe('expansion in search', () => {
     // Own words: 1/61 from the keyword list, the expansion list at most its weight of that.
     const own = r.results[0]!.explain!;
     expect(own.keyword!.rank).toBe(1);
-    expect(zh.score - (zh.explain!.vector ? 1 / (60 + zh.explain!.vector.rank) : 0)).toBeCloseTo(s.tuning.weight / 61, 6);
+    const vectors = (zh.explain!.vector ? 1 / (60 + zh.explain!.vector.rank) : 0) + (zh.explain!.expandedVector ? s.tuning.vector / (60 + zh.explain!.expandedVector.rank) : 0);
+    expect(zh.score - vectors).toBeCloseTo(s.tuning.weight / 61, 6);
   });
 
   it('the weight scales the expansion list: a lower tuning weight lowers the expanded hit\'s score', async () => {

@@ -56,7 +56,7 @@ describe('keyword index (FTS5)', () => {
 
   it('backfills an index made before migration 002 when a writer opens it; a reader refuses it untouched', async () => {
     const raw = new BetterSqlite3(fx.db);
-    raw.exec(`DROP TRIGGER chunks_fts_delete; DROP TABLE chunks_fts; DROP TABLE meta;
+    raw.exec(`DROP TRIGGER chunks_fts_delete; DROP TABLE chunks_fts_terms; DROP TABLE chunks_fts; DROP TABLE meta;
               DELETE FROM schema_migrations WHERE version IN (2, 8);`);
     raw.close();
     // Readers never change a schema: they say what to do instead.

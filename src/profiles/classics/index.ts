@@ -13,6 +13,7 @@ export const classicsProfile: Profile = {
   name: 'classics',
   description: '八字 classics: 穷通宝鉴 by 天干 × 月令, the other books by chapter',
   chunkers: { classics: classicsChunker },
+  lexicon: true,
   analyzer: {
     // Bump the version when normalizeForSearch or the stop words change what they produce.
     id: 'classics@1',

@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { ChunkFilter, StoredHit } from '../../core/types.ts';
 import { matchExpression } from '../../core/text/analyzer.ts';
-import type { IndexReader, KeywordQuery, VectorSet } from '../roles.ts';
+import type { IndexReader, KeywordQuery, LexiconRow, VectorSet } from '../roles.ts';
 import { decodeVector } from './blob.ts';
 import { parseJson, slices } from './connection.ts';
 import { filterSql } from './filter.ts';
@@ -18,6 +18,16 @@ const toHit = ({ docMetadata, ...r }: HitRow): StoredHit => ({
 
 export class SqliteIndexReader implements IndexReader {
   constructor(readonly db: Database) {}
+
+  async lexiconLookup(keys: string[]): Promise<LexiconRow[]> {
+    if (!keys.length) return [];
+    return this.db
+      .prepare(
+        `SELECT g.gloss, g.headword, g.sense, t.df FROM lexicon_glosses g JOIN lexicon_terms t ON t.headword = g.headword
+         WHERE g.gloss IN (SELECT value FROM json_each(?))`,
+      )
+      .all(JSON.stringify(keys)) as LexiconRow[];
+  }
 
   async keywordSearch(q: KeywordQuery): Promise<StoredHit[]> {
     if (!q.tokens.length) return [];

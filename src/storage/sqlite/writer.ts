@@ -110,6 +110,12 @@ export class SqliteIndexWriter implements IndexWriter {
     );
     // Keyword index rows go in with their chunks (deletes follow by trigger): same transaction.
     const insertFts = this.db.prepare('INSERT INTO chunks_fts (rowid, head, body) VALUES (?, ?, ?)');
+    // The document's lexicon row: replacing it moves every headword's df by trigger (migration 007).
+    const clearLexicon = this.db.prepare('DELETE FROM lexicon_docs WHERE document_id = ?');
+    const insertLexicon = this.db.prepare('INSERT INTO lexicon_docs (document_id, headwords) VALUES (?, ?)');
+    // Headwords that just (re)entered the lexicon need their glosses (they left with their last document).
+    const fresh = this.db.prepare('SELECT headword FROM lexicon_terms WHERE df = 1 AND headword IN (SELECT value FROM json_each(?))').pluck();
+    const insertGloss = this.db.prepare('INSERT OR IGNORE INTO lexicon_glosses (gloss, headword, sense) VALUES (?, ?, ?)');
     const at = now();
     const writeOne = (d: DocumentRecord) => {
       const { id } = upsert.get({
@@ -124,6 +130,13 @@ export class SqliteIndexWriter implements IndexWriter {
         at,
       }) as { id: number };
       clear.run(id);
+      clearLexicon.run(id);
+      if (d.lexicon?.length) {
+        const headwords = JSON.stringify(d.lexicon.map((e) => e.headword));
+        insertLexicon.run(id, headwords);
+        const entries = new Map(d.lexicon.map((e) => [e.headword, e]));
+        for (const h of fresh.all(headwords) as string[]) for (const [gloss, sense] of entries.get(h)!.glosses) insertGloss.run(gloss, h, sense);
+      }
       for (const c of d.chunks) {
         const { terms, headTerms, ...row } = c;
         const { lastInsertRowid } = insertChunk.run({ ...row, documentId: id, metadata: JSON.stringify(c.metadata) });

