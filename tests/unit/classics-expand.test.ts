@@ -82,6 +82,22 @@ describe('classics English glossary', () => {
   });
 });
 
+describe('compound terms and term queries', () => {
+  it('two gods a query names → the configurations made of them; 五合 stem pairs → their 合 and 化', () => {
+    expect(terms('Hurting Officer meets Direct Officer')).toContain('伤官见官');
+    expect(terms('Seven Killings controlled by Eating God')).toContain('食神制杀');
+    expect(terms('七杀很弱，靠财星生扶')).toContain('财滋弱杀');
+    expect(terms('甲和己合起来会变成土')).toEqual(expect.arrayContaining(['甲己合', '甲己化土']));
+    expect(terms('甲木自己')).not.toContain('甲己合');
+  });
+
+  it('a query that is lexicon terms already keeps its expansions weak and gets no compounds', () => {
+    expect(expandClassicsQuery('羊刃驾杀', {}).map((e) => e.term)).not.toContain('羊刃合杀');
+    expect(Math.max(...expandClassicsQuery('身弱财旺', {}).map((e) => e.weight))).toBeLessThanOrEqual(0.3);
+    expect(find(expandClassicsQuery('身弱财旺怎么办', {}), '财多身弱')!.weight).toBe(1);
+  });
+});
+
 describe('switches and the profile seam', () => {
   it('RAGSYNC_CLASSICS_THESAURUS=0 / RAGSYNC_CLASSICS_GLOSSARY=0 turn a part off', () => {
     expect(terms('七杀', { RAGSYNC_CLASSICS_THESAURUS: '0' })).toEqual([]);
