@@ -44,15 +44,19 @@ interface Variant {
   stem: boolean;
   env: Record<string, string>;
   expand: boolean;
+  /** The corpus lexicon of issue 16 (English → Chinese from CC-CEDICT), switched per source at query time. */
+  lexicon: boolean;
 }
 const OFF = { RAGSYNC_HEAD_WEIGHT: '0', RAGSYNC_CLASSICS_THESAURUS: '0', RAGSYNC_CLASSICS_GLOSSARY: '0', RAGSYNC_PRF: '0' };
+const ON = { RAGSYNC_HEAD_WEIGHT: '', RAGSYNC_CLASSICS_THESAURUS: '1', RAGSYNC_CLASSICS_GLOSSARY: '1', RAGSYNC_PRF: '0' };
 const VARIANTS: Variant[] = [
-  { name: 'baseline', stem: false, env: OFF, expand: false },
-  { name: '+stemming', stem: true, env: OFF, expand: false },
-  { name: '+field weights', stem: true, env: { ...OFF, RAGSYNC_HEAD_WEIGHT: '' }, expand: false },
-  { name: '+thesaurus', stem: true, env: { ...OFF, RAGSYNC_HEAD_WEIGHT: '', RAGSYNC_CLASSICS_THESAURUS: '1' }, expand: true },
-  { name: '+glossary', stem: true, env: { ...OFF, RAGSYNC_HEAD_WEIGHT: '', RAGSYNC_CLASSICS_THESAURUS: '1', RAGSYNC_CLASSICS_GLOSSARY: '1' }, expand: true },
-  { name: '+PRF', stem: true, env: { RAGSYNC_HEAD_WEIGHT: '', RAGSYNC_CLASSICS_THESAURUS: '1', RAGSYNC_CLASSICS_GLOSSARY: '1', RAGSYNC_PRF: '1' }, expand: true },
+  { name: 'baseline', stem: false, env: OFF, expand: false, lexicon: false },
+  { name: '+stemming', stem: true, env: OFF, expand: false, lexicon: false },
+  { name: '+field weights', stem: true, env: { ...OFF, RAGSYNC_HEAD_WEIGHT: '' }, expand: false, lexicon: false },
+  { name: '+thesaurus', stem: true, env: { ...OFF, RAGSYNC_HEAD_WEIGHT: '', RAGSYNC_CLASSICS_THESAURUS: '1' }, expand: true, lexicon: false },
+  { name: '+glossary', stem: true, env: ON, expand: true, lexicon: false },
+  { name: '+lexicon (16)', stem: true, env: ON, expand: true, lexicon: true },
+  { name: '+PRF', stem: true, env: { ...ON, RAGSYNC_PRF: '1' }, expand: true, lexicon: true },
 ];
 const only = arg('--variants')?.split(',');
 
@@ -98,6 +102,7 @@ for (const v of VARIANTS.filter((x) => !only || only.includes(x.name))) {
   const searcher = await searcherFor(v.stem);
   process.env.RAGSYNC_STEM = v.stem ? '1' : '0';
   setEnv(v.env);
+  for (const s of searcher.scope.sources) (s as { lexicon?: boolean }).lexicon = v.lexicon;
   for (const [set, cases] of sets) {
     for (const mode of modes) {
       const r = await runEval(searcher, cases, { mode, expand: v.expand });
