@@ -76,7 +76,7 @@ const all: Record<string, Metrics> = {};
 for (const set of SETS) {
   const cases = readEvalFile(join(root, set));
   for (const v of variants) {
-    searcher.tuning = { weight: v.weight ?? defaults.weight, vector: v.vector ?? defaults.vector };
+    searcher.tuning = { ...defaults, weight: v.weight ?? defaults.weight, vector: v.vector ?? defaults.vector };
     const m = (await runEval(searcher, cases, { mode: 'hybrid', expand: v.expand })).overall;
     all[`${set}\t${v.name}`] = m;
     console.log(`| ${set} (${m.queries}) | ${v.name} | ${f(m.hit1)} | ${f(m.hit3)} | ${f(m.hit10)} | ${f(m.mrr10)} |`);

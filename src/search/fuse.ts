@@ -15,6 +15,7 @@ export interface Candidate {
   expansion?: { rank: number; score: number; weight: number };
   /** Rank and cosine in the vector list of the query embedded with its expansions. */
   expandedVector?: { rank: number; score: number };
+  profileExpansion?: { rank: number; score: number; weight: number };
   /** ISO date used by temporal decay. */
   date?: string | null;
   /** Refs of collapsed near-duplicates. */
@@ -68,6 +69,19 @@ export function rrf(vector: Ranked[], keyword: Ranked[], weights: RrfWeights = {
     c.expandedVector = { rank: i + 1, score: h.score };
     c.score += expansion.vector!.weight / (RRF_K + i + 1);
     byRef.set(h.ref, c);
+  });
+  return [...byRef.values()].sort((a, b) => b.score - a.score || a.ref - b.ref);
+}
+
+/** Adds the keyword list of the profiles' own expansions to fused candidates (RRF, `weight` × each hit's expansion weight). */
+export function fuseProfileExpansions(list: Candidate[], hits: Ranked[], weight: number, weightOf: (h: Ranked) => number): Candidate[] {
+  const byRef = new Map(list.map((c) => [c.ref, c]));
+  hits.forEach((h, i) => {
+    let c = byRef.get(h.ref);
+    if (!c) byRef.set(h.ref, (c = { ref: h.ref, content: h.content, score: 0 }));
+    const w = weightOf(h);
+    c.profileExpansion = { rank: i + 1, score: h.score, weight: w };
+    c.score += (weight * w) / (RRF_K + i + 1);
   });
   return [...byRef.values()].sort((a, b) => b.score - a.score || a.ref - b.ref);
 }

@@ -13,7 +13,7 @@ import { feedbackTerms, PRF_DOCS, prfEnabled } from './prf.ts';
 import { toChunkFilter, unknownValueError, unlistedValues } from './filters.ts';
 import { EXPANSION_RRF_WEIGHT, EXPANSION_VECTOR_WEIGHT, expansionWeightOf, gatherExpansions, type Expander } from './expand.ts';
 import { lexiconExpander } from './lexicon.ts';
-import { collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
+import { collapseDuplicates, fuseProfileExpansions, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
 import type { Reranker } from './rerank.ts';
 import { DEFAULT_K, MAX_K, parseSearchRequest, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
 import { VectorIndex } from './vector-index.ts';
@@ -39,6 +39,8 @@ export interface Explain {
   expansion: { rank: number; score: number; weight: number } | null;
   /** Rank and cosine in the vector list of the query embedded with its expansions. */
   expandedVector: { rank: number; score: number } | null;
+  /** Rank and score in the keyword list of the profiles' own expansions (thesaurus, glossary), and the weight it earned. */
+  profileExpansion?: { rank: number; score: number; weight: number } | null;
   /** Relevance score from the reranker, when it ran. */
   rerank?: number;
 }
@@ -63,6 +65,8 @@ export interface ExpansionTuning {
   weight: number;
   /** RRF weight of a second vector list, of the query and its expansions embedded together (0: none). */
   vector: number;
+  /** Overrides the RRF weight of the profiles' own expansion list (Profile.expansionWeight). */
+  profile?: number;
 }
 
 /** A long-lived search handle (the HTTP server, the MCP server and the agent tool keep one open). */
@@ -113,9 +117,17 @@ export class Searcher {
     const names = new Set(sources?.length ? sources : this.scope.sources.map((s) => s.name));
     const out = new Set<Expander>();
     const profiles = new Set(this.scope.sources.filter((s) => names.has(s.name)).map((s) => this.scope.profiles.get(s.profile)));
-    for (const p of profiles) if (p.expandQuery) out.add((q) => p.expandQuery!(q));
+    for (const p of profiles) if (p.expandQuery && p.expansionWeight === undefined) out.add((q) => p.expandQuery!(q));
     if (this.scope.sources.some((s) => names.has(s.name) && s.lexicon)) out.add(this.lexicon);
     return [...out, ...this.extraExpanders];
+  }
+
+  /** The searched sources' profiles that weigh their own expansions (Profile.expansionWeight). */
+  private ownExpanders(sources: string[] | undefined): { expanders: Expander[]; weight: number } {
+    const names = new Set(sources?.length ? sources : this.scope.sources.map((s) => s.name));
+    const profiles = new Set(this.scope.sources.filter((s) => names.has(s.name)).map((s) => this.scope.profiles.get(s.profile)));
+    const own = [...profiles].filter((p) => p.expandQuery && p.expansionWeight !== undefined);
+    return { expanders: own.map((p) => (q: string) => p.expandQuery!(q)), weight: Math.max(0, ...own.map((p) => p.expansionWeight!)) };
   }
 
   /** The expansions of a query, or none when the request or the config turns expansion off. */
@@ -238,12 +250,19 @@ export class Searcher {
     // Expansions join hybrid search only: keyword and vector modes stay the literal single legs.
     let expansions = mode === 'hybrid' ? await this.expansionsOf(q, req, filter.sources) : [];
     let expanded = expansions.length > 0;
-    const vectorText = expanded && this.tuning.vector > 0 ? `${q} ${expansions.map((e) => e.term).join(' ')}` : null;
-    let [vec, kw, ex, exVec] = await Promise.all([
+    const ownEx = this.ownExpanders(filter.sources);
+    const own = mode === 'hybrid' && req.expand && this.scope.search?.expand !== false ? await gatherExpansions(q, ownEx.expanders) : [];
+    // A term the profile gives is searched in its list only.
+    expansions = expansions.filter((e) => !own.some((o) => o.term === e.term));
+    expanded = expansions.length > 0 || own.length > 0;
+    const allTerms = () => [...own, ...expansions].map((e) => e.term).join(' ');
+    const vectorText = expanded && this.tuning.vector > 0 ? `${q} ${allTerms()}` : null;
+    let [vec, kw, ex, exVec, exOwn] = await Promise.all([
       mode === 'keyword' ? [] : this.embedQuery(q).then((v) => this.vectorHits(v, pool, filter)),
       mode === 'vector' ? [] : this.keywordHits(q, pool, filter, analyzers),
-      expanded ? this.expansionHits(expansions, pool, filter, analyzers) : [],
+      expansions.length ? this.expansionHits(expansions, pool, filter, analyzers) : [],
       vectorText ? this.embedQuery(vectorText).then((v) => this.vectorHits(v, pool, filter)) : [],
+      own.length ? this.expansionHits(own, pool, filter, analyzers) : [],
     ]);
     if (mode === 'hybrid' && req.expand && prfEnabled() && kw.length) {
       const prf = await this.feedback(q, kw, analyzers);
@@ -257,11 +276,11 @@ export class Searcher {
     // stand in for them, at the keyword list's full weight and in the query vector.
     const standIn = expanded && mode === 'hybrid' && !kw.length && process.env.RAGSYNC_STAND_IN !== '0';
     if (standIn) {
-      vec = exVec.length ? exVec : await this.embedQuery(`${q} ${expansions.map((e) => e.term).join(' ')}`).then((v) => this.vectorHits(v, pool, filter));
+      vec = exVec.length ? exVec : await this.embedQuery(`${q} ${allTerms()}`).then((v) => this.vectorHits(v, pool, filter));
       exVec = [];
     }
     const hits = new Map<number, StoredHit>();
-    for (const h of [...vec, ...kw, ...ex, ...exVec]) hits.set(h.ref, h);
+    for (const h of [...vec, ...kw, ...ex, ...exVec, ...exOwn]) hits.set(h.ref, h);
     const weights = req.weights ?? { vector: 1, keyword: 1 };
     const exList: ExpansionList | undefined = expanded
       ? {
@@ -272,6 +291,11 @@ export class Searcher {
         }
       : undefined;
     let list: Candidate[] = rrf(vec, kw, weights, exList);
+    if (exOwn.length) {
+      const base = this.tuning.profile ?? ownEx.weight;
+      const w = (standIn ? Math.max(1, base) : base) * weights.keyword;
+      list = fuseProfileExpansions(list, exOwn, w, (h) => expansionWeightOf(`${hits.get(h.ref)!.heading}\n${h.content}`, own));
+    }
     // Single-list modes keep the list's own score (cosine or -bm25) rather than RRF's.
     if (mode !== 'hybrid') list = list.map((c) => ({ ...c, score: (c.vector ?? c.keyword)!.score }));
     const results = new Map<number, SearchResult>();
@@ -309,13 +333,14 @@ export class Searcher {
           duplicates: c.duplicates?.length ?? 0,
           expansion: c.expansion ?? null,
           expandedVector: c.expandedVector ?? null,
+          profileExpansion: c.profileExpansion ?? null,
           ...(rerankScores?.has(c.ref) ? { rerank: rerankScores.get(c.ref)! } : {}),
         };
       }
       return r;
     });
     if (!top.length) await this.checkUnlistedValues(req);
-    return { results: top, reranked, ...(rerankError ? { rerankError } : {}), ...(req.explain ? { expansions } : {}) };
+    return { results: top, reranked, ...(rerankError ? { rerankError } : {}), ...(req.explain ? { expansions: [...own, ...expansions] } : {}) };
   }
 
   /**

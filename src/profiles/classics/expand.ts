@@ -23,7 +23,11 @@ export function expandClassicsQuery(query: string, env: NodeJS.ProcessEnv = proc
   if (glossary) add(glossaryMatches(query, mentions), 'glossary');
   if (thesaurus || glossary) {
     const from = [...mentions.stems, ...mentions.months, ...mentions.seasons].join('+');
-    for (const term of entryHeadings(mentions)) out.push({ term, from, weight: 1, via: 'thesaurus' });
+    const headings = entryHeadings(mentions);
+    // One 天干 in one month or season is one 穷通宝鉴 entry: that heading is the answer, and the
+    // expansions are searched as one OR list, where common words (用神, 日主) would drown it.
+    if (headings.length && !term) return headings.map((t) => ({ term: t, from, weight: 1, via: 'thesaurus' }));
+    for (const term of headings) out.push({ term, from, weight: 1, via: 'thesaurus' });
     if (!term) add(compoundTerms(normalizeForSearch(query), out.filter((e) => e.weight >= 0.8).map((e) => e.term)), 'thesaurus');
   }
   // A query that is the books' own term already says it their way: other terms only dilute it.

@@ -24,7 +24,7 @@ const MONTH_NUMERALS = ['正', '二', '三', '四', '五', '六', '七', '八', 
 
 const TERMS: Entry[] = [
   // 十神
-  [['day master', 'daymaster', 'day stem', 'self element', 'day element'], [['日主', 1], ['日元', 0.8], ['日干', 0.6]]],
+  [['day master', 'daymaster', 'day stem', 'self element', 'day element'], [['日主', 1], ['日元', 0.8]]],
   [['seven killings', 'seven killing', 'seven kills', '7 killings', 'qi sha', 'qisha', 'indirect officer', 'seven killings star'], [['七杀', 1], ['偏官', 1]]],
   [['hurting officer', 'hurt officer', 'shang guan', 'shangguan'], [['伤官', 1]]],
   [['eating god', 'eating gods', 'food god', 'shi shen'], [['食神', 1]]],
