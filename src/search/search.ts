@@ -353,7 +353,9 @@ export class Searcher {
     const reranked = !!this.reranker && req.rerank;
     const w = req.weights ?? { vector: 1, keyword: 1 };
     // Expansion hits add a third list below the keyword one (when expansion may be on).
-    const ex = req.expand && this.scope.search?.expand !== false ? this.tuning.weight * w.keyword + this.tuning.vector * w.vector : 0;
+    // Their list counts fully when it stands in for the query's own words; a profile's own list adds its weight.
+    const profile = this.tuning.profile ?? this.ownExpanders(req.sources).weight;
+    const ex = req.expand && this.scope.search?.expand !== false ? (Math.max(1, this.tuning.weight) + profile) * w.keyword + this.tuning.vector * w.vector : 0;
     const ceiling = req.mode === 'hybrid' && !reranked ? (w.vector + w.keyword + ex) / (RRF_K + 1) : req.mode === 'vector' ? 1 : Infinity;
     if (req.minScore > ceiling) {
       const scale = req.mode === 'hybrid' ? `fused (RRF) scores are at most ${ceiling.toFixed(4)} with weights ${w.vector},${w.keyword}` : 'cosine scores are at most 1';
