@@ -13,8 +13,6 @@ export interface Candidate {
   keyword?: { rank: number; score: number };
   /** Rank and raw score in the expansion list, and the expansion weight the hit earned there. */
   expansion?: { rank: number; score: number; weight: number };
-  /** Rank and cosine in the vector list of the query embedded with its expansions. */
-  expandedVector?: { rank: number; score: number };
   /** ISO date used by temporal decay. */
   date?: string | null;
   /** Refs of collapsed near-duplicates. */
@@ -40,8 +38,6 @@ export interface ExpansionList {
   list: Ranked[];
   weight: number;
   weightOf(hit: Ranked): number;
-  /** The vector hits of the query embedded with its expansions, at their own weight. */
-  vector?: { list: Ranked[]; weight: number };
 }
 
 /** Merges ranked lists by Σ weight / (RRF_K + rank). */
@@ -63,12 +59,7 @@ export function rrf(vector: Ranked[], keyword: Ranked[], weights: RrfWeights = {
     c.score += (expansion.weight * w) / (RRF_K + i + 1);
     byRef.set(h.ref, c);
   });
-  expansion?.vector?.list.forEach((h, i) => {
-    const c = byRef.get(h.ref) ?? { ref: h.ref, content: h.content, score: 0 };
-    c.expandedVector = { rank: i + 1, score: h.score };
-    c.score += expansion.vector!.weight / (RRF_K + i + 1);
-    byRef.set(h.ref, c);
-  });
+
   return [...byRef.values()].sort((a, b) => b.score - a.score || a.ref - b.ref);
 }
 

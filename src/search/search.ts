@@ -9,7 +9,7 @@ import type { Embedder } from '../embedding/types.ts';
 import { openIndex } from '../storage/open.ts';
 import type { SearchStore } from '../storage/roles.ts';
 import { toChunkFilter, unknownValueError, unlistedValues } from './filters.ts';
-import { EXPANSION_RRF_WEIGHT, EXPANSION_VECTOR_WEIGHT, expansionWeightOf, gatherExpansions, type Expander } from './expand.ts';
+import { EXPANSION_TUNING, expansionWeightOf, gatherExpansions, literalShare, type Expander } from './expand.ts';
 import { lexiconExpander } from './lexicon.ts';
 import { collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
 import type { Reranker } from './rerank.ts';
@@ -35,8 +35,6 @@ export interface Explain {
   duplicates: number;
   /** Rank and score in the expansion terms' keyword list, and the expansion weight it earned there. */
   expansion: { rank: number; score: number; weight: number } | null;
-  /** Rank and cosine in the vector list of the query embedded with its expansions. */
-  expandedVector: { rank: number; score: number } | null;
   /** Relevance score from the reranker, when it ran. */
   rerank?: number;
 }
@@ -54,19 +52,25 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : nul
 export type SearchScope = Pick<Config, 'sources' | 'profiles'> & { search?: { expand: boolean } };
 
 /**
- * Knobs of query expansion the benchmarks turn (the defaults are what measured best there):
- * the expansion list's RRF weight, and whether the vector leg also embeds query + expansions.
+ * Knobs of query expansion the benchmarks turn (the defaults are what measured best there,
+ * BENCHMARKS.md "Query expansion"). A query whose own words already match a passage well (a title
+ * quoted, a term) is "literal": its expansions only nudge; otherwise they carry the search.
  */
 export interface ExpansionTuning {
+  /** RRF weight of the expansion list when the query is not literal. */
   weight: number;
-  /** RRF weight of a second vector list, of the query and its expansions embedded together (0: none). */
-  vector: number;
+  /** RRF weight of the expansion list when it is. */
+  literalWeight: number;
+  /** Not literal: the vector leg embeds the query with its expansions (the hash embedder then sees the Chinese words). */
+  expandVector: boolean;
+  /** Share of the query's English content words the best own-keyword hit must hold to count as literal. */
+  literal: number;
 }
 
 /** A long-lived search handle (the HTTP server, the MCP server and the agent tool keep one open). */
 export class Searcher {
   readonly index: VectorIndex;
-  tuning: ExpansionTuning = { weight: EXPANSION_RRF_WEIGHT, vector: EXPANSION_VECTOR_WEIGHT };
+  tuning: ExpansionTuning = { ...EXPANSION_TUNING };
   /** Expanders beside the profiles' own and the corpus lexicon (a library user's). */
   readonly extraExpanders: Expander[] = [];
   private readonly lexicon: Expander;
@@ -227,22 +231,21 @@ export class Searcher {
     // Expansions join hybrid search only: keyword and vector modes stay the literal single legs.
     const expansions = mode === 'hybrid' ? await this.expansionsOf(q, req, filter.sources) : [];
     const expanded = expansions.length > 0;
-    const vectorText = expanded && this.tuning.vector > 0 ? `${q} ${expansions.map((e) => e.term).join(' ')}` : null;
-    const [vec, kw, ex, exVec] = await Promise.all([
-      mode === 'keyword' ? [] : this.embedQuery(q).then((v) => this.vectorHits(v, pool, filter)),
+    const [kw, ex] = await Promise.all([
       mode === 'vector' ? [] : this.keywordHits(q, pool, filter, analyzers),
       expanded ? this.expansionHits(expansions, pool, filter, analyzers) : [],
-      vectorText ? this.embedQuery(vectorText).then((v) => this.vectorHits(v, pool, filter)) : [],
     ]);
+    const literal = expanded && !!kw.length && literalShare(q, `${kw[0]!.title ?? ''}\n${kw[0]!.heading}\n${kw[0]!.content}`) >= this.tuning.literal;
+    const vectorText = expanded && !literal && this.tuning.expandVector ? `${q} ${expansions.map((e) => e.term).join(' ')}` : q;
+    const vec = mode === 'keyword' ? [] : await this.vectorHits(await this.embedQuery(vectorText), pool, filter);
     const hits = new Map<number, StoredHit>();
-    for (const h of [...vec, ...kw, ...ex, ...exVec]) hits.set(h.ref, h);
+    for (const h of [...vec, ...kw, ...ex]) hits.set(h.ref, h);
     const weights = req.weights ?? { vector: 1, keyword: 1 };
     const exList: ExpansionList | undefined = expanded
       ? {
           list: ex,
-          weight: this.tuning.weight * weights.keyword,
+          weight: (literal ? this.tuning.literalWeight : this.tuning.weight) * weights.keyword,
           weightOf: (h) => expansionWeightOf(`${hits.get(h.ref)!.heading}\n${h.content}`, expansions),
-          vector: exVec.length ? { list: exVec, weight: this.tuning.vector * weights.vector } : undefined,
         }
       : undefined;
     let list: Candidate[] = rrf(vec, kw, weights, exList);
@@ -282,7 +285,6 @@ export class Searcher {
           decay: c.decay ?? null,
           duplicates: c.duplicates?.length ?? 0,
           expansion: c.expansion ?? null,
-          expandedVector: c.expandedVector ?? null,
           ...(rerankScores?.has(c.ref) ? { rerank: rerankScores.get(c.ref)! } : {}),
         };
       }
@@ -302,7 +304,7 @@ export class Searcher {
     const reranked = !!this.reranker && req.rerank;
     const w = req.weights ?? { vector: 1, keyword: 1 };
     // Expansion hits add a third list below the keyword one (when expansion may be on).
-    const ex = req.expand && this.scope.search?.expand !== false ? this.tuning.weight * w.keyword + this.tuning.vector * w.vector : 0;
+    const ex = req.expand && this.scope.search?.expand !== false ? Math.max(this.tuning.weight, this.tuning.literalWeight) * w.keyword : 0;
     const ceiling = req.mode === 'hybrid' && !reranked ? (w.vector + w.keyword + ex) / (RRF_K + 1) : req.mode === 'vector' ? 1 : Infinity;
     if (req.minScore > ceiling) {
       const scale = req.mode === 'hybrid' ? `fused (RRF) scores are at most ${ceiling.toFixed(4)} with weights ${w.vector},${w.keyword}` : 'cosine scores are at most 1';
