@@ -61,9 +61,10 @@ const variants: Variant[] = [
   { name: 'on', expand: true },
   ...(tune
     ? [
-        { name: 'on, literal weight 0.6', expand: true, literalWeight: 0.6 },
         { name: 'on, weight 0.6', expand: true, weight: 0.6 },
-        { name: 'on, literal bar 0.34', expand: true, literal: 0.34 },
+        { name: 'on, weight 1.5', expand: true, weight: 1.5 },
+        { name: 'on, weight 2', expand: true, weight: 2 },
+        { name: 'on, literal weight 0.6', expand: true, literalWeight: 0.6 },
         { name: 'on, literal bar 0.67', expand: true, literal: 0.67 },
         { name: 'on, no expanded vector', expand: true, expandVector: false },
         { name: 'on, never literal', expand: true, literal: 2 },

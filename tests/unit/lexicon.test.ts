@@ -55,9 +55,9 @@ describe('dictionary entries and the headword finder', () => {
 describe('lexicon expansions', () => {
   const rows: LexiconRow[] = [
     { gloss: 'messag queu', headword: '消息队列', sense: 0, df: 3 },
-    { gloss: 'queu', headword: '队列', sense: 1, df: 9 },
+    { gloss: 'queu', headword: '队列', sense: 1, df: 7 },
     { gloss: 'queu', headword: '排队', sense: 0, df: 4 },
-    { gloss: 'queu', headword: '队', sense: 0, df: 40 },
+    { gloss: 'queu', headword: '队', sense: 0, df: 12 },
     { gloss: 'queu', headword: '行列', sense: 2, df: 1 },
     { gloss: 'messag', headword: '消息', sense: 1, df: 20 },
     { gloss: 'tim zon', headword: '时区', sense: 0, df: 2 },
@@ -73,12 +73,12 @@ describe('lexicon expansions', () => {
     expect(out.every((e) => e.weight === 1 && e.via === 'lexicon')).toBe(true);
   });
 
-  it('a single word keeps its best senses (earliest, words before characters, then df), weighted below phrases', async () => {
+  it('a single word keeps its best senses (df, halved per later sense, a single character a quarter), weighted below phrases', async () => {
     const out = await lexiconExpansions('queues', lookup);
     expect(out).toHaveLength(PER_KEY);
-    expect(out.map((e) => e.term)).toEqual(['排队', '队']);
+    expect(out.map((e) => e.term)).toEqual(['排队', '队列']); // 队: df 12 but one character; 行列: third sense
     expect(out[0]!.weight).toBeLessThan(1);
-    expect(out[1]!.weight).toBeLessThan(out[0]!.weight); // a single character is a guess
+    expect(out[1]!.weight).toBeLessThan(out[0]!.weight); // a later sense is less sure
     expect(await lexiconExpansions('队列怎么用', lookup)).toEqual([]);
   });
 });
