@@ -11,6 +11,7 @@ import type { LexiconRow } from '../../src/storage/roles.ts';
 import { buildEntries, lexiconSource, senseKeys } from '../../src/sync/lexicon/cedict.ts';
 import { runIndex } from '../../src/sync/run.ts';
 import { tempDir } from '../helpers/tmp.ts';
+import { runCli } from '../helpers/cli.ts';
 
 describe('English keys', () => {
   it('lemmatises (plurals, -ing, -ed) and drops stop words', () => {
@@ -160,5 +161,17 @@ describe('the corpus lexicon in the index', () => {
     } finally {
       await s.close();
     }
+  });
+
+  it('the CLI shows the expansions with --explain and leaves them out with --no-expand', async () => {
+    const cfg = join(t.dir, 'cli.json');
+    writeFileSync(cfg, JSON.stringify({ db: join(t.dir, 'i.db'), sources: [{ name: 'notes', kind: 'dir', path: docs(), lexicon: true }] }));
+    const on = await runCli(['search', 'which time zones do servers use', '-c', cfg, '--explain']);
+    expect(on.code).toBe(0);
+    expect(on.stdout).toMatch(/^expanded: .*时区 ← "time zones" \(lexicon 1\.00\)/m);
+    expect(on.stdout).toMatch(/expansion #1 /);
+    const off = await runCli(['search', 'which time zones do servers use', '-c', cfg, '--explain', '--no-expand']);
+    expect(off.stdout).toMatch(/^expanded: none$/m);
+    expect(off.stdout).not.toMatch(/expansion #/);
   });
 });
