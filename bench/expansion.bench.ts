@@ -15,7 +15,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/builtin.ts';
 import { readEvalFile, runEval, type Metrics } from '../src/search/eval.ts';
-import { Searcher } from '../src/search/search.ts';
+import { Searcher, type ExpansionTuning } from '../src/search/search.ts';
 import { runIndex } from '../src/sync/run.ts';
 import { CORPORA } from '../tests/helpers/tmp.ts';
 
@@ -55,16 +55,19 @@ if (fresh || !keep) {
 }
 
 const searcher = Searcher.open(config);
-const variants: { name: string; expand: boolean; weight?: number; vector?: number }[] = [
+type Variant = { name: string; expand: boolean } & Partial<ExpansionTuning>;
+const variants: Variant[] = [
   { name: 'off', expand: false },
   { name: 'on', expand: true },
   ...(tune
     ? [
-        { name: 'on w=0.3', expand: true, weight: 0.3 },
-        { name: 'on w=1.0', expand: true, weight: 1.0 },
-        { name: 'on no vector', expand: true, vector: 0 },
-        { name: 'on vector 1.0', expand: true, vector: 1 },
-        { name: 'on w=1.0 vector 1.0', expand: true, weight: 1, vector: 1 },
+        { name: 'on, weight 0.6', expand: true, weight: 0.6 },
+        { name: 'on, weight 1.5', expand: true, weight: 1.5 },
+        { name: 'on, weight 2', expand: true, weight: 2 },
+        { name: 'on, literal weight 0.6', expand: true, literalWeight: 0.6 },
+        { name: 'on, literal bar 0.67', expand: true, literal: 0.67 },
+        { name: 'on, no expanded vector', expand: true, expandVector: false },
+        { name: 'on, never literal', expand: true, literal: 2 },
       ]
     : []),
 ];
@@ -76,7 +79,8 @@ const all: Record<string, Metrics> = {};
 for (const set of SETS) {
   const cases = readEvalFile(join(root, set));
   for (const v of variants) {
-    searcher.tuning = { ...defaults, weight: v.weight ?? defaults.weight, vector: v.vector ?? defaults.vector };
+    const { name: _n, expand: _e, ...knobs } = v;
+    searcher.tuning = { ...defaults, ...knobs };
     const m = (await runEval(searcher, cases, { mode: 'hybrid', expand: v.expand })).overall;
     all[`${set}\t${v.name}`] = m;
     console.log(`| ${set} (${m.queries}) | ${v.name} | ${f(m.hit1)} | ${f(m.hit3)} | ${f(m.hit10)} | ${f(m.mrr10)} |`);

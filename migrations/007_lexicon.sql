@@ -1,9 +1,10 @@
 -- 007: the corpus lexicon. English gloss keys (lemmatised words or 2–3-word phrases, from the
 -- CC-CEDICT dictionary) → the Chinese headwords that occur in the indexed documents of sources
 -- using the lexicon, with their document frequency. Search expands English queries from it
--- without loading the dictionary. Kept current by the documents' own rows: writing or removing a
--- document's lexicon_docs row moves the df of every headword it lists (triggers below), and a
--- headword no document holds any more leaves with its glosses.
+-- without loading the dictionary. Kept current by the documents' own rows: the writer adds a
+-- written document's headwords to df (summed over the whole write, one update per headword);
+-- removing a document's row — rewritten, deleted, or its source dropped (cascade) — takes them
+-- back by the trigger below, and a headword no document holds any more leaves with its glosses.
 
 CREATE TABLE lexicon_terms (
   headword  TEXT PRIMARY KEY,          -- simplified Chinese, as the dictionary writes it
@@ -23,11 +24,6 @@ CREATE TABLE lexicon_docs (
   document_id  INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
   headwords    TEXT NOT NULL CHECK (json_valid(headwords))
 );
-
-CREATE TRIGGER lexicon_docs_insert AFTER INSERT ON lexicon_docs BEGIN
-  INSERT INTO lexicon_terms (headword, df) SELECT value, 1 FROM json_each(NEW.headwords) WHERE true
-    ON CONFLICT (headword) DO UPDATE SET df = df + 1;
-END;
 
 CREATE TRIGGER lexicon_docs_delete AFTER DELETE ON lexicon_docs BEGIN
   UPDATE lexicon_terms SET df = df - 1 WHERE headword IN (SELECT value FROM json_each(OLD.headwords));

@@ -1,4 +1,5 @@
 import type { Expansion } from '../core/profile.ts';
+import { englishWords, keyRuns, wordKey } from '../core/text/english-keys.ts';
 
 /**
  * Query expansion: terms that mean what the query says in other words (a profile's thesaurus or
@@ -14,17 +15,11 @@ export type Expander = (query: string) => Expansion[] | Promise<Expansion[]>;
 export const MAX_EXPANSIONS = 24;
 
 /**
- * RRF weight of the expansion list relative to the query's own keyword list (1): an expansion
- * of weight 1 ranked first is worth this share of the query's own first hit. Measured on the dev
- * eval sets (BENCHMARKS.md, "Query expansion").
+ * How expansion weighs in (search.ts ExpansionTuning), as measured on the dev eval sets
+ * (BENCHMARKS.md, "Query expansion"): the expansion list's RRF weight relative to the query's own
+ * keyword list, when the query is literal and when not; the expanded query vector; the literal bar.
  */
-export const EXPANSION_RRF_WEIGHT = 0.6;
-
-/**
- * RRF weight of the expanded query vector (query and expansion terms embedded together) relative
- * to the query's own vector list; 0 turns that list off. Measured as EXPANSION_RRF_WEIGHT.
- */
-export const EXPANSION_VECTOR_WEIGHT = 0.5;
+export const EXPANSION_TUNING = { weight: 1, literalWeight: 0.3, expandVector: true, literal: 0.5 };
 
 const fold = (s: string) => s.normalize('NFKC').toLowerCase().trim();
 
@@ -74,4 +69,17 @@ export function expansionWeightOf(text: string, expansions: readonly Expansion[]
     if (e.weight > w && t.includes(fold(e.term))) w = e.weight;
   }
   return w || min;
+}
+
+/**
+ * The share of a query's English content words (by key: "optimization" meets "optimizing") that
+ * a text holds; 0 for a query without any. A high share means the query names the passage.
+ */
+export function literalShare(query: string, text: string): number {
+  const keys = new Set(keyRuns(query).flat().map((w) => w.key));
+  if (!keys.size) return 0;
+  const have = new Set(englishWords(text).map(wordKey));
+  let n = 0;
+  for (const k of keys) if (have.has(k)) n++;
+  return n / keys.size;
 }

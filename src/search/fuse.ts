@@ -13,8 +13,7 @@ export interface Candidate {
   keyword?: { rank: number; score: number };
   /** Rank and raw score in the expansion list, and the expansion weight the hit earned there. */
   expansion?: { rank: number; score: number; weight: number };
-  /** Rank and cosine in the vector list of the query embedded with its expansions. */
-  expandedVector?: { rank: number; score: number };
+  /** Rank and raw score in the list of a profile's own expansions, and the expansion weight earned there. */
   profileExpansion?: { rank: number; score: number; weight: number };
   /** ISO date used by temporal decay. */
   date?: string | null;
@@ -41,8 +40,6 @@ export interface ExpansionList {
   list: Ranked[];
   weight: number;
   weightOf(hit: Ranked): number;
-  /** The vector hits of the query embedded with its expansions, at their own weight. */
-  vector?: { list: Ranked[]; weight: number };
 }
 
 /** Merges ranked lists by Σ weight / (RRF_K + rank). */
@@ -64,12 +61,7 @@ export function rrf(vector: Ranked[], keyword: Ranked[], weights: RrfWeights = {
     c.score += (expansion.weight * w) / (RRF_K + i + 1);
     byRef.set(h.ref, c);
   });
-  expansion?.vector?.list.forEach((h, i) => {
-    const c = byRef.get(h.ref) ?? { ref: h.ref, content: h.content, score: 0 };
-    c.expandedVector = { rank: i + 1, score: h.score };
-    c.score += expansion.vector!.weight / (RRF_K + i + 1);
-    byRef.set(h.ref, c);
-  });
+
   return [...byRef.values()].sort((a, b) => b.score - a.score || a.ref - b.ref);
 }
 

@@ -23,9 +23,14 @@ export function lexiconWeight(words: number, row: Pick<LexiconRow, 'sense' | 'he
   return base * sense * single;
 }
 
-/** Best-first: earlier sense, then a word over a single character, then more documents. */
-const better = (a: LexiconRow, b: LexiconRow) =>
-  a.sense - b.sense || Number([...a.headword].length === 1) - Number([...b.headword].length === 1) || b.df - a.df || (a.headword < b.headword ? -1 : 1);
+/**
+ * How likely a row is the word the corpus uses for the English one: the documents using it, halved
+ * for each later sense (a word's first senses are what it means), a single character a quarter.
+ */
+export const senseScore = (r: Pick<LexiconRow, 'sense' | 'headword' | 'df'>) =>
+  (r.df + 1) * Math.pow(0.5, Math.min(r.sense, 6)) * ([...r.headword].length === 1 ? 0.25 : 1);
+
+const better = (a: LexiconRow, b: LexiconRow) => senseScore(b) - senseScore(a) || (a.headword < b.headword ? -1 : 1);
 
 export async function lexiconExpansions(query: string, lookup: (keys: string[]) => Promise<LexiconRow[]>): Promise<Expansion[]> {
   const runs = keyRuns(query);

@@ -11,7 +11,7 @@ import type { SearchStore } from '../storage/roles.ts';
 import { headWeight } from './field-weights.ts';
 import { feedbackTerms, PRF_DOCS, prfEnabled } from './prf.ts';
 import { toChunkFilter, unknownValueError, unlistedValues } from './filters.ts';
-import { EXPANSION_RRF_WEIGHT, EXPANSION_VECTOR_WEIGHT, expansionWeightOf, gatherExpansions, type Expander } from './expand.ts';
+import { EXPANSION_TUNING, expansionWeightOf, gatherExpansions, literalShare, type Expander } from './expand.ts';
 import { lexiconExpander } from './lexicon.ts';
 import { collapseDuplicates, fuseProfileExpansions, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
 import type { Reranker } from './rerank.ts';
@@ -37,9 +37,7 @@ export interface Explain {
   duplicates: number;
   /** Rank and score in the expansion terms' keyword list, and the expansion weight it earned there. */
   expansion: { rank: number; score: number; weight: number } | null;
-  /** Rank and cosine in the vector list of the query embedded with its expansions. */
-  expandedVector: { rank: number; score: number } | null;
-  /** Rank and score in the keyword list of the profiles' own expansions (thesaurus, glossary), and the weight it earned. */
+  /** Rank and score in the keyword list of a profile's own expansions (Profile.expansionWeight), and the weight it earned. */
   profileExpansion?: { rank: number; score: number; weight: number } | null;
   /** Relevance score from the reranker, when it ran. */
   rerank?: number;
@@ -58,21 +56,27 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : nul
 export type SearchScope = Pick<Config, 'sources' | 'profiles'> & { search?: { expand: boolean } };
 
 /**
- * Knobs of query expansion the benchmarks turn (the defaults are what measured best there):
- * the expansion list's RRF weight, and whether the vector leg also embeds query + expansions.
+ * Knobs of query expansion the benchmarks turn (the defaults are what measured best there,
+ * BENCHMARKS.md "Query expansion"). A query whose own words already match a passage well (a title
+ * quoted, a term) is "literal": its expansions only nudge; otherwise they carry the search.
  */
 export interface ExpansionTuning {
+  /** RRF weight of the expansion list when the query is not literal. */
   weight: number;
-  /** RRF weight of a second vector list, of the query and its expansions embedded together (0: none). */
-  vector: number;
-  /** Overrides the RRF weight of the profiles' own expansion list (Profile.expansionWeight). */
+  /** RRF weight of the expansion list when it is. */
+  literalWeight: number;
+  /** Not literal: the vector leg embeds the query with its expansions (the hash embedder then sees the Chinese words). */
+  expandVector: boolean;
+  /** Share of the query's English content words the best own-keyword hit must hold to count as literal. */
+  literal: number;
+  /** Overrides the RRF weight of a profile's own expansion list (Profile.expansionWeight). */
   profile?: number;
 }
 
 /** A long-lived search handle (the HTTP server, the MCP server and the agent tool keep one open). */
 export class Searcher {
   readonly index: VectorIndex;
-  tuning: ExpansionTuning = { weight: EXPANSION_RRF_WEIGHT, vector: EXPANSION_VECTOR_WEIGHT };
+  tuning: ExpansionTuning = { ...EXPANSION_TUNING };
   /** Expanders beside the profiles' own and the corpus lexicon (a library user's). */
   readonly extraExpanders: Expander[] = [];
   private readonly lexicon: Expander;
@@ -249,19 +253,14 @@ export class Searcher {
 
     // Expansions join hybrid search only: keyword and vector modes stay the literal single legs.
     let expansions = mode === 'hybrid' ? await this.expansionsOf(q, req, filter.sources) : [];
-    let expanded = expansions.length > 0;
     const ownEx = this.ownExpanders(filter.sources);
     const own = mode === 'hybrid' && req.expand && this.scope.search?.expand !== false ? await gatherExpansions(q, ownEx.expanders) : [];
     // A term the profile gives is searched in its list only.
     expansions = expansions.filter((e) => !own.some((o) => o.term === e.term));
-    expanded = expansions.length > 0 || own.length > 0;
-    const allTerms = () => [...own, ...expansions].map((e) => e.term).join(' ');
-    const vectorText = expanded && this.tuning.vector > 0 ? `${q} ${allTerms()}` : null;
-    let [vec, kw, ex, exVec, exOwn] = await Promise.all([
-      mode === 'keyword' ? [] : this.embedQuery(q).then((v) => this.vectorHits(v, pool, filter)),
+    let expanded = expansions.length > 0 || own.length > 0;
+    let [kw, ex, exOwn] = await Promise.all([
       mode === 'vector' ? [] : this.keywordHits(q, pool, filter, analyzers),
       expansions.length ? this.expansionHits(expansions, pool, filter, analyzers) : [],
-      vectorText ? this.embedQuery(vectorText).then((v) => this.vectorHits(v, pool, filter)) : [],
       own.length ? this.expansionHits(own, pool, filter, analyzers) : [],
     ]);
     if (mode === 'hybrid' && req.expand && prfEnabled() && kw.length) {
@@ -272,28 +271,23 @@ export class Searcher {
         ex = await this.expansionHits(expansions, pool, filter, analyzers);
       }
     }
-    // The query's own words match nothing (an English question over Chinese text): its expansions
-    // stand in for them, at the keyword list's full weight and in the query vector.
-    const standIn = expanded && mode === 'hybrid' && !kw.length && process.env.RAGSYNC_STAND_IN !== '0';
-    if (standIn) {
-      vec = exVec.length ? exVec : await this.embedQuery(`${q} ${allTerms()}`).then((v) => this.vectorHits(v, pool, filter));
-      exVec = [];
-    }
+    const literal = expanded && !!kw.length && literalShare(q, `${kw[0]!.title ?? ''}\n${kw[0]!.heading}\n${kw[0]!.content}`) >= this.tuning.literal;
+    const allTerms = [...own, ...expansions].map((e) => e.term).join(' ');
+    const vectorText = expanded && !literal && this.tuning.expandVector ? `${q} ${allTerms}` : q;
+    const vec = mode === 'keyword' ? [] : await this.vectorHits(await this.embedQuery(vectorText), pool, filter);
     const hits = new Map<number, StoredHit>();
-    for (const h of [...vec, ...kw, ...ex, ...exVec, ...exOwn]) hits.set(h.ref, h);
+    for (const h of [...vec, ...kw, ...ex, ...exOwn]) hits.set(h.ref, h);
     const weights = req.weights ?? { vector: 1, keyword: 1 };
     const exList: ExpansionList | undefined = expanded
       ? {
           list: ex,
-          weight: (standIn ? Math.max(1, this.tuning.weight) : this.tuning.weight) * weights.keyword,
+          weight: (literal ? this.tuning.literalWeight : this.tuning.weight) * weights.keyword,
           weightOf: (h) => expansionWeightOf(`${hits.get(h.ref)!.heading}\n${h.content}`, expansions),
-          vector: exVec.length ? { list: exVec, weight: this.tuning.vector * weights.vector } : undefined,
         }
       : undefined;
     let list: Candidate[] = rrf(vec, kw, weights, exList);
     if (exOwn.length) {
-      const base = this.tuning.profile ?? ownEx.weight;
-      const w = (standIn ? Math.max(1, base) : base) * weights.keyword;
+      const w = (this.tuning.profile ?? ownEx.weight) * weights.keyword;
       list = fuseProfileExpansions(list, exOwn, w, (h) => expansionWeightOf(`${hits.get(h.ref)!.heading}\n${h.content}`, own));
     }
     // Single-list modes keep the list's own score (cosine or -bm25) rather than RRF's.
@@ -332,7 +326,6 @@ export class Searcher {
           decay: c.decay ?? null,
           duplicates: c.duplicates?.length ?? 0,
           expansion: c.expansion ?? null,
-          expandedVector: c.expandedVector ?? null,
           profileExpansion: c.profileExpansion ?? null,
           ...(rerankScores?.has(c.ref) ? { rerank: rerankScores.get(c.ref)! } : {}),
         };
@@ -353,9 +346,9 @@ export class Searcher {
     const reranked = !!this.reranker && req.rerank;
     const w = req.weights ?? { vector: 1, keyword: 1 };
     // Expansion hits add a third list below the keyword one (when expansion may be on).
-    // Their list counts fully when it stands in for the query's own words; a profile's own list adds its weight.
+    // A profile's own expansion list adds its weight.
     const profile = this.tuning.profile ?? this.ownExpanders(req.sources).weight;
-    const ex = req.expand && this.scope.search?.expand !== false ? (Math.max(1, this.tuning.weight) + profile) * w.keyword + this.tuning.vector * w.vector : 0;
+    const ex = req.expand && this.scope.search?.expand !== false ? (Math.max(this.tuning.weight, this.tuning.literalWeight) + profile) * w.keyword : 0;
     const ceiling = req.mode === 'hybrid' && !reranked ? (w.vector + w.keyword + ex) / (RRF_K + 1) : req.mode === 'vector' ? 1 : Infinity;
     if (req.minScore > ceiling) {
       const scale = req.mode === 'hybrid' ? `fused (RRF) scores are at most ${ceiling.toFixed(4)} with weights ${w.vector},${w.keyword}` : 'cosine scores are at most 1';

@@ -107,7 +107,8 @@ function buildDocument(file: SourceFile, bytes: Buffer, pipeline: Pipeline): Doc
     title: chunked.title,
     metadata: chunked.metadata,
     chunks,
-    ...(pipeline.lexicon ? { lexicon: pipeline.lexicon.load().find(chunks.map((c) => c.text)) } : {}),
+    // The file's text once (chunk texts overlap and repeat their context lines).
+    ...(pipeline.lexicon ? { lexicon: pipeline.lexicon.load().find([text]) } : {}),
   };
 }
 

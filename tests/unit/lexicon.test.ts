@@ -11,6 +11,7 @@ import type { LexiconRow } from '../../src/storage/roles.ts';
 import { buildEntries, lexiconSource, senseKeys } from '../../src/sync/lexicon/cedict.ts';
 import { runIndex } from '../../src/sync/run.ts';
 import { tempDir } from '../helpers/tmp.ts';
+import { runCli } from '../helpers/cli.ts';
 
 describe('English keys', () => {
   it('lemmatises (plurals, -ing, -ed) and drops stop words', () => {
@@ -55,9 +56,9 @@ describe('dictionary entries and the headword finder', () => {
 describe('lexicon expansions', () => {
   const rows: LexiconRow[] = [
     { gloss: 'messag queu', headword: '消息队列', sense: 0, df: 3 },
-    { gloss: 'queu', headword: '队列', sense: 1, df: 9 },
+    { gloss: 'queu', headword: '队列', sense: 1, df: 7 },
     { gloss: 'queu', headword: '排队', sense: 0, df: 4 },
-    { gloss: 'queu', headword: '队', sense: 0, df: 40 },
+    { gloss: 'queu', headword: '队', sense: 0, df: 12 },
     { gloss: 'queu', headword: '行列', sense: 2, df: 1 },
     { gloss: 'messag', headword: '消息', sense: 1, df: 20 },
     { gloss: 'tim zon', headword: '时区', sense: 0, df: 2 },
@@ -73,12 +74,12 @@ describe('lexicon expansions', () => {
     expect(out.every((e) => e.weight === 1 && e.via === 'lexicon')).toBe(true);
   });
 
-  it('a single word keeps its best senses (earliest, words before characters, then df), weighted below phrases', async () => {
+  it('a single word keeps its best senses (df, halved per later sense, a single character a quarter), weighted below phrases', async () => {
     const out = await lexiconExpansions('queues', lookup);
     expect(out).toHaveLength(PER_KEY);
-    expect(out.map((e) => e.term)).toEqual(['排队', '队']);
+    expect(out.map((e) => e.term)).toEqual(['排队', '队列']); // 队: df 12 but one character; 行列: third sense
     expect(out[0]!.weight).toBeLessThan(1);
-    expect(out[1]!.weight).toBeLessThan(out[0]!.weight); // a single character is a guess
+    expect(out[1]!.weight).toBeLessThan(out[0]!.weight); // a later sense is less sure
     expect(await lexiconExpansions('队列怎么用', lookup)).toEqual([]);
   });
 });
@@ -160,5 +161,17 @@ describe('the corpus lexicon in the index', () => {
     } finally {
       await s.close();
     }
+  });
+
+  it('the CLI shows the expansions with --explain and leaves them out with --no-expand', async () => {
+    const cfg = join(t.dir, 'cli.json');
+    writeFileSync(cfg, JSON.stringify({ db: join(t.dir, 'i.db'), sources: [{ name: 'notes', kind: 'dir', path: docs(), lexicon: true }] }));
+    const on = await runCli(['search', 'which time zones do servers use', '-c', cfg, '--explain']);
+    expect(on.code).toBe(0);
+    expect(on.stdout).toMatch(/^expanded: .*时区 ← "time zones" \(lexicon 1\.00\)/m);
+    expect(on.stdout).toMatch(/expansion #1 /);
+    const off = await runCli(['search', 'which time zones do servers use', '-c', cfg, '--explain', '--no-expand']);
+    expect(off.stdout).toMatch(/^expanded: none$/m);
+    expect(off.stdout).not.toMatch(/expansion #/);
   });
 });

@@ -87,14 +87,15 @@ describe('expansion in search', () => {
     // Own words: 1/61 from the keyword list, the expansion list at most its weight of that.
     const own = r.results[0]!.explain!;
     expect(own.keyword!.rank).toBe(1);
-    const vectors = (zh.explain!.vector ? 1 / (60 + zh.explain!.vector.rank) : 0) + (zh.explain!.expandedVector ? s.tuning.vector / (60 + zh.explain!.expandedVector.rank) : 0);
-    expect(zh.score - vectors).toBeCloseTo(s.tuning.weight / 61, 6);
+    // "quick sorting" names the English passage (literal): the expansion list counts at the literal weight.
+    const vector = zh.explain!.vector ? 1 / (60 + zh.explain!.vector.rank) : 0;
+    expect(zh.score - vector).toBeCloseTo(s.tuning.literalWeight / 61, 6);
   });
 
   it('the weight scales the expansion list: a lower tuning weight lowers the expanded hit\'s score', async () => {
     const s = open(configs.on);
     const score = async (w: number) => {
-      s.tuning = { ...s.tuning, weight: w };
+      s.tuning = { ...s.tuning, literalWeight: w };
       return (await s.search('quick sorting', { explain: true })).find((x) => x.path === 'chinese.md')!.score;
     };
     const hi = await score(0.8);
@@ -112,5 +113,14 @@ describe('expansion in search', () => {
     // Keyword mode stays literal: the Chinese passage is not a keyword hit of "quick sorting".
     const kw = await on.search('quick sorting', { mode: 'keyword' });
     expect(kw.map((x) => x.path)).toEqual(['english.md']);
+  });
+});
+
+describe('literalShare', () => {
+  it('is the share of the query\'s English content words (by key) the text holds', async () => {
+    const { literalShare } = await import('../../src/search/expand.ts');
+    expect(literalShare('JavaScript performance optimization tips', 'Optimizing JavaScript for fun')).toBeCloseTo(2 / 4);
+    expect(literalShare('how do queues work', '队列')).toBe(0);
+    expect(literalShare('队列', 'anything')).toBe(0);
   });
 });

@@ -47,39 +47,66 @@ export function senseKeys(sense: string): string[] {
 
 type RawEntry = [traditional: string, simplified: string, pinyin: string | string[], english: string | string[], ...rest: unknown[]];
 
+/** Longest headword looked for: longer dictionary entries are idioms and names, not what questions say. */
+const MAX_HEADWORD = 6;
+
+/**
+ * A headword whose gloss keys are worked out on first use: a corpus holds a fraction of the
+ * dictionary's words, and keying only those is most of what makes loading fast.
+ */
+class LazyEntry implements LexiconEntry {
+  readonly senses: [text: string, index: number][] = [];
+  private keyed: (readonly [string, number])[] | null = null;
+  constructor(readonly headword: string) {}
+  get glosses(): readonly (readonly [string, number])[] {
+    if (this.keyed) return this.keyed;
+    const keys = new Map<string, number>();
+    for (const [text, i] of this.senses) {
+      for (const k of senseKeys(text)) if (!keys.has(k) || i < keys.get(k)!) keys.set(k, i);
+    }
+    return (this.keyed = [...keys]);
+  }
+}
+
 /** Builds the headword table from raw dictionary entries (simplified headwords; proper names left out). */
 export function buildEntries(raw: readonly RawEntry[]): Map<string, LexiconEntry> {
-  const glosses = new Map<string, Map<string, number>>();
+  const out = new Map<string, LazyEntry>();
   for (const [, simplified, pinyin, english] of raw) {
     const py = Array.isArray(pinyin) ? pinyin[0] ?? '' : pinyin;
     // Capitalised pinyin marks a proper name (people, places, brands): not the word a question means.
-    if (/^[A-Z]/.test(py) || !/\p{Script=Han}/u.test(simplified)) continue;
+    if (/^[A-Z]/.test(py) || simplified.length > MAX_HEADWORD || !/\p{Script=Han}/u.test(simplified)) continue;
     const head = toSimplified(simplified);
-    const senses = (Array.isArray(english) ? english : [english]).slice(0, MAX_SENSES);
-    let keys = glosses.get(head);
-    senses.forEach((s, i) => {
-      for (const k of senseKeys(s)) {
-        keys ??= new Map();
-        glosses.set(head, keys);
-        const old = keys.get(k);
-        if (old === undefined || i < old) keys.set(k, i);
-      }
-    });
+    let e = out.get(head);
+    if (!e) out.set(head, (e = new LazyEntry(head)));
+    (Array.isArray(english) ? english : [english]).slice(0, MAX_SENSES).forEach((text, i) => e.senses.push([text, i]));
   }
-  const out = new Map<string, LexiconEntry>();
-  for (const [headword, keys] of glosses) out.set(headword, { headword, glosses: [...keys] });
   return out;
 }
 
-/** A finder over a headword table: every headword that occurs in a text, at any position. */
+interface TrieNode {
+  /** The headword ending here. */
+  word?: string;
+  next?: Map<number, TrieNode>;
+}
+
+/**
+ * A finder over a headword table: every headword that occurs in a text, at any position, by a
+ * walk down a character trie from each position (most walks end after one or two characters).
+ * Keyed by char code, each node holding its word: the loop over every indexed character
+ * allocates nothing.
+ */
 export function lexiconSource(entries: Map<string, LexiconEntry>, id: string): LexiconSource {
-  // First character → the headword lengths starting with it, longest first.
-  const lengths = new Map<string, number[]>();
+  const root = new Map<number, TrieNode>();
   for (const h of entries.keys()) {
-    const first = h[0]!;
-    const ls = lengths.get(first) ?? [];
-    if (!ls.includes(h.length)) ls.push(h.length);
-    lengths.set(first, ls);
+    let level = root;
+    let node: TrieNode | undefined;
+    for (let j = 0; j < h.length; j++) {
+      const c = h.charCodeAt(j);
+      node = level.get(c);
+      if (!node) level.set(c, (node = {}));
+      if (j < h.length - 1) level = node.next ??= new Map();
+    }
+    node!.word = h;
   }
   return {
     id,
@@ -87,16 +114,23 @@ export function lexiconSource(entries: Map<string, LexiconEntry>, id: string): L
       const found = new Set<string>();
       for (const raw of texts) {
         const t = toSimplified(raw);
-        for (let i = 0; i < t.length; i++) {
-          const ls = lengths.get(t[i]!);
-          if (!ls) continue;
-          for (const L of ls) if (i + L <= t.length) {
-            const s = L === 1 ? t[i]! : t.slice(i, i + L);
-            if (!found.has(s) && entries.has(s)) found.add(s);
+        const n = t.length;
+        for (let i = 0; i < n; i++) {
+          const c = t.charCodeAt(i);
+          // Below U+3400 nothing starts a headword (Latin text, digits, punctuation): skip the lookup.
+          if (c < 0x3400) continue;
+          let node = root.get(c);
+          for (let j = i + 1; node; j++) {
+            if (node.word !== undefined) found.add(node.word);
+            if (!node.next || j >= n) break;
+            node = node.next.get(t.charCodeAt(j));
           }
         }
       }
-      return [...found].sort().map((h) => entries.get(h)!);
+      return [...found]
+        .sort()
+        .map((h) => entries.get(h)!)
+        .filter((e) => e.glosses.length > 0);
     },
   };
 }
