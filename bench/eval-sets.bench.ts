@@ -6,7 +6,8 @@
  *   npx tsx bench/eval-sets.bench.ts [--json OUT]
  *
  * Indexes the tips twice with the offline hash embedder (1024 dims): with the shipped config's
- * chunkers (`classics` / `bookmarks`) and with `markdown` for both. `--json` writes every figure,
+ * chunkers (`classics` / `bookmarks`) and with `markdown` for both. Hybrid mode runs twice: with
+ * query expansion (the default) and without (`expand: false`). `--json` writes every figure,
  * so two branches can be compared line by line.
  */
 import { execFileSync } from 'node:child_process';
@@ -61,6 +62,8 @@ for (const variant of ['domain', 'markdown'] as const) {
     for (const set of SETS) {
       const cases = readEvalFile(join(root, set));
       for (const mode of MODES) results[`${variant}\t${set}\t${mode}`] = (await runEval(searcher, cases, { mode })).overall;
+      // Query expansion (profiles' thesauri and glossaries, the corpus lexicon) is part of hybrid: before → after in one run.
+      results[`${variant}\t${set}\thybrid, no expansion`] = (await runEval(searcher, cases, { mode: 'hybrid', expand: false })).overall;
     }
   } finally {
     await searcher.close();

@@ -1,5 +1,6 @@
 import type { IndexResult, SourceResult } from '../sync/run.ts';
 import type { SearchResult } from '../search/search.ts';
+import type { Expansion } from '../core/profile.ts';
 import { resultJson } from '../search/present.ts';
 import type { StatusReport } from '../storage/roles.ts';
 import type { Health } from '../daemon/health.ts';
@@ -88,6 +89,12 @@ export function searchJson(results: SearchResult[]) {
   return results.map(resultJson);
 }
 
+/** The query's expansions, one line: `expanded: 消息队列 ← "message queue" (lexicon 1.00) …`. */
+export function expansionsText(expansions: readonly Expansion[]): string {
+  if (!expansions.length) return 'expanded: none';
+  return `expanded: ${expansions.map((e) => `${e.term} ← "${e.from}" (${e.via} ${e.weight.toFixed(2)})`).join(', ')}`;
+}
+
 export function searchText(results: SearchResult[]): string {
   if (!results.length) return 'no results';
   return results
@@ -97,6 +104,7 @@ export function searchText(results: SearchResult[]): string {
         ? `\n   vector ${r.explain.vector ? `#${r.explain.vector.rank} ${r.explain.vector.score.toFixed(3)}` : '-'}` +
           `  keyword ${r.explain.keyword ? `#${r.explain.keyword.rank} ${r.explain.keyword.score.toFixed(3)}` : '-'}` +
           (r.explain.decay !== null ? `  decay ${r.explain.decay.toFixed(3)}` : '') +
+          (r.explain.expansion ? `  expansion #${r.explain.expansion.rank} ${r.explain.expansion.score.toFixed(3)} ×${r.explain.expansion.weight.toFixed(2)}` : '') +
           (r.explain.duplicates ? `  +${r.explain.duplicates} near-duplicates` : '')
         : '';
       return `${i + 1}. [${r.score.toFixed(4)}] ${r.source}:${r.path}\n   ${r.heading}\n   ${body}${why}`;

@@ -9,7 +9,9 @@ import type { ProfileRegistry } from '../core/profile.ts';
 export const DEFAULT_CONFIG_PATH = 'config/ragsync.json';
 
 /** A source with every path absolute and chunking settings merged over the global ones. */
-export interface SourceConfig extends Omit<SourceConfigRaw, 'chunking' | 'path' | 'profile' | 'maxDeleteShare'> {
+export interface SourceConfig extends Omit<SourceConfigRaw, 'chunking' | 'path' | 'profile' | 'maxDeleteShare' | 'lexicon'> {
+  /** Whether the corpus lexicon covers it: the source's own choice, else its profile's. */
+  lexicon: boolean;
   /** The source's own limit, else the top-level one. */
   maxDeleteShare: number;
   /** The profile in force: the configured one, or the one that brings the chunker. */
@@ -31,6 +33,8 @@ export interface Config {
   /** Absent in configs built in code: the daemon then uses its defaults. */
   daemon?: DaemonConfig;
   logLevel?: string;
+  /** Search defaults (absent in configs built in code: expansion on). */
+  search?: { expand: boolean };
 }
 
 /** --config, else $RAGSYNC_CONFIG, else config/ragsync.json (relative to the working directory). */
@@ -88,6 +92,7 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
     root: path ? abs(path) : resolve(checkouts, s.name),
     chunking: { ...c.chunking, ...chunking },
     maxDeleteShare: s.maxDeleteShare ?? c.maxDeleteShare,
+    lexicon: s.lexicon ?? profiles.get(profileOf[i]!).lexicon ?? false,
   }));
   // Two git sources in one checkout would reset it to each other's upstream in turn.
   sources.forEach((s, i) => {
@@ -103,6 +108,7 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
     embedder: c.embedder,
     daemon: c.daemon,
     logLevel: c.logLevel,
+    search: c.search,
     profiles,
     sources,
   };

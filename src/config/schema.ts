@@ -87,6 +87,8 @@ export const sourceSchema = z
     allowEmpty: z.boolean().default(false),
     /** Largest share of this source's documents one run may delete (default: the top-level maxDeleteShare). */
     maxDeleteShare: z.number().min(0).max(1).optional(),
+    /** Build and use the corpus lexicon (English → Chinese words) for this source (default: its profile's choice). */
+    lexicon: z.boolean().optional(),
   })
   .strict()
   .superRefine((s, ctx) => {
@@ -208,6 +210,8 @@ export const configSchema = z
     daemon: daemonSchema.default({ schedule: '0 * * * *', runOnStart: false, stopTimeoutMs: 20_000, failuresToUnhealthy: 1 }),
     /** Largest share (0..1) of a source's documents one run may delete; more is refused unless confirmed. */
     maxDeleteShare: z.number().min(0).max(1).default(0.5),
+    /** Search defaults: `expand: false` turns query expansion off for every request. */
+    search: z.object({ expand: z.boolean().default(true) }).strict().default({ expand: true }),
     /** pino level; $RAGSYNC_LOG_LEVEL wins over it. */
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   })

@@ -57,6 +57,18 @@ export interface Profile {
    * says in other words (synonyms, imagery, English terms). Pure and fast: called per query.
    */
   expandQuery?(query: string): Expansion[];
+  /**
+   * Set when its expansions are the field's own equivalences rather than guesses: they are then
+   * searched as a keyword list of their own (common words of other expanders cannot drown them in
+   * one OR query), fused with this RRF weight against the query's own keyword list (1). Absent:
+   * they join the other expansions' list below the query's words.
+   */
+  readonly expansionWeight?: number;
+  /**
+   * Its sources use the engine's corpus lexicon by default (a source's `lexicon` field overrides):
+   * English words of a query also search the Chinese words the dictionary glosses them with.
+   */
+  readonly lexicon?: boolean;
 }
 
 export interface ProfileRegistry {

@@ -63,6 +63,8 @@ export interface ChunkRecord {
   tokens: number;
   /** Keyword-index terms of `text`, space-separated (the source's analyzer made them). */
   terms: string;
+  /** Keyword-index terms of the heading path and tags: the column that weighs more (migration 008). */
+  headTerms: string;
   metadata: Record<string, unknown>;
 }
 
@@ -70,6 +72,14 @@ export interface DocumentRecord extends StoredDocument {
   title: string | null;
   metadata: Record<string, unknown>;
   chunks: ChunkRecord[];
+  /** Lexicon headwords the document contains, with their English gloss keys (sources using the lexicon only). */
+  lexicon?: LexiconEntry[];
+}
+
+/** A Chinese headword of the corpus lexicon and its English gloss keys, by sense (0 = the entry's first). */
+export interface LexiconEntry {
+  readonly headword: string;
+  readonly glosses: readonly (readonly [key: string, sense: number])[];
 }
 
 export interface EmbedderInfo {

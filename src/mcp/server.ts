@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
+import type { Expansion } from '../core/profile.ts';
 import { errorMessage } from '../core/errors.ts';
 import { describeIoError } from '../core/io-errors.ts';
 import { filterFields, filtersOf } from '../search/filter-fields.ts';
@@ -8,8 +9,8 @@ import { resultJson } from '../search/present.ts';
 import { MAX_K, MAX_QUERY_CHARS, MODES } from '../search/request.ts';
 import type { Searcher, SearchResult } from '../search/search.ts';
 
-const text = (results: SearchResult[]) => ({
-  content: [{ type: 'text' as const, text: JSON.stringify({ results: results.map(resultJson) }) }],
+const text = (results: SearchResult[], expansions?: Expansion[]) => ({
+  content: [{ type: 'text' as const, text: JSON.stringify({ results: results.map(resultJson), ...(expansions ? { expansions } : {}) }) }],
 });
 
 /** An error the client sees as a tool error (isError), not a protocol failure. */
@@ -36,19 +37,20 @@ export function createMcpServer(searcher: Searcher, version = '0.1.0'): McpServe
         halfLifeDays: z.number().optional().describe('temporal decay on the results\' date'),
         dedupe: z.boolean().optional().describe('collapse near-identical passages (default true)'),
         includeBroken: z.boolean().optional().describe('include chunks marked broken'),
-        explain: z.boolean().optional().describe('attach component ranks and scores'),
+        explain: z.boolean().optional().describe('attach component ranks and scores, and list the query\'s expansions'),
+        expand: z.boolean().optional().describe('add synonyms, glossary and cross-lingual terms as secondary terms (default true)'),
         ...filterFields(specs),
       },
     },
     async ({ query, source, sources, ...rest }) => {
       try {
-        const { k, mode, path, minScore, mmr, halfLifeDays, dedupe, includeBroken, explain } = rest;
+        const { k, mode, path, minScore, mmr, halfLifeDays, dedupe, includeBroken, explain, expand } = rest;
         const r = await searcher.searchDetailed(query, {
           sources: source ? [source, ...(sources ?? [])] : sources,
-          k, mode, path, minScore, mmr, halfLifeDays, dedupe, includeBroken, explain,
+          k, mode, path, minScore, mmr, halfLifeDays, dedupe, includeBroken, explain, expand,
           filters: filtersOf(specs, rest),
         });
-        return text(r.results);
+        return text(r.results, r.expansions);
       } catch (err) {
         return toolError(err);
       }

@@ -79,7 +79,7 @@ function metrics(ranks: (number | null)[]): Metrics {
   };
 }
 
-export interface EvalOptions extends Pick<SearchOptions, 'mode' | 'mmr' | 'dedupe' | 'weights'> {
+export interface EvalOptions extends Pick<SearchOptions, 'mode' | 'mmr' | 'dedupe' | 'weights' | 'expand'> {
   /** Default source for lines without one. */
   source?: string;
   /** Results fetched per query (≥ 10 so hit@10 is defined). */
@@ -101,6 +101,7 @@ export async function runEval(searcher: Searcher, cases: EvalCase[], opts: EvalO
       mmr: opts.mmr,
       dedupe: opts.dedupe,
       weights: opts.weights,
+      expand: opts.expand,
     });
     const i = results.findIndex((r) => isHit(r, c));
     ranks.push({ id: c.id, kind: c.kind ?? 'default', rank: i >= 0 && i < 10 ? i + 1 : null });

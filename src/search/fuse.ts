@@ -11,6 +11,10 @@ export interface Candidate {
   /** 1-based rank and raw score in each component list. */
   vector?: { rank: number; score: number };
   keyword?: { rank: number; score: number };
+  /** Rank and raw score in the expansion list, and the expansion weight the hit earned there. */
+  expansion?: { rank: number; score: number; weight: number };
+  /** Rank and raw score in the list of a profile's own expansions, and the expansion weight earned there. */
+  profileExpansion?: { rank: number; score: number; weight: number };
   /** ISO date used by temporal decay. */
   date?: string | null;
   /** Refs of collapsed near-duplicates. */
@@ -26,12 +30,22 @@ export interface RrfWeights {
 /** RRF's damping constant: 60 as in Cormack et al.; rank 1 is worth 1/61. */
 export const RRF_K = 60;
 
-/** Merges two ranked lists by Σ weight / (RRF_K + rank). */
-export function rrf(
-  vector: { ref: number; content?: string; score: number }[],
-  keyword: { ref: number; content?: string; score: number }[],
-  weights: RrfWeights = { vector: 1, keyword: 1 },
-): Candidate[] {
+type Ranked = { ref: number; content?: string; score: number };
+
+/**
+ * A list fused below the query's own: the keyword hits of expansion terms. Each hit counts
+ * weight × weightOf(hit) / (RRF_K + rank), weightOf being the expansion weight it earned; `field`
+ * names where explain shows its rank.
+ */
+export interface ExpansionList {
+  field: 'expansion' | 'profileExpansion';
+  list: Ranked[];
+  weight: number;
+  weightOf(hit: Ranked): number;
+}
+
+/** Merges ranked lists by Σ weight / (RRF_K + rank). */
+export function rrf(vector: Ranked[], keyword: Ranked[], weights: RrfWeights = { vector: 1, keyword: 1 }, expansions: ExpansionList[] = []): Candidate[] {
   const byRef = new Map<number, Candidate>();
   const add = (list: typeof vector, which: 'vector' | 'keyword', w: number) =>
     list.forEach((h, i) => {
@@ -42,6 +56,15 @@ export function rrf(
     });
   add(vector, 'vector', weights.vector);
   add(keyword, 'keyword', weights.keyword);
+  for (const ex of expansions) {
+    ex.list.forEach((h, i) => {
+      const c = byRef.get(h.ref) ?? { ref: h.ref, content: h.content ?? '', score: 0 };
+      const w = ex.weightOf(h);
+      c[ex.field] = { rank: i + 1, score: h.score, weight: w };
+      c.score += (ex.weight * w) / (RRF_K + i + 1);
+      byRef.set(h.ref, c);
+    });
+  }
   return [...byRef.values()].sort((a, b) => b.score - a.score || a.ref - b.ref);
 }
 

@@ -44,6 +44,11 @@ export const searchOptionsSchema = z
     includeBroken: z.boolean().default(false),
     /** Attach each result's component ranks and scores. */
     explain: z.boolean().default(false),
+    /**
+     * Add expansions (a profile's synonyms and glossary, the corpus lexicon's Chinese words for
+     * English ones) as secondary terms; false searches the query's own words only.
+     */
+    expand: z.boolean().default(true),
     /** Apply the searcher's reranker to the fused top N (when one is configured). */
     rerank: z.boolean().default(true),
     /** Profile filters by name: one value, or several for repeatable ones (held as a list either way). */

@@ -1,7 +1,7 @@
 import type { Config } from '../config/load.ts';
 import { selectSources } from '../config/select.ts';
 import { RagsyncError, EXIT } from '../core/errors.ts';
-import type { FilterSpec } from '../core/profile.ts';
+import type { Expansion, FilterSpec } from '../core/profile.ts';
 import { defaultAnalyzer, queryTerms, type Analyzer } from '../core/text/analyzer.ts';
 import type { ChunkFilter, ChunkHit, StoredHit } from '../core/types.ts';
 import type { RefScore } from '../storage/roles.ts';
@@ -9,8 +9,11 @@ import { createEmbedder } from '../embedding/create.ts';
 import type { Embedder } from '../embedding/types.ts';
 import { openIndex } from '../storage/open.ts';
 import type { SearchStore } from '../storage/roles.ts';
+import { headWeight } from './field-weights.ts';
 import { toChunkFilter, unknownValueError, unlistedValues } from './filters.ts';
-import { collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate } from './fuse.ts';
+import { EXPANSION_TUNING, expansionWeightOf, gatherExpansions, literalShare, type Expander } from './expand.ts';
+import { lexiconExpander } from './lexicon.ts';
+import { collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
 import type { Reranker } from './rerank.ts';
 import { DEFAULT_K, MAX_K, parseSearchRequest, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
 import { VectorIndex, type VectorSource } from './vector-index.ts';
@@ -23,6 +26,8 @@ export interface SearchResponse {
   /** true: reordered by the reranker; false: it failed or timed out (fused order kept); null: none used. */
   reranked: boolean | null;
   rerankError?: string;
+  /** With explain: the expansions searched beside the query's own words (empty when off or none). */
+  expansions?: Expansion[];
 }
 
 export interface Explain {
@@ -31,6 +36,10 @@ export interface Explain {
   keyword: { rank: number; score: number } | null;
   decay: number | null;
   duplicates: number;
+  /** Rank and score in the expansion terms' keyword list, and the expansion weight it earned there. */
+  expansion: { rank: number; score: number; weight: number } | null;
+  /** Rank and score in the keyword list of a profile's own expansions (Profile.expansionWeight), and the weight it earned. */
+  profileExpansion?: { rank: number; score: number; weight: number } | null;
   /** Relevance score from the reranker, when it ran. */
   rerank?: number;
 }
@@ -44,8 +53,34 @@ export interface SearchResult extends ChunkHit {
 const usage = (msg: string) => new RagsyncError(msg, EXIT.usage);
 const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
 
-/** Which sources a search covers, and the profiles in force for them. */
-export type SearchScope = Pick<Config, 'sources' | 'profiles'>;
+/** Which sources a search covers, the profiles in force for them, and the config's search switches. */
+export type SearchScope = Pick<Config, 'sources' | 'profiles'> & { search?: { expand: boolean } };
+
+/**
+ * Knobs of query expansion the benchmarks turn (the defaults are what measured best there,
+ * BENCHMARKS.md "Query expansion"). A query whose own words already match a passage well (a title
+ * quoted, a term) is "literal": its expansions only nudge; otherwise they carry the search.
+ */
+export interface ExpansionTuning {
+  /** RRF weight of the expansion list when the query is not literal. */
+  weight: number;
+  /** RRF weight of the expansion list when it is. */
+  literalWeight: number;
+  /** Not literal: the vector leg embeds the query with its expansions (the hash embedder then sees the Chinese words). */
+  expandVector: boolean;
+  /** Share of the query's English content words the best own-keyword hit must hold to count as literal. */
+  literal: number;
+  /** Overrides the RRF weight of a profile's own expansion list (Profile.expansionWeight). */
+  profile?: number;
+}
+
+/** A query's expansions, by the list they are searched in (see Searcher.expansionsOf). */
+export interface Expansions {
+  shared: Expansion[];
+  own: Expansion[];
+  ownWeight: number;
+}
+const NO_EXPANSIONS: Expansions = { shared: [], own: [], ownWeight: 0 };
 
 export interface SearcherOptions {
   /**
@@ -58,6 +93,10 @@ export interface SearcherOptions {
 /** A long-lived search handle (the HTTP server, the MCP server and the agent tool keep one open). */
 export class Searcher {
   readonly vectors: VectorSource;
+  tuning: ExpansionTuning = { ...EXPANSION_TUNING };
+  /** Expanders beside the profiles' own and the corpus lexicon (a library user's). */
+  readonly extraExpanders: Expander[] = [];
+  private readonly lexicon: Expander;
 
   constructor(
     readonly store: SearchStore,
@@ -70,6 +109,7 @@ export class Searcher {
   ) {
     const fingerprint = embedder.info.fingerprint;
     this.vectors = opts.vectors ? opts.vectors(store, fingerprint) : new VectorIndex(store, fingerprint);
+    this.lexicon = lexiconExpander(store);
   }
 
   static open(config: Config, embedder?: Embedder, reranker?: Reranker | null, opts: SearcherOptions = {}): Searcher {
@@ -93,6 +133,26 @@ export class Searcher {
     for (const s of this.scope.sources) if (names.has(s.name)) out.add(this.scope.profiles.get(s.profile).analyzer ?? defaultAnalyzer);
     if (!out.size) out.add(defaultAnalyzer);
     return [...out];
+  }
+
+  /**
+   * The expansions of a query, or none when the request or the config turns expansion off. `shared`
+   * are searched as one keyword list below the query's own words (dictionary guesses: the corpus
+   * lexicon, profiles without an `expansionWeight`, extra expanders); `own` come from profiles that
+   * give their field's own equivalences a list of their own, fused at `ownWeight`.
+   */
+  async expansionsOf(q: string, req: Pick<SearchRequest, 'expand'>, sources: string[] | undefined): Promise<Expansions> {
+    if (!req.expand || this.scope.search?.expand === false) return NO_EXPANSIONS;
+    const names = new Set(sources?.length ? sources : this.scope.sources.map((s) => s.name));
+    const searched = this.scope.sources.filter((s) => names.has(s.name));
+    const profiles = [...new Set(searched.map((s) => this.scope.profiles.get(s.profile)))].filter((p) => p.expandQuery);
+    const ownProfiles = profiles.filter((p) => p.expansionWeight !== undefined);
+    const sharedExpanders: Expander[] = profiles.filter((p) => p.expansionWeight === undefined).map((p) => (x) => p.expandQuery!(x));
+    if (searched.some((s) => s.lexicon)) sharedExpanders.push(this.lexicon);
+    const own = await gatherExpansions(q, ownProfiles.map((p) => (x: string) => p.expandQuery!(x)));
+    // A term the profile gives is searched in its list only.
+    const shared = (await gatherExpansions(q, [...sharedExpanders, ...this.extraExpanders])).filter((e) => !own.some((o) => o.term === e.term));
+    return { shared, own, ownWeight: Math.max(0, ...ownProfiles.map((p) => p.expansionWeight!)) };
   }
 
   /** Query terms under every analyzer in force, distinct (they are ORed). */
@@ -147,11 +207,18 @@ export class Searcher {
 
   private async keywordRefs(q: string, n: number, filter: ChunkFilter, analyzers: Analyzer[]): Promise<RefScore[]> {
     const terms = this.terms(q, analyzers);
-    const hits = await this.store.keywordRefs({ tokens: terms, k: n, filter });
+    const head = headWeight();
+    const hits = await this.store.keywordRefs({ tokens: terms, k: n, filter, headWeight: head });
     if (hits.length) return hits;
     // No CJK bigram matched: fall back to single characters.
     const uni = this.terms(q, analyzers, true);
-    return uni.length > terms.length ? this.store.keywordRefs({ tokens: uni, k: n, filter }) : [];
+    return uni.length > terms.length ? this.store.keywordRefs({ tokens: uni, k: n, filter, headWeight: head }) : [];
+  }
+
+  /** Keyword hits of the expansion terms, ORed (each term tokenised like a query). */
+  private async expansionRefs(expansions: Expansion[], n: number, filter: ChunkFilter, analyzers: Analyzer[]): Promise<RefScore[]> {
+    const terms = [...new Set(expansions.flatMap((e) => this.terms(e.term, analyzers)))];
+    return terms.length ? this.store.keywordRefs({ tokens: terms, k: n, filter, headWeight: headWeight() }) : [];
   }
 
   async search(query: string, opts: SearchOptions = {}): Promise<SearchResult[]> {
@@ -189,7 +256,6 @@ export class Searcher {
   /** Runs a validated request (`fullPool`: the vector list at full depth, see below). */
   async run(req: SearchRequest, fullPool = false): Promise<SearchResponse> {
     const { query: q, k, mode, mmr: lambda } = req;
-    this.checkMinScore(req);
     const filter0 = this.filterOf(req);
     if (!this.terms(q, this.analyzers(filter0.sources), true).length && !/[\p{L}\p{N}]/u.test(q)) {
       throw usage(`query ${JSON.stringify(q)} has no searchable terms (letters, digits or CJK characters)`);
@@ -206,21 +272,53 @@ export class Searcher {
     // exactly); if collapse leaves fewer than k there, it runs again at full depth.
     const head = req.dedupe ? 2 * k + 8 : k;
     const vectorN = mode === 'vector' && !needAll && !fullPool && head < pool ? head : pool;
-    const [vec, kw] = await Promise.all([
-      mode === 'keyword' ? [] : this.embedQuery(q).then((v) => this.vectorRefs(v, vectorN, filter)),
+    // Expansions join hybrid search only: keyword and vector modes stay the literal single legs.
+    const expansions = mode === 'hybrid' ? await this.expansionsOf(q, req, filter.sources) : NO_EXPANSIONS;
+    const { shared, own, ownWeight } = expansions;
+    const expanded = shared.length > 0 || own.length > 0;
+    this.checkMinScore(req, expansions);
+    const vectorLeg = (text: string) => (mode === 'keyword' ? [] : this.embedQuery(text).then((v) => this.vectorRefs(v, vectorN, filter)));
+    const [kw, ex, exOwn, vec0] = await Promise.all([
       mode === 'vector' ? [] : this.keywordRefs(q, pool, filter, analyzers),
+      shared.length ? this.expansionRefs(shared, pool, filter, analyzers) : [],
+      own.length ? this.expansionRefs(own, pool, filter, analyzers) : [],
+      // Without expansions the vector leg does not wait for the keyword one.
+      expanded ? null : vectorLeg(q),
     ]);
+    const hits = new Map<number, StoredHit>();
     const weights = req.weights ?? { vector: 1, keyword: 1 };
+    const lists: ExpansionList[] = [];
+    let vec = vec0 ?? [];
+    if (expanded) {
+      // Weighing expansions reads the texts of their hits and of the best hit of the query's own words.
+      const refs = new Set([...(kw.length ? [kw[0]!.ref] : []), ...ex.map((h) => h.ref), ...exOwn.map((h) => h.ref)]);
+      for (const h of await this.store.getChunks([...refs])) hits.set(h.ref, h);
+      const textOf = (ref: number) => {
+        const h = hits.get(ref);
+        return h ? `${h.heading}\n${h.content}` : '';
+      };
+      const best = kw.length ? hits.get(kw[0]!.ref) : undefined;
+      const literal = !!best && literalShare(q, `${best.title ?? ''}\n${best.heading}\n${best.content}`) >= this.tuning.literal;
+      const vectorText = !literal && this.tuning.expandVector ? `${q} ${[...own, ...shared].map((e) => e.term).join(' ')}` : q;
+      vec = await vectorLeg(vectorText);
+      if (ex.length) {
+        const weight = (literal ? this.tuning.literalWeight : this.tuning.weight) * weights.keyword;
+        lists.push({ field: 'expansion', list: ex, weight, weightOf: (h) => expansionWeightOf(textOf(h.ref), shared) });
+      }
+      if (exOwn.length) {
+        const weight = (this.tuning.profile ?? ownWeight) * weights.keyword;
+        lists.push({ field: 'profileExpansion', list: exOwn, weight, weightOf: (h) => expansionWeightOf(textOf(h.ref), own) });
+      }
+    }
     // Fusion on references; texts and metadata are loaded only for the candidates the later stages read.
-    let list: Candidate[] = rrf(vec, kw, weights);
+    let list: Candidate[] = rrf(vec, kw, weights, lists);
     // Single-list modes keep the list's own score (cosine or -bm25) rather than RRF's.
     if (mode !== 'hybrid') list = list.map((c) => ({ ...c, score: (c.vector ?? c.keyword)!.score }));
-    const hits = new Map<number, StoredHit>();
     const load = async (upTo: number) => {
-      const missing = list.slice(0, upTo).filter((c) => !hits.has(c.ref));
-      if (!missing.length) return;
-      for (const h of await this.store.getChunks(missing.map((c) => c.ref))) hits.set(h.ref, h);
-      for (const c of missing) c.content = hits.get(c.ref)?.content ?? '';
+      const head = list.slice(0, upTo);
+      const missing = head.filter((c) => !hits.has(c.ref));
+      if (missing.length) for (const h of await this.store.getChunks(missing.map((c) => c.ref))) hits.set(h.ref, h);
+      for (const c of head) c.content ||= hits.get(c.ref)?.content ?? '';
     };
     const results = new Map<number, SearchResult>();
     const resultOf = (ref: number) => {
@@ -268,13 +366,15 @@ export class Searcher {
           keyword: c.keyword ?? null,
           decay: c.decay ?? null,
           duplicates: c.duplicates?.length ?? 0,
+          expansion: c.expansion ?? null,
+          profileExpansion: c.profileExpansion ?? null,
           ...(rerankScores?.has(c.ref) ? { rerank: rerankScores.get(c.ref)! } : {}),
         };
       }
       return r;
     });
     if (!top.length) await this.checkUnlistedValues(req);
-    return { results: top, reranked, ...(rerankError ? { rerankError } : {}) };
+    return { results: top, reranked, ...(rerankError ? { rerankError } : {}), ...(req.explain ? { expansions: [...own, ...shared] } : {}) };
   }
 
   /**
@@ -282,13 +382,20 @@ export class Searcher {
    * 0.0328 with the default weights), vector cosine similarity (at most 1), keyword -bm25 (no
    * bound). A threshold no result can reach is refused rather than answered with nothing.
    */
-  private checkMinScore(req: SearchRequest): void {
+  private checkMinScore(req: SearchRequest, ex: Expansions): void {
     if (req.minScore === undefined) return;
     const reranked = !!this.reranker && req.rerank;
     const w = req.weights ?? { vector: 1, keyword: 1 };
-    const ceiling = req.mode === 'hybrid' && !reranked ? (w.vector + w.keyword) / (RRF_K + 1) : req.mode === 'vector' ? 1 : Infinity;
+    // A query with expansions has more lists: the expansion terms' keyword hits, and a profile's own.
+    const extra =
+      (ex.shared.length ? Math.max(this.tuning.weight, this.tuning.literalWeight) : 0) + (ex.own.length ? (this.tuning.profile ?? ex.ownWeight) : 0);
+    const expanded = extra > 0;
+    const ceiling = req.mode === 'hybrid' && !reranked ? (w.vector + w.keyword + extra * w.keyword) / (RRF_K + 1) : req.mode === 'vector' ? 1 : Infinity;
     if (req.minScore > ceiling) {
-      const scale = req.mode === 'hybrid' ? `fused (RRF) scores are at most ${ceiling.toFixed(4)} with weights ${w.vector},${w.keyword}` : 'cosine scores are at most 1';
+      const scale =
+        req.mode === 'hybrid'
+          ? `fused (RRF) scores are at most ${ceiling.toFixed(4)} with weights ${w.vector},${w.keyword}${expanded ? " and this query's expansions" : ''}`
+          : 'cosine scores are at most 1';
       throw usage(`minScore ${req.minScore} can never be met in ${req.mode} mode: ${scale} (see "Scores" in docs/search.md)`);
     }
   }

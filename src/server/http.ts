@@ -83,7 +83,11 @@ export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Se
         const { request, format } = searchParams(url.searchParams, searcher.filterSpecs());
         const r = await searcher.run(request);
         if (r.rerankError) log(`rerank failed, fused order kept: ${r.rerankError}`);
-        return send(res, 200, { results: shape(r.results, format), ...(r.reranked === null ? {} : { reranked: r.reranked }) });
+        return send(res, 200, {
+          results: shape(r.results, format),
+          ...(r.reranked === null ? {} : { reranked: r.reranked }),
+          ...(r.expansions ? { expansions: r.expansions } : {}),
+        });
       }
       case '/related': {
         const { k, format, ...ref } = relatedParams(url.searchParams);

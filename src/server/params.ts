@@ -10,7 +10,7 @@ export class BadRequest extends RagsyncError {
 }
 
 /** Search parameters besides the profiles' filters (?book=, ?tag= …). */
-const SEARCH_PARAMS = ['q', 'source', 'k', 'mode', 'path', 'minScore', 'explain', 'format', 'mmr', 'halfLife', 'rerank', 'weights',
+const SEARCH_PARAMS = ['q', 'source', 'k', 'mode', 'path', 'minScore', 'explain', 'expand', 'format', 'mmr', 'halfLife', 'rerank', 'weights',
   'dedupe', 'includeBroken'];
 const KNOWN_RELATED = new Set(['source', 'path', 'id', 'k', 'format']);
 
@@ -76,6 +76,7 @@ export function searchParams(p: URLSearchParams, specs: readonly FilterSpec[]): 
       halfLifeDays: numParam(p, 'halfLife'),
       weights: weights ? parseWeights(weights) : undefined,
       explain: boolParam(p, 'explain'),
+      expand: boolParam(p, 'expand'),
       rerank: boolParam(p, 'rerank'),
       dedupe: boolParam(p, 'dedupe'),
       includeBroken: boolParam(p, 'includeBroken'),

@@ -40,6 +40,11 @@ export interface KeywordQuery {
   tokens: string[];
   k: number;
   filter?: ChunkFilter;
+  /**
+   * BM25 weight of the head column (title, headings, tags) against the body's 1. 0 ranks by the
+   * body alone (which holds the head's words too), as before migration 008. Default 1.
+   */
+  headWeight?: number;
 }
 
 /** A chunk reference and its score in one ranked list. */
@@ -222,6 +227,18 @@ export interface IndexReader {
   streamVectors(fingerprint: string, sink: VectorSink): Promise<{ generation: number; dims: number; count: number }>;
   /** Bumped by every commit that changes chunks or vectors. */
   generation(): Promise<number>;
+  /** Corpus lexicon rows whose English gloss key is one of `keys` (absent in a backend without a lexicon). */
+  lexiconLookup?(keys: string[]): Promise<LexiconRow[]>;
+}
+
+/** One gloss of the corpus lexicon: English key → a Chinese headword of the corpus. */
+export interface LexiconRow {
+  gloss: string;
+  headword: string;
+  /** Which sense of the dictionary entry (0 = the first). */
+  sense: number;
+  /** Documents containing the headword. */
+  df: number;
 }
 
 /** The run history, read-only: what status pages and health checks show. */

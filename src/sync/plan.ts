@@ -1,5 +1,5 @@
 import type { Analyzer } from '../core/text/analyzer.ts';
-import { indexTerms } from '../core/text/analyzer.ts';
+import { analyzerFingerprint, indexTerms } from '../core/text/analyzer.ts';
 import { estimateTokens } from '../core/text/tokens.ts';
 import { errorMessage } from '../core/errors.ts';
 import { sha256 } from '../core/hash.ts';
@@ -9,6 +9,7 @@ import type { SourceConfig } from '../config/load.ts';
 import { decodeText } from '../sources/decode.ts';
 import type { Snapshot, SourceFile } from '../sources/types.ts';
 import type { IndexWriter } from '../storage/roles.ts';
+import type { LazyLexicon } from './lexicon/cedict.ts';
 
 export type ChangeKind = 'added' | 'changed' | 'renamed';
 
@@ -30,9 +31,12 @@ export interface SkippedFile {
 export interface Pipeline {
   chunker: Chunker;
   analyzer: Analyzer;
+  /** The corpus lexicon's dictionary, for sources that use it (their documents record the headwords they contain). */
+  lexicon?: LazyLexicon;
 }
 
-export const pipelineFingerprint = (p: Pipeline) => `${p.chunker.fingerprint}+${p.analyzer.id}`;
+export const pipelineFingerprint = (p: Pipeline) =>
+  `${p.chunker.fingerprint}+${analyzerFingerprint(p.analyzer)}${p.lexicon ? `+${p.lexicon.id}` : ''}`;
 
 /**
  * Everything a run will do to one source, computed without writing anything. `--dry-run` prints
@@ -76,6 +80,12 @@ function documentCounts(write: PlannedDocument[], deleted: number, unchanged: nu
   return { added: n('added'), changed: n('changed'), renamed: n('renamed'), deleted, unchanged, skipped };
 }
 
+/** What the keyword index's head column holds: the heading path (title first) and any tags. */
+export function headText(c: { heading: string; metadata: Record<string, unknown> }): string {
+  const tags = c.metadata.tags;
+  return Array.isArray(tags) ? [c.heading, ...tags.filter((t) => typeof t === 'string')].join(' ') : c.heading;
+}
+
 /** Reads, validates and chunks one file into a document record. */
 function buildDocument(file: SourceFile, bytes: Buffer, pipeline: Pipeline): DocumentRecord {
   const text = decodeText(file.path, bytes);
@@ -86,6 +96,7 @@ function buildDocument(file: SourceFile, bytes: Buffer, pipeline: Pipeline): Doc
     textHash: sha256(c.text),
     tokens: estimateTokens(c.text),
     terms: indexTerms(pipeline.analyzer, c.text),
+    headTerms: indexTerms(pipeline.analyzer, headText(c)),
   }));
   return {
     path: file.path,
@@ -96,6 +107,8 @@ function buildDocument(file: SourceFile, bytes: Buffer, pipeline: Pipeline): Doc
     title: chunked.title,
     metadata: chunked.metadata,
     chunks,
+    // The file's text once (chunk texts overlap and repeat their context lines).
+    ...(pipeline.lexicon ? { lexicon: pipeline.lexicon.load().find([text]) } : {}),
   };
 }
 

@@ -18,6 +18,7 @@ import type { RunSourceRecord, SyncStore } from '../storage/roles.ts';
 import { applyPlan, AbortedError, noWork, type Progress } from './apply.ts';
 import { EmbedderFailure } from './embedder-failure.ts';
 import { acquireIndexLock, type IndexLock } from './lock.ts';
+import { cedictLexicon } from './lexicon/cedict.ts';
 import { planSource, type Pipeline, type SkippedFile, type SourcePlan } from './plan.ts';
 import { judgeDeletions } from './delete-guard.ts';
 
@@ -384,6 +385,7 @@ function pipelineOf(config: Config, s: SourceConfig): Pipeline {
   return {
     chunker: config.profiles.createChunker(s.chunker, s.chunking),
     analyzer: config.profiles.get(s.profile).analyzer ?? defaultAnalyzer,
+    ...(s.lexicon ? { lexicon: cedictLexicon() } : {}),
   };
 }
 

@@ -87,9 +87,11 @@ describe('the terminal', () => {
   });
 
   it('--min-score: a threshold the mode cannot reach is refused with the scale; reachable ones filter', async () => {
-    expect(await usageError(searcher.search('伤官', { minScore: 0.5 }))).toBe(
+    expect(await usageError(searcher.search('伤官', { minScore: 0.5, expand: false }))).toBe(
       'minScore 0.5 can never be met in hybrid mode: fused (RRF) scores are at most 0.0328 with weights 1,1 (see "Scores" in docs/search.md)',
     );
+    // Expansion lists raise the ceiling (their weights are added).
+    expect(await usageError(searcher.search('伤官', { minScore: 0.5 }))).toMatch(/fused \(RRF\) scores are at most 0\.\d{4} with weights 1,1/);
     expect(await usageError(searcher.search('伤官', { mode: 'vector', minScore: 1.5 }))).toMatch(/cosine scores are at most 1/);
     const all = await searcher.search('伤官', { k: 20 });
     const some = await searcher.search('伤官', { k: 20, minScore: 0.02 });

@@ -1,3 +1,4 @@
+import { headText } from '../../src/sync/plan.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +32,7 @@ export function record(d: FixtureDoc, analyzer: Analyzer = defaultAnalyzer): Doc
       textHash: sha256(text),
       tokens: estimateTokens(text),
       terms: indexTerms(analyzer, text),
+      headTerms: indexTerms(analyzer, headText({ heading, metadata: metadata ?? {} })),
       metadata: metadata ?? {},
     };
   });

@@ -59,7 +59,7 @@ describe('storage', () => {
     await store.writeDocuments('s', [
       {
         path: 'a.md', contentHash: 'c', stamp: 's', size: 1, chunker: 'k', title: 'A', metadata: {},
-        chunks: [{ ordinal: 0, key: 'a#0', heading: 'A', content: 'x', text: 'A\n\nx', textHash: 'h', tokens: 1, terms: 'a x', metadata: {} }],
+        chunks: [{ ordinal: 0, key: 'a#0', heading: 'A', content: 'x', text: 'A\n\nx', textHash: 'h', tokens: 1, terms: 'a x', headTerms: 'a', metadata: {} }],
       },
     ]);
     await store.close();

@@ -4,7 +4,7 @@ import { MAX_K, MODES, parseWeights, type SearchOptions } from '../../search/req
 import { Searcher } from '../../search/search.ts';
 import { oneShotVectors } from '../../search/vector-scan.ts';
 import { rerankerFromEnv } from '../../search/rerank.ts';
-import { searchJson, searchText } from '../format.ts';
+import { expansionsText, searchJson, searchText } from '../format.ts';
 import { createEmbedder } from '../../embedding/create.ts';
 import { createLogger } from '../../core/log.ts';
 import { collect, config, configOption, out, positiveInt, withDimensions } from '../options.ts';
@@ -32,7 +32,8 @@ export function register(program: Command): void {
     .option('--no-dedupe', 'keep near-identical passages')
     .option('--include-broken', 'include chunks marked broken')
     .option('--no-rerank', 'skip the reranker even if DASHSCOPE_API_KEY is set')
-    .option('--explain', 'show each result\'s component ranks and scores')
+    .option('--explain', 'show each result\'s component ranks and scores, and the query\'s expansions')
+    .option('--no-expand', 'search the query\'s own words only (no synonyms, glossary or cross-lingual terms)')
     .option('--json', 'print a JSON array on stdout')
     .option('-v, --verbose', 'also log (which embedder answered, how many results) on stderr')
     .addHelpText(
@@ -75,13 +76,15 @@ Scores depend on --mode: hybrid gives fused RRF scores (at most 0.0328 with weig
           dedupe: o.dedupe,
           includeBroken: o.includeBroken,
           explain: o.explain,
+          expand: o.expand,
         };
-        const { results, rerankError } = await searcher.searchDetailed(query, opts);
+        const { results, rerankError, expansions } = await searcher.searchDetailed(query, opts);
         if (rerankError) process.stderr.write(`ragsync: rerank failed, fused order kept: ${rerankError}\n`);
         // Which vectors answered: in the text output and the log, never in the JSON array (the contract).
         const fingerprint = searcher.embedder.info.fingerprint;
         log.info({ fingerprint, results: results.length }, 'searched');
-        out(o.json ? JSON.stringify(searchJson(results)) : `${searchText(results)}\n(embedder ${fingerprint})`);
+        const shown = o.explain && !o.json ? `${expansionsText(expansions ?? [])}\n` : '';
+        out(o.json ? JSON.stringify(searchJson(results)) : `${shown}${searchText(results)}\n(embedder ${fingerprint})`);
       } finally {
         await searcher.close();
       }

@@ -1,3 +1,4 @@
+import { stemmer } from 'stemmer';
 import { foldText } from './fold.ts';
 
 /**
@@ -23,6 +24,37 @@ export interface Analyzer {
 /** The engine's own analysis: language-level folding, no stop words. */
 export const defaultAnalyzer: Analyzer = { id: 'fold@1', normalize: (t) => foldText(t) };
 
+/**
+ * English words are stemmed (Porter) on both sides, so "retries" meets "retry" and "queues"
+ * "queue". RAGSYNC_STEM=0 turns it off, for comparisons; the fingerprint below says which.
+ */
+export function stemming(): boolean {
+  return process.env.RAGSYNC_STEM !== '0';
+}
+
+/**
+ * What keyword rows made under an analyzer depend on: its own id, stemming, and the row layout
+ * (head/body columns since migration 008). A document written under another value is re-indexed
+ * by the next run (keyword rows only: the embedded text does not change).
+ */
+export function analyzerFingerprint(a: Analyzer): string {
+  return `${a.id}+${stemming() ? 'porter' : 'nostem'}+head`;
+}
+
+// ASCII words only: the Porter stemmer is English's, and short words are mostly names and acronyms.
+const ENGLISH_WORD = /^[a-z]{4,}$/;
+const stems = new Map<string, string>();
+function latinTerm(tok: string, stem: boolean): string {
+  if (!stem || !ENGLISH_WORD.test(tok)) return tok;
+  let s = stems.get(tok);
+  if (s === undefined) {
+    s = stemmer(tok);
+    if (stems.size > 100_000) stems.clear();
+    stems.set(tok, s);
+  }
+  return s;
+}
+
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 const TOKEN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+|[\p{L}\p{N}]+/gu;
 
@@ -33,10 +65,11 @@ function prepare(a: Analyzer, text: string): string {
 /** Tokens stored for a chunk: every unigram and bigram of each CJK run, every other word. */
 export function indexTokens(a: Analyzer, text: string): string[] {
   const out: string[] = [];
+  const stem = stemming();
   for (const m of prepare(a, text).matchAll(TOKEN)) {
     const tok = m[0];
     if (!CJK.test(tok[0]!)) {
-      out.push(tok);
+      out.push(latinTerm(tok, stem));
       continue;
     }
     const chars = Array.from(tok);
@@ -74,10 +107,11 @@ export function queryTerms(a: Analyzer, query: string, opts: { unigrams?: boolea
   const prepared = prepare(a, query);
   const re = stopRe(a);
   const stripped = re ? prepared.replace(re, ' ') : prepared;
+  const stem = stemming();
   for (const m of (stripped.trim() ? stripped : prepared).matchAll(TOKEN)) {
     const tok = m[0];
     if (!CJK.test(tok[0]!)) {
-      out.add(tok);
+      out.add(latinTerm(tok, stem));
       continue;
     }
     const chars = Array.from(tok);

@@ -10,6 +10,7 @@ export const bookmarksProfile: Profile = {
   name: 'bookmarks',
   description: 'bookmark summaries: header, TL;DR and Summary per file',
   chunkers: { bookmarks: bookmarksChunker },
+  lexicon: true,
   analyzer: { id: 'bookmarks@1', normalize: defaultAnalyzer.normalize, queryStopWords: ZH_QUESTION_WORDS },
   filters: [
     { name: 'tag', description: 'bookmark tag (repeatable: all must match)', kind: 'all-of', fields: ['tags'] },

@@ -2,6 +2,7 @@ import type { Profile } from '../../core/profile.ts';
 import { documentFields, ZH_QUESTION_WORDS } from '../common.ts';
 import { BOOK_KEYS } from './book.ts';
 import { classicsChunker } from './chunker.ts';
+import { expandClassicsQuery } from './expand.ts';
 import { normalizeForSearch } from './normalize.ts';
 
 /** Every book key the classics chunker gives (chunk metadata.book). */
@@ -12,6 +13,7 @@ export const classicsProfile: Profile = {
   name: 'classics',
   description: '八字 classics: 穷通宝鉴 by 天干 × 月令, the other books by chapter',
   chunkers: { classics: classicsChunker },
+  lexicon: true,
   analyzer: {
     // Bump the version when normalizeForSearch or the stop words change what they produce.
     id: 'classics@1',
@@ -31,4 +33,7 @@ export const classicsProfile: Profile = {
     },
   ],
   resultFields: documentFields,
+  expandQuery: (query) => expandClassicsQuery(query),
+  // The thesaurus and glossary say what the query says in the books' words (measured: BENCHMARKS.md).
+  expansionWeight: 2,
 };

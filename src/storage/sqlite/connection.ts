@@ -38,14 +38,14 @@ const KEYWORD_INDEX_MIGRATION = 2;
  * their fingerprint, so the next run re-indexes them with their profile's analyzer.
  */
 function backfillKeywordIndex(db: Database): void {
-  const insert = db.prepare('INSERT INTO chunks_fts (rowid, tokens) VALUES (?, ?)');
+  const insert = db.prepare('INSERT INTO chunks_fts (rowid, head, body) VALUES (?, ?, ?)');
   db.transaction(() => {
     // Pages by id: better-sqlite3 cannot write while a read cursor is open on the connection.
-    const page = db.prepare('SELECT id, text FROM chunks WHERE id > ? ORDER BY id LIMIT 1000');
+    const page = db.prepare('SELECT id, heading, text FROM chunks WHERE id > ? ORDER BY id LIMIT 1000');
     for (let last = 0; ; ) {
-      const rows = page.all(last) as { id: number; text: string }[];
+      const rows = page.all(last) as { id: number; heading: string; text: string }[];
       if (!rows.length) break;
-      for (const r of rows) insert.run(r.id, indexTerms(defaultAnalyzer, r.text));
+      for (const r of rows) insert.run(r.id, indexTerms(defaultAnalyzer, r.heading), indexTerms(defaultAnalyzer, r.text));
       last = rows[rows.length - 1]!.id;
     }
     bumpGeneration(db);

@@ -2,7 +2,7 @@ import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import { endianness } from 'node:os';
 import type { ChunkFilter, StoredHit } from '../../core/types.ts';
 import { matchExpression } from '../../core/text/analyzer.ts';
-import type { IndexReader, KeywordQuery, RefScore, VectorSet, VectorSink } from '../roles.ts';
+import type { IndexReader, KeywordQuery, LexiconRow, RefScore, VectorSet, VectorSink } from '../roles.ts';
 import { createRequire } from 'node:module';
 import { decodeVector, encodeVector } from './blob.ts';
 import { parseJson } from './connection.ts';
@@ -24,6 +24,16 @@ const toHit = ({ docMetadata, ...r }: HitRow): StoredHit => ({
 export class SqliteIndexReader implements IndexReader {
   constructor(readonly db: Database) {}
 
+  async lexiconLookup(keys: string[]): Promise<LexiconRow[]> {
+    if (!keys.length) return [];
+    return this.db
+      .prepare(
+        `SELECT g.gloss, g.headword, g.sense, t.df FROM lexicon_glosses g JOIN lexicon_terms t ON t.headword = g.headword
+         WHERE g.gloss IN (SELECT value FROM json_each(?))`,
+      )
+      .all(JSON.stringify(keys)) as LexiconRow[];
+  }
+
   async keywordSearch(q: KeywordQuery): Promise<StoredHit[]> {
     const refs = await this.keywordRefs(q);
     const score = new Map(refs.map((r) => [r.ref, r.score]));
@@ -32,17 +42,19 @@ export class SqliteIndexReader implements IndexReader {
 
   async keywordRefs(q: KeywordQuery): Promise<RefScore[]> {
     if (!q.tokens.length) return [];
+    const head = q.headWeight ?? 1;
+    if (!(Number.isFinite(head) && head >= 0)) throw new Error(`headWeight must be a number ≥ 0 (got ${head})`);
     const match = matchExpression(q.tokens);
     if (!factsCanFilter(q.filter)) {
       const f = filterSql(q.filter);
       return prepared(
         this.db,
-        `SELECT c.id AS ref, -bm25(chunks_fts) AS score
+        `SELECT c.id AS ref, -bm25(chunks_fts, ?, 1) AS score
          FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid ${HIT_JOINS}
          WHERE chunks_fts MATCH ? AND ${f.sql}
-         ORDER BY bm25(chunks_fts), c.id
+         ORDER BY score DESC, c.id
          LIMIT ?`,
-      ).all(match, ...f.params, q.k) as RefScore[];
+      ).all(head, match, ...f.params, q.k) as RefScore[];
     }
     // The FTS table alone ranks (no join or JSON per matching row); the facts filter its rows in
     // rank order, read lazily until k pass.
@@ -50,10 +62,10 @@ export class SqliteIndexReader implements IndexReader {
     if (share === 0) return [];
     const rows = prepared(
       this.db,
-      `SELECT rowid, -bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts), rowid`,
+      `SELECT rowid, -bm25(chunks_fts, ?, 1) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC, rowid`,
     )
       .raw()
-      .iterate(match) as IterableIterator<[number, number]>;
+      .iterate(head, match) as IterableIterator<[number, number]>;
     const out: RefScore[] = [];
     for (const [ref, score] of rows) {
       if (!pass(ref)) continue;

@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { failpoint } from '../../core/failpoint.ts';
-import type { DocumentRecord, EmbedderInfo, StoredDocument } from '../../core/types.ts';
+import type { DocumentRecord, EmbedderInfo, LexiconEntry, StoredDocument } from '../../core/types.ts';
 import type { IndexWriter, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
 import { encodeVector } from './blob.ts';
 import { bumpGeneration, now, slices } from './connection.ts';
@@ -109,7 +109,23 @@ export class SqliteIndexWriter implements IndexWriter {
        VALUES (@documentId, @ordinal, @key, @heading, @content, @text, @textHash, @tokens, @metadata)`,
     );
     // Keyword index rows go in with their chunks (deletes follow by trigger): same transaction.
-    const insertFts = this.db.prepare('INSERT INTO chunks_fts (rowid, tokens) VALUES (?, ?)');
+    const insertFts = this.db.prepare('INSERT INTO chunks_fts (rowid, head, body) VALUES (?, ?, ?)');
+    // The document's lexicon row: removing it takes its headwords' df back by trigger (migration 007);
+    // what written documents add is summed over the write and applied once per headword at its end.
+    const clearLexicon = this.db.prepare('DELETE FROM lexicon_docs WHERE document_id = ?');
+    const insertLexicon = this.db.prepare('INSERT INTO lexicon_docs (document_id, headwords) VALUES (?, ?)');
+    const addDf = this.db
+      .prepare('INSERT INTO lexicon_terms (headword, df) VALUES (?, ?) ON CONFLICT (headword) DO UPDATE SET df = df + excluded.df RETURNING df')
+      .pluck();
+    const insertGloss = this.db.prepare('INSERT OR IGNORE INTO lexicon_glosses (gloss, headword, sense) VALUES (?, ?, ?)');
+    const added = new Map<string, { n: number; entry: LexiconEntry }>();
+    const applyLexicon = () => {
+      for (const [h, { n, entry }] of added) {
+        // df equal to what this write added: the headword was not in the lexicon before (or left it during the write).
+        if ((addDf.get(h, n) as number) === n) for (const [gloss, sense] of entry.glosses) insertGloss.run(gloss, h, sense);
+      }
+      added.clear();
+    };
     const at = now();
     const writeOne = (d: DocumentRecord) => {
       const { id } = upsert.get({
@@ -124,10 +140,19 @@ export class SqliteIndexWriter implements IndexWriter {
         at,
       }) as { id: number };
       clear.run(id);
+      clearLexicon.run(id);
+      if (d.lexicon?.length) {
+        insertLexicon.run(id, JSON.stringify(d.lexicon.map((e) => e.headword)));
+        for (const e of d.lexicon) {
+          const a = added.get(e.headword);
+          if (a) a.n++;
+          else added.set(e.headword, { n: 1, entry: e });
+        }
+      }
       for (const c of d.chunks) {
-        const { terms, ...row } = c;
+        const { terms, headTerms, ...row } = c;
         const { lastInsertRowid } = insertChunk.run({ ...row, documentId: id, metadata: JSON.stringify(c.metadata) });
-        insertFts.run(lastInsertRowid, terms);
+        insertFts.run(lastInsertRowid, headTerms, terms);
       }
       failpoint('in-documents');
     };
@@ -136,6 +161,7 @@ export class SqliteIndexWriter implements IndexWriter {
       this.db.transaction(() => {
         for (const p of removePaths) remove.run(sourceId, p);
         for (const d of docs) writeOne(d);
+        applyLexicon();
         bumpGeneration(this.db);
       })();
       return;
@@ -155,6 +181,7 @@ export class SqliteIndexWriter implements IndexWriter {
           await new Promise((resolve) => setImmediate(resolve));
         }
       }
+      applyLexicon();
       bumpGeneration(this.db);
       this.db.exec('COMMIT');
     } catch (err) {

