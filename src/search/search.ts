@@ -218,7 +218,6 @@ export class Searcher {
   /** Runs a validated request. */
   async run(req: SearchRequest): Promise<SearchResponse> {
     const { query: q, k, mode, mmr: lambda } = req;
-    this.checkMinScore(req);
     const filter0 = this.filterOf(req);
     if (!this.terms(q, this.analyzers(filter0.sources), true).length && !/[\p{L}\p{N}]/u.test(q)) {
       throw usage(`query ${JSON.stringify(q)} has no searchable terms (letters, digits or CJK characters)`);
@@ -231,6 +230,7 @@ export class Searcher {
     // Expansions join hybrid search only: keyword and vector modes stay the literal single legs.
     const expansions = mode === 'hybrid' ? await this.expansionsOf(q, req, filter.sources) : [];
     const expanded = expansions.length > 0;
+    this.checkMinScore(req, expanded);
     const [kw, ex] = await Promise.all([
       mode === 'vector' ? [] : this.keywordHits(q, pool, filter, analyzers),
       expanded ? this.expansionHits(expansions, pool, filter, analyzers) : [],
@@ -299,15 +299,18 @@ export class Searcher {
    * 0.0328 with the default weights), vector cosine similarity (at most 1), keyword -bm25 (no
    * bound). A threshold no result can reach is refused rather than answered with nothing.
    */
-  private checkMinScore(req: SearchRequest): void {
+  private checkMinScore(req: SearchRequest, expanded: boolean): void {
     if (req.minScore === undefined) return;
     const reranked = !!this.reranker && req.rerank;
     const w = req.weights ?? { vector: 1, keyword: 1 };
-    // Expansion hits add a third list below the keyword one (when expansion may be on).
-    const ex = req.expand && this.scope.search?.expand !== false ? Math.max(this.tuning.weight, this.tuning.literalWeight) * w.keyword : 0;
+    // A query with expansions has a third list, the expansion terms' keyword hits.
+    const ex = expanded ? Math.max(this.tuning.weight, this.tuning.literalWeight) * w.keyword : 0;
     const ceiling = req.mode === 'hybrid' && !reranked ? (w.vector + w.keyword + ex) / (RRF_K + 1) : req.mode === 'vector' ? 1 : Infinity;
     if (req.minScore > ceiling) {
-      const scale = req.mode === 'hybrid' ? `fused (RRF) scores are at most ${ceiling.toFixed(4)} with weights ${w.vector},${w.keyword}` : 'cosine scores are at most 1';
+      const scale =
+        req.mode === 'hybrid'
+          ? `fused (RRF) scores are at most ${ceiling.toFixed(4)} with weights ${w.vector},${w.keyword}${expanded ? ' and this query\'s expansions' : ''}`
+          : 'cosine scores are at most 1';
       throw usage(`minScore ${req.minScore} can never be met in ${req.mode} mode: ${scale} (see "Scores" in docs/search.md)`);
     }
   }
