@@ -74,7 +74,9 @@ export function buildEntries(raw: readonly RawEntry[]): Map<string, LexiconEntry
   for (const [, simplified, pinyin, english] of raw) {
     const py = Array.isArray(pinyin) ? pinyin[0] ?? '' : pinyin;
     // Capitalised pinyin marks a proper name (people, places, brands): not the word a question means.
-    if (/^[A-Z]/.test(py) || simplified.length > MAX_HEADWORD || !/\p{Script=Han}/u.test(simplified)) continue;
+    const c0 = py.charCodeAt(0);
+    if ((c0 >= 65 && c0 <= 90) || simplified.length > MAX_HEADWORD || simplified.charCodeAt(0) < 0x3400) continue;
+    // Folded like the texts the finder reads (the engine's table and the dictionary differ on a few characters).
     const head = toSimplified(simplified);
     let e = out.get(head);
     if (!e) out.set(head, (e = new LazyEntry(head)));
@@ -165,7 +167,8 @@ export function cedictLexicon(): LazyLexicon {
       // The package exports only its class, which builds search indexes this needs none of: its data
       // file is one JSON object behind `export default`, and JSON.parse reads it far faster than import.
       const text = readFileSync(join(dir, 'data', 'all.js'), 'utf8');
-      const data = JSON.parse(text.slice(text.indexOf('{')).replace(/;?\s*$/, '')) as { all: RawEntry[] };
+      const body = text.trimEnd();
+      const data = JSON.parse(body.slice(body.indexOf('{'), body.endsWith(';') ? -1 : undefined)) as { all: RawEntry[] };
       return (source = lexiconSource(buildEntries(data.all), id));
     },
   };
