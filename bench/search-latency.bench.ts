@@ -4,6 +4,9 @@
  * pass warms up; the same file runs on an older checkout to give the baseline of the same run.
  *
  *   npx tsx bench/search-latency.bench.ts -c CONFIG FILE.jsonl [FILE.jsonl ...]
+ *
+ * "hybrid, no expansion" is hybrid with `expand: false`: the difference is what query expansion
+ * costs a search (only hybrid expands).
  */
 import { readFileSync } from 'node:fs';
 import { loadConfig } from '../src/builtin.ts';
@@ -35,15 +38,16 @@ console.log(
 console.log('| mode | median ms | p90 ms | max ms |');
 console.log('|---|---|---|---|');
 // Modes interleaved per query, so a burst of load on the shared machine hits them alike.
-const times = new Map(MODES.map((m) => [m, [] as number[]]));
+const VARIANTS = [...MODES.map((mode) => ({ name: mode as string, mode, expand: true })), { name: 'hybrid, no expansion', mode: 'hybrid' as const, expand: false }];
+const times = new Map(VARIANTS.map((v) => [v.name, [] as number[]]));
 for (const c of cases) {
-  for (const mode of MODES) {
+  for (const v of VARIANTS) {
     t = process.hrtime.bigint();
-    await searcher.search(c.query, { mode, k: 10, sources: c.source ? [c.source] : undefined });
-    times.get(mode)!.push(ms(t));
+    await searcher.search(c.query, { mode: v.mode, expand: v.expand, k: 10, sources: c.source ? [c.source] : undefined });
+    times.get(v.name)!.push(ms(t));
   }
 }
-for (const mode of MODES) {
+for (const { name: mode } of VARIANTS) {
   const ts = times.get(mode)!.sort((a, b) => a - b);
   const at = (q: number) => ts[Math.min(ts.length - 1, Math.floor(q * ts.length))]!;
   console.log(`| ${mode} | ${at(0.5).toFixed(1)} | ${at(0.9).toFixed(1)} | ${ts[ts.length - 1]!.toFixed(1)} |`);
