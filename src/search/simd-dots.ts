@@ -34,93 +34,86 @@ const F32X4_ADD = simd(0xe4);
 const F32X4_MUL = simd(0xe6);
 const lane = (l: number) => [...simd(0x1f), l];
 
-// params: 0 vecs, 1 q, 2 n, 3 dims, 4 out; locals: 5 row, 6 p, 7 qq, 8 qend (i32), 9..12 accumulators (v128)
+// params: 0 vecs, 1 q, 2 n, 3 dims, 4 out; locals: 5 row, 6 p, 7 qq, 8 qend (i32), 9… accumulators (v128)
 const [V, Q, N, D, OUT, ROW, P, QQ, QE, A] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
-const accumulate = (acc: number, offset: number) => [
-  ...get(acc), ...get(P), ...v128load(offset), ...get(QQ), ...v128load(offset), ...F32X4_MUL, ...F32X4_ADD, ...set(acc),
-];
-const code = [
+
+/**
+ * The loop both kernels share: for each row, zero `accs` accumulators, run `step` until the query
+ * pointer reaches the query's end (`queryBytes` a dimension), fold the accumulators into A with
+ * `fold`, and store the sum of A's four lanes (`lanes`) at out with `store`.
+ */
+const rowLoop = (accs: number, queryBytes: number, step: number[], fold: number[], lanes: number[], store: number) => [
   ...get(V), ...set(P),
   0x02, 0x40, // block $done
   0x03, 0x40, // loop $rows
   ...get(ROW), ...get(N), 0x4f /* i32.ge_u */, 0x0d, 1, // br_if $done
-  ...v128zero, ...set(A), ...v128zero, ...set(A + 1), ...v128zero, ...set(A + 2), ...v128zero, ...set(A + 3),
+  ...Array.from({ length: accs }, (_, i) => [...v128zero, ...set(A + i)]).flat(),
   ...get(Q), ...set(QQ),
-  ...get(Q), ...get(D), ...i32(4), 0x6c /* i32.mul */, 0x6a /* i32.add */, ...set(QE),
+  ...get(Q), ...get(D), ...i32(queryBytes), 0x6c /* i32.mul */, 0x6a /* i32.add */, ...set(QE),
   0x02, 0x40, // block $inner_done
-  0x03, 0x40, // loop $inner: 16 floats per turn
+  0x03, 0x40, // loop $inner
   ...get(QQ), ...get(QE), 0x4f, 0x0d, 1,
-  ...accumulate(A, 0), ...accumulate(A + 1, 16), ...accumulate(A + 2, 32), ...accumulate(A + 3, 48),
-  ...get(P), ...i32(64), 0x6a, ...set(P),
-  ...get(QQ), ...i32(64), 0x6a, ...set(QQ),
+  ...step,
   0x0c, 0, // br $inner
   0x0b, 0x0b, // end loop, end block
-  ...get(A), ...get(A + 1), ...F32X4_ADD, ...get(A + 2), ...get(A + 3), ...F32X4_ADD, ...F32X4_ADD, ...set(A),
+  ...fold,
   ...get(OUT),
-  ...get(A), ...lane(0), ...get(A), ...lane(1), 0x92 /* f32.add */, ...get(A), ...lane(2), 0x92, ...get(A), ...lane(3), 0x92,
-  0x38, 2, 0, // f32.store align=4 offset=0
+  ...lanes,
+  store, 2, 0, // store align=4 offset=0
   ...get(OUT), ...i32(4), 0x6a, ...set(OUT),
   ...get(ROW), ...i32(1), 0x6a, ...set(ROW),
   0x0c, 0, // br $rows
   0x0b, 0x0b, // end loop, end block
   0x0b, // end function
 ];
-const body = [...uleb(2), ...uleb(4), I32, ...uleb(4), V128, ...code];
 
-const MODULE = new Uint8Array([
-  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-  ...section(1, [1, 0x60, 5, I32, I32, I32, I32, I32, 0]),
-  ...section(2, [1, ...name('env'), ...name('memory'), 0x02, 0x00, 1]),
-  ...section(3, [1, 0]),
-  ...section(7, [1, ...name('dots'), 0x00, 0]),
-  ...section(10, [1, ...uleb(body.length), ...body]),
-]);
+/** A module importing env.memory and exporting one function (vecs, q, n, dims, out) with `accs` v128 locals. */
+const kernelModule = (exportName: string, accs: number, code: number[]) => {
+  const body = [...uleb(2), ...uleb(4), I32, ...uleb(accs), V128, ...code];
+  return new Uint8Array([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, [1, 0x60, 5, I32, I32, I32, I32, I32, 0]),
+    ...section(2, [1, ...name('env'), ...name('memory'), 0x02, 0x00, 1]),
+    ...section(3, [1, 0]),
+    ...section(7, [1, ...name(exportName), 0x00, 0]),
+    ...section(10, [1, ...uleb(body.length), ...body]),
+  ]);
+};
+
+// The float32 kernel: 16 floats per turn in four accumulators.
+const accumulate = (acc: number, offset: number) => [
+  ...get(acc), ...get(P), ...v128load(offset), ...get(QQ), ...v128load(offset), ...F32X4_MUL, ...F32X4_ADD, ...set(acc),
+];
+const MODULE = kernelModule('dots', 4, rowLoop(4, 4,
+  [
+    ...accumulate(A, 0), ...accumulate(A + 1, 16), ...accumulate(A + 2, 32), ...accumulate(A + 3, 48),
+    ...get(P), ...i32(64), 0x6a, ...set(P),
+    ...get(QQ), ...i32(64), 0x6a, ...set(QQ),
+  ],
+  [...get(A), ...get(A + 1), ...F32X4_ADD, ...get(A + 2), ...get(A + 3), ...F32X4_ADD, ...F32X4_ADD, ...set(A)],
+  [...get(A), ...lane(0), ...get(A), ...lane(1), 0x92 /* f32.add */, ...get(A), ...lane(2), 0x92, ...get(A), ...lane(3), 0x92],
+  0x38, // f32.store
+));
 
 // The int8 kernel: dots8(vecs, q, n, dims, out): out[row] = Σ vecs[row·dims + j] · q[j] as i32, rows
-// of int8, the query pre-widened to int16 (so only the rows are widened in the loop).
-// params: 0 vecs, 1 q, 2 n, 3 dims, 4 out; locals: 5 row, 6 p, 7 qq, 8 qend (i32), 9, 10 accumulators (v128)
+// of int8, the query pre-widened to int16 (so only the rows are widened in the loop); 16 dims per
+// turn (16 bytes of the row, 32 of the query).
 const I16X8_EXTEND_LOW_I8X16_S = simd(0x87);
 const I16X8_EXTEND_HIGH_I8X16_S = simd(0x88);
 const I32X4_DOT_I16X8_S = simd(0xba);
 const I32X4_ADD = simd(0xae);
 const ilane = (l: number) => [...simd(0x1b), l];
-const code8 = [
-  ...get(V), ...set(P),
-  0x02, 0x40, // block $done
-  0x03, 0x40, // loop $rows
-  ...get(ROW), ...get(N), 0x4f /* i32.ge_u */, 0x0d, 1, // br_if $done
-  ...v128zero, ...set(A), ...v128zero, ...set(A + 1),
-  ...get(Q), ...set(QQ),
-  ...get(Q), ...get(D), ...i32(2), 0x6c /* i32.mul */, 0x6a /* i32.add */, ...set(QE),
-  0x02, 0x40, // block $inner_done
-  0x03, 0x40, // loop $inner: 16 dims per turn (16 bytes of the row, 32 of the query)
-  ...get(QQ), ...get(QE), 0x4f, 0x0d, 1,
-  ...get(A), ...get(P), ...v128load(0), ...I16X8_EXTEND_LOW_I8X16_S, ...get(QQ), ...v128load(0), ...I32X4_DOT_I16X8_S, ...I32X4_ADD, ...set(A),
-  ...get(A + 1), ...get(P), ...v128load(0), ...I16X8_EXTEND_HIGH_I8X16_S, ...get(QQ), ...v128load(16), ...I32X4_DOT_I16X8_S, ...I32X4_ADD, ...set(A + 1),
-  ...get(P), ...i32(16), 0x6a, ...set(P),
-  ...get(QQ), ...i32(32), 0x6a, ...set(QQ),
-  0x0c, 0, // br $inner
-  0x0b, 0x0b, // end loop, end block
-  ...get(A), ...get(A + 1), ...I32X4_ADD, ...set(A),
-  ...get(OUT),
-  ...get(A), ...ilane(0), ...get(A), ...ilane(1), 0x6a, ...get(A), ...ilane(2), 0x6a, ...get(A), ...ilane(3), 0x6a,
-  0x36, 2, 0, // i32.store align=4 offset=0
-  ...get(OUT), ...i32(4), 0x6a, ...set(OUT),
-  ...get(ROW), ...i32(1), 0x6a, ...set(ROW),
-  0x0c, 0, // br $rows
-  0x0b, 0x0b, // end loop, end block
-  0x0b, // end function
-];
-const body8 = [...uleb(2), ...uleb(4), I32, ...uleb(2), V128, ...code8];
-
-const MODULE8 = new Uint8Array([
-  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-  ...section(1, [1, 0x60, 5, I32, I32, I32, I32, I32, 0]),
-  ...section(2, [1, ...name('env'), ...name('memory'), 0x02, 0x00, 1]),
-  ...section(3, [1, 0]),
-  ...section(7, [1, ...name('dots8'), 0x00, 0]),
-  ...section(10, [1, ...uleb(body8.length), ...body8]),
-]);
+const MODULE8 = kernelModule('dots8', 2, rowLoop(2, 2,
+  [
+    ...get(A), ...get(P), ...v128load(0), ...I16X8_EXTEND_LOW_I8X16_S, ...get(QQ), ...v128load(0), ...I32X4_DOT_I16X8_S, ...I32X4_ADD, ...set(A),
+    ...get(A + 1), ...get(P), ...v128load(0), ...I16X8_EXTEND_HIGH_I8X16_S, ...get(QQ), ...v128load(16), ...I32X4_DOT_I16X8_S, ...I32X4_ADD, ...set(A + 1),
+    ...get(P), ...i32(16), 0x6a, ...set(P),
+    ...get(QQ), ...i32(32), 0x6a, ...set(QQ),
+  ],
+  [...get(A), ...get(A + 1), ...I32X4_ADD, ...set(A)],
+  [...get(A), ...ilane(0), ...get(A), ...ilane(1), 0x6a, ...get(A), ...ilane(2), 0x6a, ...get(A), ...ilane(3), 0x6a],
+  0x36, // i32.store
+));
 
 const compiled = new Map<Uint8Array<ArrayBuffer>, WebAssembly.Module | null>();
 function module(bytes: Uint8Array<ArrayBuffer> = MODULE): WebAssembly.Module | null {
