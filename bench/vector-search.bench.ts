@@ -21,21 +21,12 @@ import { join } from 'node:path';
 import { quantizeRow, topK, topKOfScores, VectorIndex, type VectorStore } from '../src/search/vector-index.ts';
 import { createDotKernel, createInt8Kernel } from '../src/search/simd-dots.ts';
 import { encodeVector, decodeVector } from '../src/storage/sqlite/blob.ts';
+import { xorshift } from '../tests/helpers/rng.ts';
 
 const DIMS = 1024;
 const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
 const SIZES = sizes.length ? sizes : [10_000, 100_000, 300_000];
 
-/** Deterministic gaussian-ish unit vectors (xorshift32 + sum of uniforms). */
-function makeRng(seed: number) {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
 function fillUnit(out: Float32Array, rnd: () => number): void {
   for (let base = 0; base < out.length; base += DIMS) {
     let norm = 0;
@@ -76,7 +67,7 @@ const dir = mkdtempSync(join(tmpdir(), 'ragsync-vbench-'));
 const rows: string[] = [];
 try {
   for (const n of SIZES) {
-    const rnd = makeRng(n);
+    const rnd = xorshift(n);
     const vectors = new Float32Array(n * DIMS);
     fillUnit(vectors, rnd);
     const refs = Int32Array.from({ length: n }, (_, i) => i + 1);

@@ -8,16 +8,8 @@ import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
 import { makeFixture, record, type Fixture, type FixtureDoc } from '../helpers/search-fixture.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { join } from 'node:path';
+import { xorshift } from '../helpers/rng.ts';
 
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
 
 describe('int8 WASM kernel', () => {
   it('equals the JS integer dot product, extremes included', () => {
@@ -25,7 +17,7 @@ describe('int8 WASM kernel', () => {
       const n = 301;
       const k = createInt8Kernel(n, dims)!;
       expect(k).not.toBeNull();
-      const r = rng(dims);
+      const r = xorshift(dims);
       for (let i = 0; i < n * dims; i++) k.vectors[i] = i < dims ? 127 : i < 2 * dims ? -127 : Math.round(r() * 254 - 127);
       const q = new Int16Array(dims);
       for (let j = 0; j < dims; j++) q[j] = j % 2 ? k.queryMax : Math.round((r() * 2 - 1) * k.queryMax);
@@ -73,7 +65,7 @@ describe('int8 index with exact rescoring', () => {
     await store.ensureSource({ name: 'a', kind: 'dir', url: null, branch: null });
     await store.ensureSource({ name: 'b', kind: 'dir', url: null, branch: null });
     await store.registerEmbedder(embedder.info);
-    const r = rng(7);
+    const r = xorshift(7);
     const centres = Array.from({ length: 30 }, () => Float32Array.from({ length: dims }, () => r() * 2 - 1));
     for (const source of ['a', 'b']) {
       const docs: FixtureDoc[] = Array.from({ length: n / 2 / 5 }, (_, d) => ({
