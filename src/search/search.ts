@@ -11,7 +11,8 @@ import { openIndex } from '../storage/open.ts';
 import type { SearchStore } from '../storage/roles.ts';
 import { headWeight } from './field-weights.ts';
 import { toChunkFilter, unknownValueError, unlistedValues } from './filters.ts';
-import { EXPANSION_TUNING, expansionWeightOf, gatherExpansions, literalShare, type Expander } from './expand.ts';
+import { EXPANSION_TUNING, expansionWeightOf, gatherExpansions, literalShare, MAX_CONCEPT_EXPANSIONS, MAX_EXPANSIONS, type Expander } from './expand.ts';
+import { conceptsOf, scoreConcepts, topPositions } from './concepts.ts';
 import { lexiconExpander } from './lexicon.ts';
 import { collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
 import type { Reranker } from './rerank.ts';
@@ -64,6 +65,11 @@ export type SearchScope = Pick<Config, 'sources' | 'profiles'> & { search?: { ex
 export interface ExpansionTuning {
   /** RRF weight of the expansion list when the query is not literal. */
   weight: number;
+  /**
+   * The same when a profile's own list has expansions for the query too: a profile's equivalences
+   * know its field better than the dictionary's guesses, which then stay below them.
+   */
+  besideProfile: number;
   /** RRF weight of the expansion list when it is. */
   literalWeight: number;
   /** Not literal: the vector leg embeds the query with its expansions (the hash embedder then sees the Chinese words). */
@@ -72,6 +78,10 @@ export interface ExpansionTuning {
   literal: number;
   /** Overrides the RRF weight of a profile's own expansion list (Profile.expansionWeight). */
   profile?: number;
+  /** Rank the expansion list by concepts covered (concepts.ts) rather than by BM25 over all terms ORed. */
+  concepts: boolean;
+  /** Chinese words the corpus lexicon offers per English word or phrase. */
+  perKey: number;
 }
 
 /** A query's expansions, by the list they are searched in (see Searcher.expansionsOf). */
@@ -109,7 +119,7 @@ export class Searcher {
   ) {
     const fingerprint = embedder.info.fingerprint;
     this.vectors = opts.vectors ? opts.vectors(store, fingerprint) : new VectorIndex(store, fingerprint);
-    this.lexicon = lexiconExpander(store);
+    this.lexicon = lexiconExpander(store, () => this.tuning.perKey);
   }
 
   static open(config: Config, embedder?: Embedder, reranker?: Reranker | null, opts: SearcherOptions = {}): Searcher {
@@ -151,7 +161,7 @@ export class Searcher {
     if (searched.some((s) => s.lexicon)) sharedExpanders.push(this.lexicon);
     const own = await gatherExpansions(q, ownProfiles.map((p) => (x: string) => p.expandQuery!(x)));
     // A term the profile gives is searched in its list only.
-    const shared = (await gatherExpansions(q, [...sharedExpanders, ...this.extraExpanders])).filter((e) => !own.some((o) => o.term === e.term));
+    const shared = (await gatherExpansions(q, [...sharedExpanders, ...this.extraExpanders], this.tuning.concepts ? MAX_CONCEPT_EXPANSIONS : MAX_EXPANSIONS)).filter((e) => !own.some((o) => o.term === e.term));
     return { shared, own, ownWeight: Math.max(0, ...ownProfiles.map((p) => p.expansionWeight!)) };
   }
 
@@ -213,6 +223,29 @@ export class Searcher {
     // No CJK bigram matched: fall back to single characters.
     const uni = this.terms(q, analyzers, true);
     return uni.length > terms.length ? this.store.keywordRefs({ tokens: uni, k: n, filter, headWeight: head }) : [];
+  }
+
+  /**
+   * The passages covering most of the query's concepts (its English words with their expansions,
+   * concepts.ts), when the store can list each term's passages; else null (the ORed list stands in).
+   */
+  private async conceptRefs(q: string, expansions: Expansion[], n: number, filter: ChunkFilter, analyzers: Analyzer[]): Promise<RefScore[] | null> {
+    if (!this.store.matchSets || !this.tuning.concepts) return null;
+    const concepts = conceptsOf(q, expansions);
+    // A term's tokens under each analyzer in force: a passage holds the term when it holds all of one list.
+    const lists: string[][] = [];
+    const where = concepts.map((c) =>
+      c.terms.map((t) => [...new Set(analyzers.map((a) => queryTerms(a, t.term).join(' ')))].filter(Boolean).map((l) => lists.push(l.split(' ')) - 1)),
+    );
+    const { sets, refs, total } = await this.store.matchSets(lists, filter);
+    const union = (ix: number[]) => (ix.length === 1 ? sets[ix[0]!]! : Int32Array.from(new Set(ix.flatMap((i) => [...sets[i]!]))));
+    const { score, scored } = scoreConcepts(concepts, where.map((c) => c.map(union)), total, refs.length);
+    const ranked = (ps: number[]) => ps.map((p) => ({ ref: refs[p]!, score: score[p]! }));
+    const test = await this.store.refFilter(filter);
+    if (test) return ranked(topPositions(score, scored, n, (p) => test(refs[p]!)));
+    const head = ranked(topPositions(score, scored, n * 4));
+    const pass = new Set(await this.store.filterRefs(head.map((h) => h.ref), filter));
+    return head.filter((h) => pass.has(h.ref)).slice(0, n);
   }
 
   /** Keyword hits of the expansion terms, ORed (each term tokenised like a query). */
@@ -277,10 +310,12 @@ export class Searcher {
     const { shared, own, ownWeight } = expansions;
     const expanded = shared.length > 0 || own.length > 0;
     this.checkMinScore(req, expansions);
+    // Whether concept scoring ranked the expansion list (else the ORed list did).
+    let structured = false;
     const vectorLeg = (text: string) => (mode === 'keyword' ? [] : this.embedQuery(text).then((v) => this.vectorRefs(v, vectorN, filter)));
     const [kw, ex, exOwn, vec0] = await Promise.all([
       mode === 'vector' ? [] : this.keywordRefs(q, pool, filter, analyzers),
-      shared.length ? this.expansionRefs(shared, pool, filter, analyzers) : [],
+      shared.length ? this.conceptRefs(q, shared, pool, filter, analyzers).then((r) => (r ? ((structured = true), r) : this.expansionRefs(shared, pool, filter, analyzers))) : [],
       own.length ? this.expansionRefs(own, pool, filter, analyzers) : [],
       // Without expansions the vector leg does not wait for the keyword one.
       expanded ? null : vectorLeg(q),
@@ -291,7 +326,7 @@ export class Searcher {
     let vec = vec0 ?? [];
     if (expanded) {
       // Weighing expansions reads the texts of their hits and of the best hit of the query's own words.
-      const refs = new Set([...(kw.length ? [kw[0]!.ref] : []), ...ex.map((h) => h.ref), ...exOwn.map((h) => h.ref)]);
+      const refs = new Set([...(kw.length ? [kw[0]!.ref] : []), ...(structured ? [] : ex.map((h) => h.ref)), ...exOwn.map((h) => h.ref)]);
       for (const h of await this.store.getChunks([...refs])) hits.set(h.ref, h);
       const textOf = (ref: number) => {
         const h = hits.get(ref);
@@ -302,8 +337,9 @@ export class Searcher {
       const vectorText = !literal && this.tuning.expandVector ? `${q} ${[...own, ...shared].map((e) => e.term).join(' ')}` : q;
       vec = await vectorLeg(vectorText);
       if (ex.length) {
-        const weight = (literal ? this.tuning.literalWeight : this.tuning.weight) * weights.keyword;
-        lists.push({ field: 'expansion', list: ex, weight, weightOf: (h) => expansionWeightOf(textOf(h.ref), shared) });
+        const weight = (literal ? this.tuning.literalWeight : exOwn.length ? this.tuning.besideProfile : this.tuning.weight) * weights.keyword;
+        // A concept score already holds its terms' weights.
+        lists.push({ field: 'expansion', list: ex, weight, weightOf: structured ? () => 1 : (h) => expansionWeightOf(textOf(h.ref), shared) });
       }
       if (exOwn.length) {
         const weight = (this.tuning.profile ?? ownWeight) * weights.keyword;

@@ -2,11 +2,11 @@ import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import { endianness } from 'node:os';
 import type { ChunkFilter, StoredHit } from '../../core/types.ts';
 import { matchExpression } from '../../core/text/analyzer.ts';
-import type { IndexReader, KeywordQuery, LexiconRow, RefScore, VectorSet, VectorSink } from '../roles.ts';
+import type { IndexReader, KeywordQuery, LexiconRow, MatchSets, RefScore, VectorSet, VectorSink } from '../roles.ts';
 import { createRequire } from 'node:module';
 import { decodeVector, encodeVector } from './blob.ts';
 import { parseJson } from './connection.ts';
-import { chunkFacts, factsCanFilter, factsFilter, textHashOf } from './facts.ts';
+import { chunkFacts, factsCanFilter, factsFilter, rowOf, textHashOf } from './facts.ts';
 import { filterSql } from './filter.ts';
 
 const LITTLE = endianness() === 'LE';
@@ -32,6 +32,32 @@ export class SqliteIndexReader implements IndexReader {
          WHERE g.gloss IN (SELECT value FROM json_each(?))`,
       )
       .all(JSON.stringify(keys)) as LexiconRow[];
+  }
+
+  async matchSets(tokenLists: string[][], filter?: ChunkFilter): Promise<MatchSets> {
+    const generation = readGeneration(this.db);
+    const facts = chunkFacts(this.db, generation);
+    // A filter the facts answer narrows the sets and the count (rarity among the searched chunks).
+    const narrow = factsCanFilter(filter);
+    const { pass, share } = narrow ? factsFilter(facts, filter) : { pass: null, share: 1 };
+    const cache = matchCache(this.db, generation);
+    const scope = narrow ? `${[...(filter?.sources ?? [])].sort().join(',')}|${filter?.includeBroken ? 1 : 0}` : '*';
+    const stmt = prepared(this.db, 'SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?').pluck();
+    const sets = tokenLists.map((tokens) => {
+      if (!tokens.length) return new Int32Array(0);
+      const key = `${scope}\u0000${tokens.join(' ')}`;
+      let set = cache.get(key);
+      if (!set) {
+        const rows: number[] = [];
+        for (const id of stmt.all(tokens.map((t) => `"${t.replaceAll('"', '""')}"`).join(' AND ')) as number[]) {
+          const row = rowOf(facts, id);
+          if (row >= 0 && (!pass || pass(id))) rows.push(row);
+        }
+        cache.set(key, (set = Int32Array.from(rows)));
+      }
+      return set;
+    });
+    return { sets, refs: facts.ids, total: Math.round(facts.ids.length * share) };
   }
 
   async keywordSearch(q: KeywordQuery): Promise<StoredHit[]> {
@@ -298,6 +324,38 @@ function prepared(db: Database, sql: string): Statement {
     m.set(sql, (s = db.prepare(sql)));
   }
   return s;
+}
+
+/**
+ * The chunk sets of recent terms (concept scoring asks for the same common words query after
+ * query, and those are the costly ones), dropped when the index changes; least recently used
+ * first out beyond MATCH_CACHE_REFS references (4 bytes each).
+ */
+const MATCH_CACHE_REFS = 1_000_000;
+class MatchCache {
+  private readonly sets = new Map<string, Int32Array>();
+  private refs = 0;
+  constructor(readonly generation: number) {}
+  get(key: string): Int32Array | undefined {
+    const set = this.sets.get(key);
+    if (set) (this.sets.delete(key), this.sets.set(key, set));
+    return set;
+  }
+  set(key: string, set: Int32Array): void {
+    this.sets.set(key, set);
+    this.refs += set.length;
+    for (const [k, old] of this.sets) {
+      if (this.refs <= MATCH_CACHE_REFS) break;
+      this.sets.delete(k);
+      this.refs -= old.length;
+    }
+  }
+}
+const matchCaches = new WeakMap<Database, MatchCache>();
+function matchCache(db: Database, generation: number): MatchCache {
+  let c = matchCaches.get(db);
+  if (!c || c.generation !== generation) matchCaches.set(db, (c = new MatchCache(generation)));
+  return c;
 }
 
 function readGeneration(db: Database): number {

@@ -1,0 +1,96 @@
+import type { Expansion } from '../core/profile.ts';
+import { keyRuns } from '../core/text/english-keys.ts';
+
+/**
+ * Structured query translation: the query's English words and phrases are concepts, each with
+ * the terms that may stand for it in the text (the words themselves, their translations with the
+ * likelihood the lexicon gives them). A passage scores for a concept at most once and the score
+ * sums over the concepts it covers, so the passage covering most of what the question asks about
+ * comes first; in one flat OR list a common translation, or the many senses of one word, outranks
+ * it. Scored as a probabilistic structured query (Darwish & Oard): a concept's passages count
+ * its terms' likelihoods (at most 1), its rarity is the likelihood-weighted sum of their counts.
+ */
+
+export interface ConceptTerm {
+  term: string;
+  /** Likelihood the term stands for the concept, in (0, 1]: the query's own words are 1. */
+  weight: number;
+}
+
+export interface Concept {
+  /** The query's words it stands for. */
+  from: string;
+  terms: ConceptTerm[];
+}
+
+const fold = (s: string) => s.normalize('NFKC').toLowerCase().trim();
+
+/**
+ * The concepts of a query: one per part of the query expansions stand for (its own words a term
+ * of weight 1 when English), and one per remaining English content word of the query.
+ */
+export function conceptsOf(query: string, expansions: readonly Expansion[]): Concept[] {
+  const byFrom = new Map<string, Concept>();
+  for (const e of expansions) {
+    const key = fold(e.from);
+    let c = byFrom.get(key);
+    if (!c) byFrom.set(key, (c = { from: e.from, terms: /[A-Za-z]/.test(e.from) ? [{ term: e.from, weight: 1 }] : [] }));
+    if (!c.terms.some((t) => fold(t.term) === fold(e.term))) c.terms.push({ term: e.term, weight: Math.min(1, e.weight) });
+  }
+  // Words an expansion's phrase covers are part of its concept; the others are concepts of their own.
+  const covered = new Set([...byFrom.values()].flatMap((c) => keyRuns(c.from).flat().map((w) => w.key)));
+  for (const w of keyRuns(query).flat()) {
+    if (covered.has(w.key)) continue;
+    covered.add(w.key);
+    byFrom.set(fold(w.word), { from: w.word, terms: [{ term: w.word, weight: 1 }] });
+  }
+  return [...byFrom.values()];
+}
+
+/** BM25's idf of `n` passages among `total`. */
+const idf = (n: number, total: number) => Math.log(1 + (total - n + 0.5) / (n + 0.5));
+
+/**
+ * Concept scores of the passages, by position: `sets[c][t]` holds the positions (0 ≤ p < size)
+ * of the passages holding term t of concept c; `total` is how many passages are searched.
+ * Returns the score per position and the positions scored.
+ */
+export function scoreConcepts(
+  concepts: readonly Concept[],
+  sets: readonly (readonly Int32Array[])[],
+  total: number,
+  size: number,
+): { score: Float64Array; scored: number[] } {
+  const score = new Float64Array(size);
+  const like = new Float64Array(size);
+  const scored: number[] = [];
+  const touched: number[] = [];
+  concepts.forEach((c, ci) => {
+    let df = 0;
+    c.terms.forEach((t, ti) => {
+      const set = sets[ci]![ti]!;
+      df += t.weight * set.length;
+      for (let i = 0; i < set.length; i++) {
+        const p = set[i]!;
+        if (like[p] === 0) touched.push(p);
+        like[p] = like[p]! + t.weight;
+      }
+    });
+    if (!touched.length) return;
+    const w = idf(Math.max(1, df), Math.max(total, 1));
+    for (const p of touched) {
+      if (score[p] === 0) scored.push(p);
+      score[p] = score[p]! + w * Math.min(1, like[p]!);
+      like[p] = 0;
+    }
+    touched.length = 0;
+  });
+  return { score, scored };
+}
+
+/** The `n` best positions among `scored`, best first (ties: lower position first). */
+export function topPositions(score: Float64Array, scored: readonly number[], n: number, pass?: (p: number) => boolean): number[] {
+  const kept = pass ? scored.filter(pass) : [...scored];
+  kept.sort((a, b) => score[b]! - score[a]! || a - b);
+  return kept.slice(0, n);
+}
