@@ -23,11 +23,15 @@ export interface Concept {
   terms: ConceptTerm[];
 }
 
+const CJK_RUN = /\p{Script=Han}{2,}/gu;
+/** Longer runs are sentences, not words: their characters are the keyword leg's business. */
+const MAX_CJK_CONCEPT = 4;
+
 const fold = (s: string) => s.normalize('NFKC').toLowerCase().trim();
 
 /**
  * The concepts of a query: one per part of the query expansions stand for (its own words a term
- * of weight 1 when English), and one per remaining English content word of the query.
+ * of weight 1 when English), one per remaining English content word, one per short Chinese word.
  */
 export function conceptsOf(query: string, expansions: readonly Expansion[]): Concept[] {
   const byFrom = new Map<string, Concept>();
@@ -43,6 +47,10 @@ export function conceptsOf(query: string, expansions: readonly Expansion[]): Con
     if (covered.has(w.key)) continue;
     covered.add(w.key);
     byFrom.set(fold(w.word), { from: w.word, terms: [{ term: w.word, weight: 1 }] });
+  }
+  // A mixed query's Chinese words (a run of a few characters) are concepts as written.
+  for (const run of query.match(CJK_RUN) ?? []) {
+    if (run.length <= MAX_CJK_CONCEPT && !byFrom.has(run)) byFrom.set(run, { from: run, terms: [{ term: run, weight: 1 }] });
   }
   return [...byFrom.values()];
 }
@@ -88,9 +96,19 @@ export function scoreConcepts(
   return { score, scored };
 }
 
-/** The `n` best positions among `scored`, best first (ties: lower position first). */
+/** The `n` best positions among `scored`, best first (ties: lower position first), by one pass keeping the best n. */
 export function topPositions(score: Float64Array, scored: readonly number[], n: number, pass?: (p: number) => boolean): number[] {
-  const kept = pass ? scored.filter(pass) : [...scored];
-  kept.sort((a, b) => score[b]! - score[a]! || a - b);
-  return kept.slice(0, n);
+  const top: number[] = [];
+  const before = (a: number, b: number) => score[a]! > score[b]! || (score[a] === score[b] && a < b);
+  for (const p of scored) {
+    if (top.length >= n && !before(p, top[top.length - 1]!)) continue;
+    if (pass && !pass(p)) continue;
+    let i = top.length;
+    if (i < n) top.push(p);
+    else i = n - 1;
+    // Insertion into the sorted head: most candidates stop at the first comparison above.
+    while (i > 0 && before(p, top[i - 1]!)) (top[i] = top[i - 1]!), i--;
+    top[i] = p;
+  }
+  return top;
 }

@@ -237,10 +237,11 @@ export class Searcher {
     const where = concepts.map((c) =>
       c.terms.map((t) => [...new Set(analyzers.map((a) => queryTerms(a, t.term).join(' ')))].filter(Boolean).map((l) => lists.push(l.split(' ')) - 1)),
     );
-    const { sets, refs, total } = await this.store.matchSets(lists, filter);
+    const { sets, refs, total, filtered } = await this.store.matchSets(lists, filter);
     const union = (ix: number[]) => (ix.length === 1 ? sets[ix[0]!]! : Int32Array.from(new Set(ix.flatMap((i) => [...sets[i]!]))));
     const { score, scored } = scoreConcepts(concepts, where.map((c) => c.map(union)), total, refs.length);
     const ranked = (ps: number[]) => ps.map((p) => ({ ref: refs[p]!, score: score[p]! }));
+    if (filtered) return ranked(topPositions(score, scored, n));
     const test = await this.store.refFilter(filter);
     if (test) return ranked(topPositions(score, scored, n, (p) => test(refs[p]!)));
     const head = ranked(topPositions(score, scored, n * 4));

@@ -245,6 +245,8 @@ export interface MatchSets {
   refs: Int32Array;
   /** Chunks searched (the filter's share of the index when it narrowed the sets). */
   total: number;
+  /** Whether the sets hold only chunks passing the filter (else the caller filters). */
+  filtered: boolean;
 }
 
 /** One gloss of the corpus lexicon: English key → a Chinese headword of the corpus. */

@@ -26,12 +26,20 @@ export class SqliteIndexReader implements IndexReader {
 
   async lexiconLookup(keys: string[]): Promise<LexiconRow[]> {
     if (!keys.length) return [];
-    return this.db
-      .prepare(
+    // Questions repeat their words: each key's rows are kept until the index changes.
+    const cache = lexiconCache(this.db, readGeneration(this.db));
+    const missing = keys.filter((k) => !cache.has(k));
+    if (missing.length) {
+      const rows = prepared(
+        this.db,
         `SELECT g.gloss, g.headword, g.sense, t.df FROM lexicon_glosses g JOIN lexicon_terms t ON t.headword = g.headword
          WHERE g.gloss IN (SELECT value FROM json_each(?))`,
-      )
-      .all(JSON.stringify(keys)) as LexiconRow[];
+      ).all(JSON.stringify(missing)) as LexiconRow[];
+      if (cache.size + missing.length > LEXICON_CACHE_KEYS) cache.clear();
+      for (const k of missing) cache.set(k, []);
+      for (const r of rows) cache.get(r.gloss)?.push(r);
+    }
+    return keys.flatMap((k) => cache.get(k) ?? []);
   }
 
   async matchSets(tokenLists: string[][], filter?: ChunkFilter): Promise<MatchSets> {
@@ -57,7 +65,7 @@ export class SqliteIndexReader implements IndexReader {
       }
       return set;
     });
-    return { sets, refs: facts.ids, total: Math.round(facts.ids.length * share) };
+    return { sets, refs: facts.ids, total: Math.round(facts.ids.length * share), filtered: narrow };
   }
 
   async keywordSearch(q: KeywordQuery): Promise<StoredHit[]> {
@@ -351,6 +359,14 @@ class MatchCache {
     }
   }
 }
+const LEXICON_CACHE_KEYS = 20_000;
+const lexiconCaches = new WeakMap<Database, { generation: number; rows: Map<string, LexiconRow[]> }>();
+function lexiconCache(db: Database, generation: number): Map<string, LexiconRow[]> {
+  let c = lexiconCaches.get(db);
+  if (!c || c.generation !== generation) lexiconCaches.set(db, (c = { generation, rows: new Map() }));
+  return c.rows;
+}
+
 const matchCaches = new WeakMap<Database, MatchCache>();
 function matchCache(db: Database, generation: number): MatchCache {
   let c = matchCaches.get(db);
