@@ -24,14 +24,12 @@ export interface Concept {
 }
 
 const CJK_RUN = /\p{Script=Han}{2,}/gu;
-/** Longer runs are sentences, not words: their characters are the keyword leg's business. */
-const MAX_CJK_CONCEPT = 4;
 
 const fold = (s: string) => s.normalize('NFKC').toLowerCase().trim();
 
 /**
  * The concepts of a query: one per part of the query expansions stand for (its own words a term
- * of weight 1 when English), one per remaining English content word, one per short Chinese word.
+ * of weight 1 when English), one per remaining English content word, one per run of Chinese characters.
  */
 export function conceptsOf(query: string, expansions: readonly Expansion[]): Concept[] {
   const byFrom = new Map<string, Concept>();
@@ -48,10 +46,8 @@ export function conceptsOf(query: string, expansions: readonly Expansion[]): Con
     covered.add(w.key);
     byFrom.set(fold(w.word), { from: w.word, terms: [{ term: w.word, weight: 1 }] });
   }
-  // A mixed query's Chinese words (a run of a few characters) are concepts as written.
-  for (const run of query.match(CJK_RUN) ?? []) {
-    if (run.length <= MAX_CJK_CONCEPT && !byFrom.has(run)) byFrom.set(run, { from: run, terms: [{ term: run, weight: 1 }] });
-  }
+  // A mixed query's Chinese runs are concepts as written (a passage holds one when it holds all its bigrams).
+  for (const run of query.match(CJK_RUN) ?? []) if (!byFrom.has(run)) byFrom.set(run, { from: run, terms: [{ term: run, weight: 1 }] });
   return [...byFrom.values()];
 }
 

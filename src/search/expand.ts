@@ -24,7 +24,7 @@ export const MAX_CONCEPT_EXPANSIONS = 80;
  * (BENCHMARKS.md, "Query expansion"): the expansion list's RRF weight relative to the query's own
  * keyword list, when the query is literal and when not; the expanded query vector; the literal bar.
  */
-export const EXPANSION_TUNING = { weight: 3, besideProfile: 1, literalWeight: 0.3, expandVector: true, literal: 0.5, concepts: true, perKey: 8 };
+export const EXPANSION_TUNING = { weight: 3, besideProfile: 1, literalWeight: 1, expandVector: true, literal: 0.5, concepts: true, perKey: 8 };
 
 const fold = (s: string) => s.normalize('NFKC').toLowerCase().trim();
 
