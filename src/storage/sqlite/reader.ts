@@ -27,7 +27,9 @@ export class SqliteIndexReader implements IndexReader {
   async lexiconLookup(keys: string[]): Promise<LexiconRow[]> {
     if (!keys.length) return [];
     // Questions repeat their words: each key's rows are kept until the index changes.
-    const cache = lexiconCache(this.db, readGeneration(this.db));
+    const c = lexiconCache(this.db, readGeneration(this.db));
+    const cache = c.rows;
+    if (c.count > LEXICON_CACHE_ROWS) (cache.clear(), (c.count = 0));
     const missing = keys.filter((k) => !cache.has(k));
     if (missing.length) {
       const rows = prepared(
@@ -35,9 +37,9 @@ export class SqliteIndexReader implements IndexReader {
         `SELECT g.gloss, g.headword, g.sense, t.df FROM lexicon_glosses g JOIN lexicon_terms t ON t.headword = g.headword
          WHERE g.gloss IN (SELECT value FROM json_each(?))`,
       ).all(JSON.stringify(missing)) as LexiconRow[];
-      if (cache.size + missing.length > LEXICON_CACHE_KEYS) cache.clear();
       for (const k of missing) cache.set(k, []);
       for (const r of rows) cache.get(r.gloss)?.push(r);
+      c.count += rows.length;
     }
     return keys.flatMap((k) => cache.get(k) ?? []);
   }
@@ -359,12 +361,13 @@ class MatchCache {
     }
   }
 }
-const LEXICON_CACHE_KEYS = 20_000;
-const lexiconCaches = new WeakMap<Database, { generation: number; rows: Map<string, LexiconRow[]> }>();
-function lexiconCache(db: Database, generation: number): Map<string, LexiconRow[]> {
+/** Lexicon rows kept for recent keys (about 100 bytes each), emptied once past this or when the index changes. */
+const LEXICON_CACHE_ROWS = 20_000;
+const lexiconCaches = new WeakMap<Database, { generation: number; rows: Map<string, LexiconRow[]>; count: number }>();
+function lexiconCache(db: Database, generation: number): { rows: Map<string, LexiconRow[]>; count: number } {
   let c = lexiconCaches.get(db);
-  if (!c || c.generation !== generation) lexiconCaches.set(db, (c = { generation, rows: new Map() }));
-  return c.rows;
+  if (!c || c.generation !== generation) lexiconCaches.set(db, (c = { generation, rows: new Map(), count: 0 }));
+  return c;
 }
 
 const matchCaches = new WeakMap<Database, MatchCache>();
