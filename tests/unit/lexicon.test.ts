@@ -178,11 +178,14 @@ describe('the corpus lexicon in the index', () => {
       // question's own words are terms of their concepts: the English note covers both by them.
       expect(ranked.every((x) => x.explain!.expansion!.weight === 1)).toBe(true);
       expect(ranked.map((x) => x.path).slice(0, 2)).toEqual(expect.arrayContaining(['d.md', 'g.md']));
-      // The same searcher sees a new document after the next index run (term sets follow the index).
-      writeFileSync(join(docs(), 'f.md'), '# 新\n\n排队系统的时区问题。\n');
+      const dst = 'daylight saving time';
+      expect((await s.searchDetailed(dst, { explain: true, sources: ['notes'] })).expansions!.map((e) => e.term)).not.toContain('夏令时');
+      // The same searcher sees a new document after the next index run (lexicon rows and term sets follow the index).
+      writeFileSync(join(docs(), 'f.md'), '# 新\n\n排队系统的时区问题，夏令时。\n');
       expect((await runIndex(config)).status).toBe('ok');
       const again = await s.searchDetailed(q, { explain: true, sources: ['notes'] });
       expect(again.results.find((x) => x.path === 'f.md')?.explain!.expansion).toBeTruthy();
+      expect((await s.searchDetailed(dst, { explain: true, sources: ['notes'] })).expansions!.map((e) => e.term)).toContain('夏令时');
       // Concept scoring off: the ORed list of the Chinese terms alone.
       s.tuning = { ...s.tuning, concepts: false };
       const flat = await s.searchDetailed(q, { explain: true, sources: ['notes'] });
