@@ -2,7 +2,7 @@
  * Query expansion on the eval sets, off vs on in one run (hybrid mode, offline hash embedder), over
  * both bundles' tips indexed with the shipped config's chunkers; plus the expansion's own cost.
  *
- *   RAGSYNC_CORPORA=/work/shared/corpora npx tsx bench/expansion.bench.ts [--sets dev|heldout|all] [--db FILE] [--tune]
+ *   RAGSYNC_CORPORA=/work/shared/corpora npx tsx bench/expansion.bench.ts [--sets dev|heldout|all] [--db FILE] [--tune] [--base DIR]
  *
  * --db keeps the index in FILE (reused when it exists: tuning runs skip the index); --tune also
  * tries other knobs (the ORed list of before concept scoring, weights, senses per word). Prints
@@ -107,28 +107,41 @@ times.sort((a, b) => a - b);
 const pct = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))]!;
 console.log(`expansion: p50 ${pct(0.5).toFixed(3)} ms, p95 ${pct(0.95).toFixed(3)} ms over ${times.length} queries`);
 
-// What expansion adds to a hybrid search (k 10, each query restricted to its source), on a fresh searcher.
+// What expansion adds to a hybrid search (k 10, each query restricted to its source), on a fresh
+// searcher; with --base DIR (another checkout of the project, e.g. `git archive <commit> | tar -x
+// -C DIR` with node_modules linked) that tree's searcher over the same index too, interleaved.
 const cases = SETS.flatMap((s) => readEvalFile(join(root, s)));
-const fresh2 = Searcher.open(config);
+type Search = { search(q: string, o: object): Promise<unknown>; close(): Promise<void> };
+const trees: [string, Search][] = [['this tree', Searcher.open(config)]];
+const baseDir = arg('--base');
+if (baseDir) {
+  const b = resolve(baseDir);
+  const { Searcher: BaseSearcher } = (await import(join(b, 'src/search/search.ts'))) as { Searcher: { open(c: unknown): Search } };
+  const { loadConfig: baseLoad } = (await import(join(b, 'src/builtin.ts'))) as { loadConfig(f: string): unknown };
+  trees.unshift([`base (${baseDir})`, BaseSearcher.open(baseLoad(cfgFile))]);
+}
 const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!.toFixed(2);
 for (const pass of ['first pass', 'second pass']) {
-  const off: number[] = [];
-  const on: number[] = [];
+  const off = trees.map(() => [] as number[]);
+  const on = trees.map(() => [] as number[]);
   for (const c of cases) {
     const opts = { k: 10, mode: 'hybrid' as const, sources: c.source ? [c.source] : undefined };
-    let t = performance.now();
-    await fresh2.search(c.query, { ...opts, expand: false });
-    off.push(performance.now() - t);
-    t = performance.now();
-    await fresh2.search(c.query, { ...opts, expand: true });
-    on.push(performance.now() - t);
+    for (const expand of [false, true]) {
+      for (const [i, [, s]] of trees.entries()) {
+        const t = performance.now();
+        await s.search(c.query, { ...opts, expand });
+        (expand ? on : off)[i]!.push(performance.now() - t);
+      }
+    }
   }
-  const added = on.map((x, i) => x - off[i]!);
-  console.log(
-    `hybrid search, ${pass}: off p50 ${q(off, 0.5)} ms, on p50 ${q(on, 0.5)} ms; added p50 ${q(added, 0.5)} ms, p90 ${q(added, 0.9)} ms over ${cases.length} queries`,
-  );
+  for (const [i, [name]] of trees.entries()) {
+    const added = on[i]!.map((x, j) => x - off[i]![j]!);
+    console.log(
+      `hybrid search, ${name}, ${pass}: off p50 ${q(off[i]!, 0.5)} ms, on p50 ${q(on[i]!, 0.5)} ms; added p50 ${q(added, 0.5)} ms, p90 ${q(added, 0.9)} ms over ${cases.length} queries`,
+    );
+  }
 }
-await fresh2.close();
+for (const [, s] of trees) await s.close();
 if (arg('--json')) writeFileSync(arg('--json')!, JSON.stringify(all, null, 1));
 await searcher.close();
 rmSync(work, { recursive: true, force: true });
