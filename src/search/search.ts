@@ -425,7 +425,7 @@ export class Searcher {
     const w = req.weights ?? { vector: 1, keyword: 1 };
     // A query with expansions has more lists: the expansion terms' keyword hits, and a profile's own.
     const extra =
-      (ex.shared.length ? Math.max(this.tuning.weight, this.tuning.literalWeight) : 0) + (ex.own.length ? (this.tuning.profile ?? ex.ownWeight) : 0);
+      (ex.shared.length ? Math.max(this.tuning.weight, this.tuning.literalWeight, this.tuning.besideProfile) : 0) + (ex.own.length ? (this.tuning.profile ?? ex.ownWeight) : 0);
     const expanded = extra > 0;
     const ceiling = req.mode === 'hybrid' && !reranked ? (w.vector + w.keyword + extra * w.keyword) / (RRF_K + 1) : req.mode === 'vector' ? 1 : Infinity;
     if (req.minScore > ceiling) {
