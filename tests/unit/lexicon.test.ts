@@ -195,6 +195,18 @@ describe('the corpus lexicon in the index', () => {
     }
   });
 
+  it('a min score counts the expansion list: above the two lists\' ceiling is allowed, above all three is refused', async () => {
+    const s = Searcher.open(config);
+    try {
+      const q = 'which time zones do servers use';
+      await expect(s.search(q, { sources: ['notes'], minScore: 0.05 })).resolves.toBeDefined();
+      await expect(s.search(q, { sources: ['notes'], minScore: 0.05, expand: false })).rejects.toThrow(/at most 0\.0328/);
+      await expect(s.search(q, { sources: ['notes'], minScore: 0.09 })).rejects.toThrow(/at most 0\.0820 .*this query's expansions/);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('the CLI shows the expansions with --explain and leaves them out with --no-expand', async () => {
     const cfg = join(t.dir, 'cli.json');
     writeFileSync(cfg, JSON.stringify({ db: join(t.dir, 'i.db'), sources: [{ name: 'notes', kind: 'dir', path: docs(), lexicon: true }] }));
