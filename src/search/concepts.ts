@@ -1,5 +1,8 @@
 import type { Expansion } from '../core/profile.ts';
+import { queryTerms, type Analyzer } from '../core/text/analyzer.ts';
 import { keyRuns } from '../core/text/english-keys.ts';
+import type { ChunkFilter } from '../core/types.ts';
+import type { RefScore, SearchStore } from '../storage/roles.ts';
 
 /**
  * Structured query translation: the query's English words and phrases are concepts, each with
@@ -107,4 +110,35 @@ export function topPositions(score: Float64Array, scored: readonly number[], n: 
     top[i] = p;
   }
   return top;
+}
+
+/**
+ * The `n` passages covering most of the query's concepts (its words with their expansions), when
+ * the store can list each term's passages; else null (search falls back to one ORed list).
+ */
+export async function conceptRefs(
+  store: Pick<SearchStore, 'matchSets' | 'refFilter' | 'filterRefs'>,
+  query: string,
+  expansions: readonly Expansion[],
+  n: number,
+  filter: ChunkFilter,
+  analyzers: readonly Analyzer[],
+): Promise<RefScore[] | null> {
+  if (!store.matchSets) return null;
+  const concepts = conceptsOf(query, expansions);
+  // A term's tokens under each analyzer in force: a passage holds the term when it holds all of one list.
+  const lists: string[][] = [];
+  const where = concepts.map((c) =>
+    c.terms.map((t) => [...new Set(analyzers.map((a) => queryTerms(a, t.term).join(' ')))].filter(Boolean).map((l) => lists.push(l.split(' ')) - 1)),
+  );
+  const { sets, refs, total, filtered } = await store.matchSets(lists, filter);
+  const union = (ix: number[]) => (ix.length === 1 ? sets[ix[0]!]! : Int32Array.from(new Set(ix.flatMap((i) => [...sets[i]!]))));
+  const { score, scored } = scoreConcepts(concepts, where.map((c) => c.map(union)), total, refs.length);
+  const ranked = (ps: number[]) => ps.map((p) => ({ ref: refs[p]!, score: score[p]! }));
+  if (filtered) return ranked(topPositions(score, scored, n));
+  const test = await store.refFilter(filter);
+  if (test) return ranked(topPositions(score, scored, n, (p) => test(refs[p]!)));
+  const head = ranked(topPositions(score, scored, n * 4));
+  const pass = new Set(await store.filterRefs(head.map((h) => h.ref), filter));
+  return head.filter((h) => pass.has(h.ref)).slice(0, n);
 }

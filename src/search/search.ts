@@ -12,7 +12,7 @@ import type { SearchStore } from '../storage/roles.ts';
 import { headWeight } from './field-weights.ts';
 import { toChunkFilter, unknownValueError, unlistedValues } from './filters.ts';
 import { EXPANSION_TUNING, expansionWeightOf, gatherExpansions, literalShare, MAX_CONCEPT_EXPANSIONS, MAX_EXPANSIONS, type Expander } from './expand.ts';
-import { conceptsOf, scoreConcepts, topPositions } from './concepts.ts';
+import { conceptRefs } from './concepts.ts';
 import { lexiconExpander } from './lexicon.ts';
 import { collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
 import type { Reranker } from './rerank.ts';
@@ -225,30 +225,6 @@ export class Searcher {
     return uni.length > terms.length ? this.store.keywordRefs({ tokens: uni, k: n, filter, headWeight: head }) : [];
   }
 
-  /**
-   * The passages covering most of the query's concepts (its English words with their expansions,
-   * concepts.ts), when the store can list each term's passages; else null (the ORed list stands in).
-   */
-  private async conceptRefs(q: string, expansions: Expansion[], n: number, filter: ChunkFilter, analyzers: Analyzer[]): Promise<RefScore[] | null> {
-    if (!this.store.matchSets || !this.tuning.concepts) return null;
-    const concepts = conceptsOf(q, expansions);
-    // A term's tokens under each analyzer in force: a passage holds the term when it holds all of one list.
-    const lists: string[][] = [];
-    const where = concepts.map((c) =>
-      c.terms.map((t) => [...new Set(analyzers.map((a) => queryTerms(a, t.term).join(' ')))].filter(Boolean).map((l) => lists.push(l.split(' ')) - 1)),
-    );
-    const { sets, refs, total, filtered } = await this.store.matchSets(lists, filter);
-    const union = (ix: number[]) => (ix.length === 1 ? sets[ix[0]!]! : Int32Array.from(new Set(ix.flatMap((i) => [...sets[i]!]))));
-    const { score, scored } = scoreConcepts(concepts, where.map((c) => c.map(union)), total, refs.length);
-    const ranked = (ps: number[]) => ps.map((p) => ({ ref: refs[p]!, score: score[p]! }));
-    if (filtered) return ranked(topPositions(score, scored, n));
-    const test = await this.store.refFilter(filter);
-    if (test) return ranked(topPositions(score, scored, n, (p) => test(refs[p]!)));
-    const head = ranked(topPositions(score, scored, n * 4));
-    const pass = new Set(await this.store.filterRefs(head.map((h) => h.ref), filter));
-    return head.filter((h) => pass.has(h.ref)).slice(0, n);
-  }
-
   /** Keyword hits of the expansion terms, ORed (each term tokenised like a query). */
   private async expansionRefs(expansions: Expansion[], n: number, filter: ChunkFilter, analyzers: Analyzer[]): Promise<RefScore[]> {
     const terms = [...new Set(expansions.flatMap((e) => this.terms(e.term, analyzers)))];
@@ -316,7 +292,7 @@ export class Searcher {
     const vectorLeg = (text: string) => (mode === 'keyword' ? [] : this.embedQuery(text).then((v) => this.vectorRefs(v, vectorN, filter)));
     const [kw, ex, exOwn, vec0] = await Promise.all([
       mode === 'vector' ? [] : this.keywordRefs(q, pool, filter, analyzers),
-      shared.length ? this.conceptRefs(q, shared, pool, filter, analyzers).then((r) => (r ? ((structured = true), r) : this.expansionRefs(shared, pool, filter, analyzers))) : [],
+      shared.length ? (this.tuning.concepts ? conceptRefs(this.store, q, shared, pool, filter, analyzers) : Promise.resolve(null)).then((r) => (r ? ((structured = true), r) : this.expansionRefs(shared, pool, filter, analyzers))) : [],
       own.length ? this.expansionRefs(own, pool, filter, analyzers) : [],
       // Without expansions the vector leg does not wait for the keyword one.
       expanded ? null : vectorLeg(q),
