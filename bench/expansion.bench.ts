@@ -2,11 +2,14 @@
  * Query expansion on the eval sets, off vs on in one run (hybrid mode, offline hash embedder), over
  * both bundles' tips indexed with the shipped config's chunkers; plus the expansion's own cost.
  *
- *   RAGSYNC_CORPORA=/work/shared/corpora npx tsx bench/expansion.bench.ts [--sets dev|heldout|all] [--db FILE] [--tune]
+ *   RAGSYNC_CORPORA=/work/shared/corpora npx tsx bench/expansion.bench.ts [--sets dev|heldout|all] [--db FILE] [--tune] [--base DIR]
  *
  * --db keeps the index in FILE (reused when it exists: tuning runs skip the index); --tune also
- * tries other expansion weights and the extra query vector. Prints hit@1/3/10 and MRR@10 per set
- * for each variant, and the p50 / p95 time of gathering one query's expansions.
+ * tries other knobs (the ORed list of before concept scoring, weights, senses per word). Prints
+ * hit@1/3/10 and MRR@10 per set for each variant, the p50 / p95 time of gathering one query's
+ * expansions, and what expansion adds to a hybrid search: each query searched with and without
+ * it, interleaved, twice (the first pass meets each term for the first time; the second finds the
+ * lexicon rows and term sets the index keeps in memory, as a long-lived server does).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -61,13 +64,15 @@ const variants: Variant[] = [
   { name: 'on', expand: true },
   ...(tune
     ? [
-        { name: 'on, weight 0.6', expand: true, weight: 0.6 },
-        { name: 'on, weight 1.5', expand: true, weight: 1.5 },
+        { name: 'ORed list (before concepts)', expand: true, concepts: false, perKey: 2, weight: 1, literalWeight: 0.3 },
+        { name: 'on, weight 1', expand: true, weight: 1 },
         { name: 'on, weight 2', expand: true, weight: 2 },
-        { name: 'on, literal weight 0.6', expand: true, literalWeight: 0.6 },
-        { name: 'on, literal bar 0.67', expand: true, literal: 0.67 },
+        { name: 'on, weight 5', expand: true, weight: 5 },
+        { name: 'on, 2 senses a word', expand: true, perKey: 2 },
+        { name: 'on, 4 senses a word', expand: true, perKey: 4 },
+        { name: 'on, literal weight 0.3', expand: true, literalWeight: 0.3 },
+        { name: 'on, beside a profile list 3', expand: true, besideProfile: 3 },
         { name: 'on, no expanded vector', expand: true, expandVector: false },
-        { name: 'on, never literal', expand: true, literal: 2 },
       ]
     : []),
 ];
@@ -101,6 +106,42 @@ for (let round = 0; round < 3; round++) {
 times.sort((a, b) => a - b);
 const pct = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))]!;
 console.log(`expansion: p50 ${pct(0.5).toFixed(3)} ms, p95 ${pct(0.95).toFixed(3)} ms over ${times.length} queries`);
+
+// What expansion adds to a hybrid search (k 10, each query restricted to its source), on a fresh
+// searcher; with --base DIR (another checkout of the project, e.g. `git archive <commit> | tar -x
+// -C DIR` with node_modules linked) that tree's searcher over the same index too, interleaved.
+const cases = SETS.flatMap((s) => readEvalFile(join(root, s)));
+type Search = { search(q: string, o: object): Promise<unknown>; close(): Promise<void> };
+const trees: [string, Search][] = [['this tree', Searcher.open(config)]];
+const baseDir = arg('--base');
+if (baseDir) {
+  const b = resolve(baseDir);
+  const { Searcher: BaseSearcher } = (await import(join(b, 'src/search/search.ts'))) as { Searcher: { open(c: unknown): Search } };
+  const { loadConfig: baseLoad } = (await import(join(b, 'src/builtin.ts'))) as { loadConfig(f: string): unknown };
+  trees.unshift([`base (${baseDir})`, BaseSearcher.open(baseLoad(cfgFile))]);
+}
+const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!.toFixed(2);
+for (const pass of ['first pass', 'second pass']) {
+  const off = trees.map(() => [] as number[]);
+  const on = trees.map(() => [] as number[]);
+  for (const c of cases) {
+    const opts = { k: 10, mode: 'hybrid' as const, sources: c.source ? [c.source] : undefined };
+    for (const expand of [false, true]) {
+      for (const [i, [, s]] of trees.entries()) {
+        const t = performance.now();
+        await s.search(c.query, { ...opts, expand });
+        (expand ? on : off)[i]!.push(performance.now() - t);
+      }
+    }
+  }
+  for (const [i, [name]] of trees.entries()) {
+    const added = on[i]!.map((x, j) => x - off[i]![j]!);
+    console.log(
+      `hybrid search, ${name}, ${pass}: off p50 ${q(off[i]!, 0.5)} ms, on p50 ${q(on[i]!, 0.5)} ms; added p50 ${q(added, 0.5)} ms, p90 ${q(added, 0.9)} ms over ${cases.length} queries`,
+    );
+  }
+}
+for (const [, s] of trees) await s.close();
 if (arg('--json')) writeFileSync(arg('--json')!, JSON.stringify(all, null, 1));
 await searcher.close();
 rmSync(work, { recursive: true, force: true });

@@ -13,13 +13,18 @@ export type Expander = (query: string) => Expansion[] | Promise<Expansion[]>;
 
 /** Most expansions one query keeps (the strongest): beyond a dozen or so they only add noise. */
 export const MAX_EXPANSIONS = 24;
+/**
+ * Most expansions of the lexicon list when concept scoring ranks it: a concept counts once however
+ * many senses it has, so each English word keeps its likely senses (see lexicon.ts PER_KEY).
+ */
+export const MAX_CONCEPT_EXPANSIONS = 80;
 
 /**
  * How expansion weighs in (search.ts ExpansionTuning), as measured on the dev eval sets
  * (BENCHMARKS.md, "Query expansion"): the expansion list's RRF weight relative to the query's own
  * keyword list, when the query is literal and when not; the expanded query vector; the literal bar.
  */
-export const EXPANSION_TUNING = { weight: 1, literalWeight: 0.3, expandVector: true, literal: 0.5 };
+export const EXPANSION_TUNING = { weight: 3, besideProfile: 1, literalWeight: 1, expandVector: true, literal: 0.5, concepts: true, perKey: 8 };
 
 const fold = (s: string) => s.normalize('NFKC').toLowerCase().trim();
 

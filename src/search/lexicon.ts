@@ -15,14 +15,6 @@ import type { Expander } from './expand.ts';
 export const PER_KEY = 2;
 const MAX_PHRASE = 3;
 
-/** Weight of an expansion: phrases are specific; a word's later senses and single characters are guesses. */
-export function lexiconWeight(words: number, row: Pick<LexiconRow, 'sense' | 'headword'>): number {
-  const base = words > 1 ? 1 : 0.8;
-  const sense = Math.pow(0.75, Math.min(row.sense, 4));
-  const single = [...row.headword].length === 1 ? 0.5 : 1;
-  return base * sense * single;
-}
-
 /**
  * How likely a row is the word the corpus uses for the English one: the documents using it, halved
  * for each later sense (a word's first senses are what it means), a single character a quarter.
@@ -30,9 +22,18 @@ export function lexiconWeight(words: number, row: Pick<LexiconRow, 'sense' | 'he
 export const senseScore = (r: Pick<LexiconRow, 'sense' | 'headword' | 'df'>) =>
   (r.df + 1) * Math.pow(0.5, Math.min(r.sense, 6)) * ([...r.headword].length === 1 ? 0.25 : 1);
 
+/**
+ * Weight of an expansion: the likelihood it is the word meant, its sense score's share of all
+ * the Chinese words the dictionary gives the English word or phrase in this corpus (a phrase with
+ * one translation: 1; a word with many senses: each a fraction).
+ */
+export function lexiconWeight(row: Pick<LexiconRow, 'sense' | 'headword' | 'df'>, sum: number): number {
+  return Math.max(0.01, Math.min(1, senseScore(row) / sum));
+}
+
 const better = (a: LexiconRow, b: LexiconRow) => senseScore(b) - senseScore(a) || (a.headword < b.headword ? -1 : 1);
 
-export async function lexiconExpansions(query: string, lookup: (keys: string[]) => Promise<LexiconRow[]>): Promise<Expansion[]> {
+export async function lexiconExpansions(query: string, lookup: (keys: string[]) => Promise<LexiconRow[]>, perKey = PER_KEY): Promise<Expansion[]> {
   const runs = keyRuns(query);
   if (!runs.length) return [];
   const grams = new Set<string>();
@@ -54,9 +55,11 @@ export async function lexiconExpansions(query: string, lookup: (keys: string[]) 
         continue;
       }
       const part = run.slice(i, i + n);
-      const rows = [...byKey.get(part.map((w) => w.key).join(' '))!].sort(better).slice(0, PER_KEY);
+      const all = [...byKey.get(part.map((w) => w.key).join(' '))!].sort(better);
+      const rows = all.slice(0, perKey);
       const from = part.map((w) => w.word).join(' ');
-      for (const r of rows) out.push({ term: r.headword, from, weight: lexiconWeight(n, r), via: 'lexicon' });
+      const sum = all.reduce((a, r) => a + senseScore(r), 0);
+      for (const r of rows) out.push({ term: r.headword, from, weight: lexiconWeight(r, sum), via: 'lexicon' });
       i += n;
     }
   }
@@ -64,6 +67,6 @@ export async function lexiconExpansions(query: string, lookup: (keys: string[]) 
 }
 
 /** The corpus lexicon of a store as an expander (none when the backend keeps no lexicon). */
-export function lexiconExpander(store: Pick<SearchStore, 'lexiconLookup'>): Expander {
-  return (q) => (store.lexiconLookup && /[A-Za-z]/.test(q) ? lexiconExpansions(q, (keys) => store.lexiconLookup!(keys)) : []);
+export function lexiconExpander(store: Pick<SearchStore, 'lexiconLookup'>, perKey: () => number = () => PER_KEY): Expander {
+  return (q) => (store.lexiconLookup && /[A-Za-z]/.test(q) ? lexiconExpansions(q, (keys) => store.lexiconLookup!(keys), perKey()) : []);
 }

@@ -11,7 +11,8 @@ import { openIndex } from '../storage/open.ts';
 import type { SearchStore } from '../storage/roles.ts';
 import { headWeight } from './field-weights.ts';
 import { toChunkFilter, unknownValueError, unlistedValues } from './filters.ts';
-import { EXPANSION_TUNING, expansionWeightOf, gatherExpansions, literalShare, type Expander } from './expand.ts';
+import { EXPANSION_TUNING, expansionWeightOf, gatherExpansions, literalShare, MAX_CONCEPT_EXPANSIONS, MAX_EXPANSIONS, type Expander } from './expand.ts';
+import { conceptRefs } from './concepts.ts';
 import { lexiconExpander } from './lexicon.ts';
 import { collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
 import type { Reranker } from './rerank.ts';
@@ -64,6 +65,11 @@ export type SearchScope = Pick<Config, 'sources' | 'profiles'> & { search?: { ex
 export interface ExpansionTuning {
   /** RRF weight of the expansion list when the query is not literal. */
   weight: number;
+  /**
+   * The same when a profile's own list has expansions for the query too: a profile's equivalences
+   * know its field better than the dictionary's guesses, which then stay below them.
+   */
+  besideProfile: number;
   /** RRF weight of the expansion list when it is. */
   literalWeight: number;
   /** Not literal: the vector leg embeds the query with its expansions (the hash embedder then sees the Chinese words). */
@@ -72,6 +78,10 @@ export interface ExpansionTuning {
   literal: number;
   /** Overrides the RRF weight of a profile's own expansion list (Profile.expansionWeight). */
   profile?: number;
+  /** Rank the expansion list by concepts covered (concepts.ts) rather than by BM25 over all terms ORed. */
+  concepts: boolean;
+  /** Chinese words the corpus lexicon offers per English word or phrase. */
+  perKey: number;
 }
 
 /** A query's expansions, by the list they are searched in (see Searcher.expansionsOf). */
@@ -109,7 +119,7 @@ export class Searcher {
   ) {
     const fingerprint = embedder.info.fingerprint;
     this.vectors = opts.vectors ? opts.vectors(store, fingerprint) : new VectorIndex(store, fingerprint);
-    this.lexicon = lexiconExpander(store);
+    this.lexicon = lexiconExpander(store, () => this.tuning.perKey);
   }
 
   static open(config: Config, embedder?: Embedder, reranker?: Reranker | null, opts: SearcherOptions = {}): Searcher {
@@ -151,7 +161,7 @@ export class Searcher {
     if (searched.some((s) => s.lexicon)) sharedExpanders.push(this.lexicon);
     const own = await gatherExpansions(q, ownProfiles.map((p) => (x: string) => p.expandQuery!(x)));
     // A term the profile gives is searched in its list only.
-    const shared = (await gatherExpansions(q, [...sharedExpanders, ...this.extraExpanders])).filter((e) => !own.some((o) => o.term === e.term));
+    const shared = (await gatherExpansions(q, [...sharedExpanders, ...this.extraExpanders], this.tuning.concepts ? MAX_CONCEPT_EXPANSIONS : MAX_EXPANSIONS)).filter((e) => !own.some((o) => o.term === e.term));
     return { shared, own, ownWeight: Math.max(0, ...ownProfiles.map((p) => p.expansionWeight!)) };
   }
 
@@ -277,10 +287,12 @@ export class Searcher {
     const { shared, own, ownWeight } = expansions;
     const expanded = shared.length > 0 || own.length > 0;
     this.checkMinScore(req, expansions);
+    // Whether concept scoring ranked the expansion list (else the ORed list did).
+    let structured = false;
     const vectorLeg = (text: string) => (mode === 'keyword' ? [] : this.embedQuery(text).then((v) => this.vectorRefs(v, vectorN, filter)));
     const [kw, ex, exOwn, vec0] = await Promise.all([
       mode === 'vector' ? [] : this.keywordRefs(q, pool, filter, analyzers),
-      shared.length ? this.expansionRefs(shared, pool, filter, analyzers) : [],
+      shared.length ? (this.tuning.concepts ? conceptRefs(this.store, q, shared, pool, filter, analyzers) : Promise.resolve(null)).then((r) => (r ? ((structured = true), r) : this.expansionRefs(shared, pool, filter, analyzers))) : [],
       own.length ? this.expansionRefs(own, pool, filter, analyzers) : [],
       // Without expansions the vector leg does not wait for the keyword one.
       expanded ? null : vectorLeg(q),
@@ -291,7 +303,7 @@ export class Searcher {
     let vec = vec0 ?? [];
     if (expanded) {
       // Weighing expansions reads the texts of their hits and of the best hit of the query's own words.
-      const refs = new Set([...(kw.length ? [kw[0]!.ref] : []), ...ex.map((h) => h.ref), ...exOwn.map((h) => h.ref)]);
+      const refs = new Set([...(kw.length ? [kw[0]!.ref] : []), ...(structured ? [] : ex.map((h) => h.ref)), ...exOwn.map((h) => h.ref)]);
       for (const h of await this.store.getChunks([...refs])) hits.set(h.ref, h);
       const textOf = (ref: number) => {
         const h = hits.get(ref);
@@ -302,8 +314,9 @@ export class Searcher {
       const vectorText = !literal && this.tuning.expandVector ? `${q} ${[...own, ...shared].map((e) => e.term).join(' ')}` : q;
       vec = await vectorLeg(vectorText);
       if (ex.length) {
-        const weight = (literal ? this.tuning.literalWeight : this.tuning.weight) * weights.keyword;
-        lists.push({ field: 'expansion', list: ex, weight, weightOf: (h) => expansionWeightOf(textOf(h.ref), shared) });
+        const weight = (literal ? this.tuning.literalWeight : exOwn.length ? this.tuning.besideProfile : this.tuning.weight) * weights.keyword;
+        // A concept score already holds its terms' weights.
+        lists.push({ field: 'expansion', list: ex, weight, weightOf: structured ? () => 1 : (h) => expansionWeightOf(textOf(h.ref), shared) });
       }
       if (exOwn.length) {
         const weight = (this.tuning.profile ?? ownWeight) * weights.keyword;
@@ -388,7 +401,7 @@ export class Searcher {
     const w = req.weights ?? { vector: 1, keyword: 1 };
     // A query with expansions has more lists: the expansion terms' keyword hits, and a profile's own.
     const extra =
-      (ex.shared.length ? Math.max(this.tuning.weight, this.tuning.literalWeight) : 0) + (ex.own.length ? (this.tuning.profile ?? ex.ownWeight) : 0);
+      (ex.shared.length ? Math.max(this.tuning.weight, this.tuning.literalWeight, this.tuning.besideProfile) : 0) + (ex.own.length ? (this.tuning.profile ?? ex.ownWeight) : 0);
     const expanded = extra > 0;
     const ceiling = req.mode === 'hybrid' && !reranked ? (w.vector + w.keyword + extra * w.keyword) / (RRF_K + 1) : req.mode === 'vector' ? 1 : Infinity;
     if (req.minScore > ceiling) {

@@ -229,6 +229,24 @@ export interface IndexReader {
   generation(): Promise<number>;
   /** Corpus lexicon rows whose English gloss key is one of `keys` (absent in a backend without a lexicon). */
   lexiconLookup?(keys: string[]): Promise<LexiconRow[]>;
+  /**
+   * The chunks holding all of each token list's tokens (what concept scoring counts; absent:
+   * expansion falls back to one ORed keyword list). A filter the store can apply cheaply narrows
+   * them; others are left to the caller.
+   */
+  matchSets?(tokenLists: string[][], filter?: ChunkFilter): Promise<MatchSets>;
+}
+
+/** Chunks by term, as positions into `refs` (so a caller can score them in flat arrays). */
+export interface MatchSets {
+  /** Per token list, the positions of the chunks holding all its tokens, ascending. */
+  sets: Int32Array[];
+  /** Position → chunk reference (StoredHit.ref). */
+  refs: Int32Array;
+  /** Chunks searched (the filter's share of the index when it narrowed the sets). */
+  total: number;
+  /** Whether the sets hold only chunks passing the filter (else the caller filters). */
+  filtered: boolean;
 }
 
 /** One gloss of the corpus lexicon: English key → a Chinese headword of the corpus. */

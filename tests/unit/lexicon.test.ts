@@ -163,6 +163,50 @@ describe('the corpus lexicon in the index', () => {
     }
   });
 
+  it('ranks by concepts covered: both of the question\'s words beat one said many ways; a write shows in the next search', async () => {
+    writeFileSync(join(docs(), 'd.md'), '# 运维\n\n任务队列跨时区调度。\n');
+    writeFileSync(join(docs(), 'e.md'), '# 排队\n\n排队，队列，再排队，队列越来越长。\n');
+    writeFileSync(join(docs(), 'g.md'), '# Notes\n\nQueues that span time zones.\n');
+    expect((await runIndex(config)).status).toBe('ok');
+    const s = Searcher.open(config);
+    try {
+      const q = 'queues across time zones';
+      const r = await s.searchDetailed(q, { explain: true, sources: ['notes'] });
+      expect(r.expansions!.map((e) => e.from)).toEqual(expect.arrayContaining(['queues', 'time zones']));
+      const ranked = r.results.filter((x) => x.explain!.expansion).sort((a, b) => a.explain!.expansion!.rank - b.explain!.expansion!.rank);
+      // A concept score holds its terms' likelihoods: each hit counts at the list's weight. The
+      // question's own words are terms of their concepts: the English note covers both by them.
+      expect(ranked.every((x) => x.explain!.expansion!.weight === 1)).toBe(true);
+      expect(ranked.map((x) => x.path).slice(0, 2)).toEqual(expect.arrayContaining(['d.md', 'g.md']));
+      const dst = 'daylight saving time';
+      expect((await s.searchDetailed(dst, { explain: true, sources: ['notes'] })).expansions!.map((e) => e.term)).not.toContain('夏令时');
+      // The same searcher sees a new document after the next index run (lexicon rows and term sets follow the index).
+      writeFileSync(join(docs(), 'f.md'), '# 新\n\n排队系统的时区问题，夏令时。\n');
+      expect((await runIndex(config)).status).toBe('ok');
+      const again = await s.searchDetailed(q, { explain: true, sources: ['notes'] });
+      expect(again.results.find((x) => x.path === 'f.md')?.explain!.expansion).toBeTruthy();
+      expect((await s.searchDetailed(dst, { explain: true, sources: ['notes'] })).expansions!.map((e) => e.term)).toContain('夏令时');
+      // Concept scoring off: the ORed list of the Chinese terms alone.
+      s.tuning = { ...s.tuning, concepts: false };
+      const flat = await s.searchDetailed(q, { explain: true, sources: ['notes'] });
+      expect(flat.results.find((x) => x.path === 'g.md')!.explain!.expansion).toBeNull();
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a min score counts the expansion list: above the two lists\' ceiling is allowed, above all three is refused', async () => {
+    const s = Searcher.open(config);
+    try {
+      const q = 'which time zones do servers use';
+      await expect(s.search(q, { sources: ['notes'], minScore: 0.05 })).resolves.toBeDefined();
+      await expect(s.search(q, { sources: ['notes'], minScore: 0.05, expand: false })).rejects.toThrow(/at most 0\.0328/);
+      await expect(s.search(q, { sources: ['notes'], minScore: 0.09 })).rejects.toThrow(/at most 0\.0820 .*this query's expansions/);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('the CLI shows the expansions with --explain and leaves them out with --no-expand', async () => {
     const cfg = join(t.dir, 'cli.json');
     writeFileSync(cfg, JSON.stringify({ db: join(t.dir, 'i.db'), sources: [{ name: 'notes', kind: 'dir', path: docs(), lexicon: true }] }));

@@ -82,7 +82,8 @@ export function textHashOf(facts: ChunkFacts, id: number): string | null {
 }
 
 /** Row of a chunk id in the facts, or -1. */
-function rowOf(facts: ChunkFacts, id: number): number {
+/** The row of chunk `id` in the facts (ids ascending), -1 when absent. */
+export function rowOf(facts: ChunkFacts, id: number): number {
   const ids = facts.ids;
   let lo = 0;
   let hi = ids.length - 1;

@@ -2,11 +2,11 @@ import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import { endianness } from 'node:os';
 import type { ChunkFilter, StoredHit } from '../../core/types.ts';
 import { matchExpression } from '../../core/text/analyzer.ts';
-import type { IndexReader, KeywordQuery, LexiconRow, RefScore, VectorSet, VectorSink } from '../roles.ts';
+import type { IndexReader, KeywordQuery, LexiconRow, MatchSets, RefScore, VectorSet, VectorSink } from '../roles.ts';
 import { createRequire } from 'node:module';
 import { decodeVector, encodeVector } from './blob.ts';
 import { parseJson } from './connection.ts';
-import { chunkFacts, factsCanFilter, factsFilter, textHashOf } from './facts.ts';
+import { chunkFacts, factsCanFilter, factsFilter, rowOf, textHashOf } from './facts.ts';
 import { filterSql } from './filter.ts';
 
 const LITTLE = endianness() === 'LE';
@@ -26,12 +26,48 @@ export class SqliteIndexReader implements IndexReader {
 
   async lexiconLookup(keys: string[]): Promise<LexiconRow[]> {
     if (!keys.length) return [];
-    return this.db
-      .prepare(
+    // Questions repeat their words: each key's rows are kept until the index changes.
+    const c = lexiconCache(this.db, readGeneration(this.db));
+    const cache = c.rows;
+    if (c.count > LEXICON_CACHE_ROWS) (cache.clear(), (c.count = 0));
+    const missing = keys.filter((k) => !cache.has(k));
+    if (missing.length) {
+      const rows = prepared(
+        this.db,
         `SELECT g.gloss, g.headword, g.sense, t.df FROM lexicon_glosses g JOIN lexicon_terms t ON t.headword = g.headword
          WHERE g.gloss IN (SELECT value FROM json_each(?))`,
-      )
-      .all(JSON.stringify(keys)) as LexiconRow[];
+      ).all(JSON.stringify(missing)) as LexiconRow[];
+      for (const k of missing) cache.set(k, []);
+      for (const r of rows) cache.get(r.gloss)?.push(r);
+      c.count += rows.length;
+    }
+    return keys.flatMap((k) => cache.get(k) ?? []);
+  }
+
+  async matchSets(tokenLists: string[][], filter?: ChunkFilter): Promise<MatchSets> {
+    const generation = readGeneration(this.db);
+    const facts = chunkFacts(this.db, generation);
+    // A filter the facts answer narrows the sets and the count (rarity among the searched chunks).
+    const narrow = factsCanFilter(filter);
+    const { pass, share } = narrow ? factsFilter(facts, filter) : { pass: null, share: 1 };
+    const cache = matchCache(this.db, generation);
+    const scope = narrow ? `${[...(filter?.sources ?? [])].sort().join(',')}|${filter?.includeBroken ? 1 : 0}` : '*';
+    const stmt = prepared(this.db, 'SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?').pluck();
+    const sets = tokenLists.map((tokens) => {
+      if (!tokens.length) return new Int32Array(0);
+      const key = `${scope}\u0000${tokens.join(' ')}`;
+      let set = cache.get(key);
+      if (!set) {
+        const rows: number[] = [];
+        for (const id of stmt.all(tokens.map((t) => `"${t.replaceAll('"', '""')}"`).join(' AND ')) as number[]) {
+          const row = rowOf(facts, id);
+          if (row >= 0 && (!pass || pass(id))) rows.push(row);
+        }
+        cache.set(key, (set = Int32Array.from(rows)));
+      }
+      return set;
+    });
+    return { sets, refs: facts.ids, total: Math.round(facts.ids.length * share), filtered: narrow };
   }
 
   async keywordSearch(q: KeywordQuery): Promise<StoredHit[]> {
@@ -298,6 +334,47 @@ function prepared(db: Database, sql: string): Statement {
     m.set(sql, (s = db.prepare(sql)));
   }
   return s;
+}
+
+/**
+ * The chunk sets of recent terms (concept scoring asks for the same common words query after
+ * query, and those are the costly ones), dropped when the index changes; least recently used
+ * first out beyond MATCH_CACHE_REFS references (4 bytes each).
+ */
+const MATCH_CACHE_REFS = 1_000_000;
+class MatchCache {
+  private readonly sets = new Map<string, Int32Array>();
+  private refs = 0;
+  constructor(readonly generation: number) {}
+  get(key: string): Int32Array | undefined {
+    const set = this.sets.get(key);
+    if (set) (this.sets.delete(key), this.sets.set(key, set));
+    return set;
+  }
+  set(key: string, set: Int32Array): void {
+    this.sets.set(key, set);
+    this.refs += set.length;
+    for (const [k, old] of this.sets) {
+      if (this.refs <= MATCH_CACHE_REFS) break;
+      this.sets.delete(k);
+      this.refs -= old.length;
+    }
+  }
+}
+/** Lexicon rows kept for recent keys (about 100 bytes each), emptied once past this or when the index changes. */
+const LEXICON_CACHE_ROWS = 20_000;
+const lexiconCaches = new WeakMap<Database, { generation: number; rows: Map<string, LexiconRow[]>; count: number }>();
+function lexiconCache(db: Database, generation: number): { rows: Map<string, LexiconRow[]>; count: number } {
+  let c = lexiconCaches.get(db);
+  if (!c || c.generation !== generation) lexiconCaches.set(db, (c = { generation, rows: new Map(), count: 0 }));
+  return c;
+}
+
+const matchCaches = new WeakMap<Database, MatchCache>();
+function matchCache(db: Database, generation: number): MatchCache {
+  let c = matchCaches.get(db);
+  if (!c || c.generation !== generation) matchCaches.set(db, (c = new MatchCache(generation)));
+  return c;
 }
 
 function readGeneration(db: Database): number {
