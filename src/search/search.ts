@@ -88,6 +88,12 @@ export interface SearcherOptions {
    * Default: the in-memory VectorIndex (what a long-lived process wants).
    */
   vectors?: (store: SearchStore, fingerprint: string) => VectorSource;
+  /**
+   * Let the store keep per-term keyword scores between queries (KeywordQuery.reuse). Default: on
+   * with the in-memory index (a long-lived searcher), off with a vector source of one's own (the
+   * one-shot commands, which search once).
+   */
+  reuseTerms?: boolean;
 }
 
 /** A long-lived search handle (the HTTP server, the MCP server and the agent tool keep one open). */
@@ -97,6 +103,7 @@ export class Searcher {
   /** Expanders beside the profiles' own and the corpus lexicon (a library user's). */
   readonly extraExpanders: Expander[] = [];
   private readonly lexicon: Expander;
+  private readonly reuseTerms: boolean;
 
   constructor(
     readonly store: SearchStore,
@@ -110,6 +117,7 @@ export class Searcher {
     const fingerprint = embedder.info.fingerprint;
     this.vectors = opts.vectors ? opts.vectors(store, fingerprint) : new VectorIndex(store, fingerprint);
     this.lexicon = lexiconExpander(store);
+    this.reuseTerms = opts.reuseTerms ?? !opts.vectors;
   }
 
   static open(config: Config, embedder?: Embedder, reranker?: Reranker | null, opts: SearcherOptions = {}): Searcher {
@@ -208,17 +216,18 @@ export class Searcher {
   private async keywordRefs(q: string, n: number, filter: ChunkFilter, analyzers: Analyzer[]): Promise<RefScore[]> {
     const terms = this.terms(q, analyzers);
     const head = headWeight();
-    const hits = await this.store.keywordRefs({ tokens: terms, k: n, filter, headWeight: head });
+    const reuse = this.reuseTerms;
+    const hits = await this.store.keywordRefs({ tokens: terms, k: n, filter, headWeight: head, reuse });
     if (hits.length) return hits;
     // No CJK bigram matched: fall back to single characters.
     const uni = this.terms(q, analyzers, true);
-    return uni.length > terms.length ? this.store.keywordRefs({ tokens: uni, k: n, filter, headWeight: head }) : [];
+    return uni.length > terms.length ? this.store.keywordRefs({ tokens: uni, k: n, filter, headWeight: head, reuse }) : [];
   }
 
   /** Keyword hits of the expansion terms, ORed (each term tokenised like a query). */
   private async expansionRefs(expansions: Expansion[], n: number, filter: ChunkFilter, analyzers: Analyzer[]): Promise<RefScore[]> {
     const terms = [...new Set(expansions.flatMap((e) => this.terms(e.term, analyzers)))];
-    return terms.length ? this.store.keywordRefs({ tokens: terms, k: n, filter, headWeight: headWeight() }) : [];
+    return terms.length ? this.store.keywordRefs({ tokens: terms, k: n, filter, headWeight: headWeight(), reuse: this.reuseTerms }) : [];
   }
 
   async search(query: string, opts: SearchOptions = {}): Promise<SearchResult[]> {

@@ -45,6 +45,11 @@ export interface KeywordQuery {
    * body alone (which holds the head's words too), as before migration 008. Default 1.
    */
   headWeight?: number;
+  /**
+   * The caller will search again (a long-lived searcher): the store may keep per-term scores of
+   * the current generation to answer later queries sharing terms faster. Same ranking either way.
+   */
+  reuse?: boolean;
 }
 
 /** A chunk reference and its score in one ranked list. */

@@ -8,6 +8,7 @@ import { decodeVector, encodeVector } from './blob.ts';
 import { parseJson } from './connection.ts';
 import { chunkFacts, factsCanFilter, factsFilter, textHashOf } from './facts.ts';
 import { filterSql } from './filter.ts';
+import { mergedTermScores } from './term-scores.ts';
 
 const LITTLE = endianness() === 'LE';
 
@@ -58,8 +59,10 @@ export class SqliteIndexReader implements IndexReader {
     }
     // The FTS table alone ranks (no join or JSON per matching row); the facts filter its rows in
     // rank order, read lazily until k pass.
-    const { pass, share } = factsFilter(chunkFacts(this.db, readGeneration(this.db)), q.filter);
+    const facts = chunkFacts(this.db, readGeneration(this.db));
+    const { pass, share } = factsFilter(facts, q.filter);
     if (share === 0) return [];
+    if (q.reuse) return mergedTermScores(this.db, facts, q.tokens, head, q.k, pass);
     const rows = prepared(
       this.db,
       `SELECT rowid, -bm25(chunks_fts, ?, 1) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC, rowid`,
