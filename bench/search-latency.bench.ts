@@ -3,7 +3,7 @@
  * The first query pays the in-memory vector load (reported separately as "cold"), then one untimed
  * pass warms up.
  *
- *   npx tsx bench/search-latency.bench.ts -c CONFIG [--base CHECKOUT] FILE.jsonl [FILE.jsonl ...]
+ *   npx tsx bench/search-latency.bench.ts -c CONFIG [--base CHECKOUT [--base-config CONFIG]] FILE.jsonl [FILE.jsonl ...]
  *
  * With --base, the Searcher of another checkout (a worktree or an extracted commit with
  * node_modules) runs in the same process on the same index, interleaved with this one query by
@@ -32,6 +32,8 @@ const opt = (name: string) => {
 const configFile = opt('-c');
 if (!configFile) throw new Error('usage: search-latency.bench.ts -c CONFIG [--base CHECKOUT] FILE.jsonl ...');
 const baseDir = opt('--base');
+// The base may need an index of its own schema (same sources, indexed by it): --base-config.
+const baseConfig = opt('--base-config') ?? configFile;
 const cases = args.flatMap((f) => readEvalFile(f));
 
 type Run = (query: string, o: { mode: string; expand: boolean; k: number; sources?: string[] }) => Promise<{ ref?: number; id: string; score: number }[]>;
@@ -41,14 +43,14 @@ interface Side {
   close(): Promise<void>;
 }
 
-async function sideOf(name: string, dir: string | null): Promise<Side> {
+async function sideOf(name: string, dir: string | null, config: string): Promise<Side> {
   const load = dir ? ((await import(resolve(dir, 'src/builtin.ts'))) as { loadConfig: typeof loadConfig }).loadConfig : loadConfig;
   const S = dir ? ((await import(resolve(dir, 'src/search/search.ts'))) as { Searcher: typeof Searcher }).Searcher : Searcher;
-  const s = S.open(load(configFile!));
+  const s = S.open(load(config));
   return { name, run: (q, o) => s.search(q, o as never), close: () => s.close() };
 }
 
-const sides = [...(baseDir ? [await sideOf(`base (${baseDir})`, baseDir)] : []), await sideOf('new', null)];
+const sides = [...(baseDir ? [await sideOf(`base (${baseDir})`, baseDir, baseConfig)] : []), await sideOf('new', null, configFile)];
 const ms = (t: bigint) => Number(process.hrtime.bigint() - t) / 1e6;
 const VARIANTS = [...MODES.map((mode) => ({ name: mode as string, mode, expand: true })), { name: 'hybrid, no expansion', mode: 'hybrid' as const, expand: false }];
 const optsOf = (v: (typeof VARIANTS)[number], c: (typeof cases)[number]) => ({ mode: v.mode, expand: v.expand, k: 10, sources: c.source ? [c.source] : undefined });
