@@ -68,16 +68,26 @@ export function rrf(vector: Ranked[], keyword: Ranked[], weights: RrfWeights = {
   return [...byRef.values()].sort((a, b) => b.score - a.score || a.ref - b.ref);
 }
 
-/** Character-bigram set of a text, whitespace and punctuation ignored (for near-duplicate tests). */
-export function shingles(text: string): Set<string> {
-  const chars = Array.from(text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ''));
-  const out = new Set<string>();
-  for (let i = 0; i + 1 < chars.length; i++) out.add(chars[i]! + chars[i + 1]!);
-  if (chars.length === 1) out.add(chars[0]!);
+/**
+ * Character-bigram set of a text, whitespace and punctuation ignored (for near-duplicate tests).
+ * A bigram is the number first × 0x110000 + second (code points), a lone character its code point:
+ * the same sets as of two-character strings, without a string per bigram.
+ */
+export function shingles(text: string): Set<number> {
+  const s = text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+  const out = new Set<number>();
+  let prev = -1;
+  for (let i = 0; i < s.length; ) {
+    const c = s.codePointAt(i)!;
+    i += c > 0xffff ? 2 : 1;
+    if (prev >= 0) out.add(prev * 0x110000 + c);
+    else if (i >= s.length) out.add(c); // a text of one character
+    prev = c;
+  }
   return out;
 }
 
-export function jaccard(a: Set<string>, b: Set<string>): number {
+export function jaccard<T>(a: Set<T>, b: Set<T>): number {
   if (!a.size && !b.size) return 1;
   let inter = 0;
   const [small, large] = a.size < b.size ? [a, b] : [b, a];
@@ -90,7 +100,7 @@ export function jaccard(a: Set<string>, b: Set<string>): number {
  * threshold): corpora reprint passages across files. Input must be best-first.
  */
 export function collapseDuplicates<T extends Candidate>(list: T[], threshold = 0.9, limit = Infinity): T[] {
-  const kept: { c: T; sh: Set<string> }[] = [];
+  const kept: { c: T; sh: Set<number> }[] = [];
   for (const c of list) {
     if (kept.length >= limit) break; // callers that need only the top `limit` stop here
     const sh = shingles(c.content);

@@ -4,7 +4,7 @@ import { RagsyncError, EXIT } from '../core/errors.ts';
 import type { Expansion, FilterSpec } from '../core/profile.ts';
 import { defaultAnalyzer, queryTerms, type Analyzer } from '../core/text/analyzer.ts';
 import type { ChunkFilter, ChunkHit, StoredHit } from '../core/types.ts';
-import type { RefScore } from '../storage/roles.ts';
+import type { ChunkText, RefScore } from '../storage/roles.ts';
 import { createEmbedder } from '../embedding/create.ts';
 import type { Embedder } from '../embedding/types.ts';
 import { openIndex } from '../storage/open.ts';
@@ -294,19 +294,28 @@ export class Searcher {
       // Without expansions the vector leg does not wait for the keyword one.
       expanded ? null : vectorLeg(q),
     ]);
+    // Full hits (metadata and all) only for the results; titles and texts for the stages that read them.
     const hits = new Map<number, StoredHit>();
+    const texts = new Map<number, ChunkText>();
+    const loadTexts = async (refs: number[]) => {
+      const missing = refs.filter((r) => !texts.has(r));
+      if (missing.length) for (const t of await this.store.chunkTexts(missing)) texts.set(t.ref, t);
+    };
+    const loadHits = async (refs: number[]) => {
+      const missing = refs.filter((r) => !hits.has(r));
+      if (missing.length) for (const h of await this.store.getChunks(missing)) hits.set(h.ref, h);
+    };
     const weights = req.weights ?? { vector: 1, keyword: 1 };
     const lists: ExpansionList[] = [];
     let vec = vec0 ?? [];
     if (expanded) {
       // Weighing expansions reads the texts of their hits and of the best hit of the query's own words.
-      const refs = new Set([...(kw.length ? [kw[0]!.ref] : []), ...ex.map((h) => h.ref), ...exOwn.map((h) => h.ref)]);
-      for (const h of await this.store.getChunks([...refs])) hits.set(h.ref, h);
+      await loadTexts([...new Set([...(kw.length ? [kw[0]!.ref] : []), ...ex.map((h) => h.ref), ...exOwn.map((h) => h.ref)])]);
       const textOf = (ref: number) => {
-        const h = hits.get(ref);
+        const h = texts.get(ref);
         return h ? `${h.heading}\n${h.content}` : '';
       };
-      const best = kw.length ? hits.get(kw[0]!.ref) : undefined;
+      const best = kw.length ? texts.get(kw[0]!.ref) : undefined;
       const literal = !!best && literalShare(q, `${best.title ?? ''}\n${best.heading}\n${best.content}`) >= this.tuning.literal;
       const vectorText = !literal && this.tuning.expandVector ? `${q} ${[...own, ...shared].map((e) => e.term).join(' ')}` : q;
       vec = await vectorLeg(vectorText);
@@ -325,9 +334,8 @@ export class Searcher {
     if (mode !== 'hybrid') list = list.map((c) => ({ ...c, score: (c.vector ?? c.keyword)!.score }));
     const load = async (upTo: number) => {
       const head = list.slice(0, upTo);
-      const missing = head.filter((c) => !hits.has(c.ref));
-      if (missing.length) for (const h of await this.store.getChunks(missing.map((c) => c.ref))) hits.set(h.ref, h);
-      for (const c of head) c.content ||= hits.get(c.ref)?.content ?? '';
+      await loadTexts(head.map((c) => c.ref));
+      for (const c of head) c.content ||= texts.get(c.ref)?.content ?? '';
     };
     const results = new Map<number, SearchResult>();
     const resultOf = (ref: number) => {
@@ -339,7 +347,10 @@ export class Searcher {
     // the rest is loaded only if collapse runs short.
     const first = needAll ? list.length : req.dedupe ? 2 * k + 8 : k;
     await load(first);
-    if (req.halfLifeDays) for (const c of list) c.date = str(resultOf(c.ref).fields.date) ?? str(resultOf(c.ref).metadata.date);
+    if (req.halfLifeDays) {
+      await loadHits(list.map((c) => c.ref));
+      for (const c of list) if (hits.has(c.ref)) c.date = str(resultOf(c.ref).fields.date) ?? str(resultOf(c.ref).metadata.date);
+    }
     if (req.dedupe) {
       const all = list;
       // Collapse is greedy in rank order: k survivors among the loaded head are the k it would keep.
@@ -365,6 +376,8 @@ export class Searcher {
     }
     if (req.minScore !== undefined) list = list.filter((c) => c.score >= req.minScore!);
     // A chunk a sync removed between ranking and loading is dropped.
+    list = list.filter((c) => texts.has(c.ref));
+    await loadHits(list.slice(0, k).map((c) => c.ref));
     list = list.filter((c) => hits.has(c.ref));
     const top = list.slice(0, k).map((c) => {
       const r = { ...resultOf(c.ref), score: c.score };

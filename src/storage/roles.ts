@@ -52,6 +52,14 @@ export interface KeywordQuery {
   reuse?: boolean;
 }
 
+/** What search reads of a chunk to weigh and compare candidates (no metadata, no JSON). */
+export interface ChunkText {
+  ref: number;
+  title: string | null;
+  heading: string;
+  content: string;
+}
+
 /** A chunk reference and its score in one ranked list. */
 export interface RefScore {
   ref: number;
@@ -198,6 +206,8 @@ export interface IndexReader {
   keywordSearch(q: KeywordQuery): Promise<StoredHit[]>;
   /** The same ranking as keywordSearch, references and scores only (texts are loaded for the few kept). */
   keywordRefs(q: KeywordQuery): Promise<RefScore[]>;
+  /** Title, heading and text of chunks by reference (missing ones left out; any order). */
+  chunkTexts(refs: readonly number[]): Promise<ChunkText[]>;
   /** Chunks by reference that pass `filter`, in the order of `refs`. */
   getChunks(refs: readonly number[], filter?: ChunkFilter): Promise<StoredHit[]>;
   /**

@@ -2,7 +2,7 @@ import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import { endianness } from 'node:os';
 import type { ChunkFilter, StoredHit } from '../../core/types.ts';
 import { matchExpression } from '../../core/text/analyzer.ts';
-import type { IndexReader, KeywordQuery, LexiconRow, RefScore, VectorSet, VectorSink } from '../roles.ts';
+import type { ChunkText, IndexReader, KeywordQuery, LexiconRow, RefScore, VectorSet, VectorSink } from '../roles.ts';
 import { createRequire } from 'node:module';
 import { decodeVector, encodeVector } from './blob.ts';
 import { parseJson } from './connection.ts';
@@ -27,12 +27,11 @@ export class SqliteIndexReader implements IndexReader {
 
   async lexiconLookup(keys: string[]): Promise<LexiconRow[]> {
     if (!keys.length) return [];
-    return this.db
-      .prepare(
-        `SELECT g.gloss, g.headword, g.sense, t.df FROM lexicon_glosses g JOIN lexicon_terms t ON t.headword = g.headword
-         WHERE g.gloss IN (SELECT value FROM json_each(?))`,
-      )
-      .all(JSON.stringify(keys)) as LexiconRow[];
+    return prepared(
+      this.db,
+      `SELECT g.gloss, g.headword, g.sense, t.df FROM lexicon_glosses g JOIN lexicon_terms t ON t.headword = g.headword
+       WHERE g.gloss IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(keys)) as LexiconRow[];
   }
 
   async keywordSearch(q: KeywordQuery): Promise<StoredHit[]> {
@@ -105,6 +104,16 @@ export class SqliteIndexReader implements IndexReader {
       `SELECT ${HIT_COLUMNS}, 0 AS score FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value ${HIT_JOINS} ORDER BY j.key`,
     ).all(JSON.stringify(wanted)) as HitRow[];
     return rows.map(toHit);
+  }
+
+  async chunkTexts(refs: readonly number[]): Promise<ChunkText[]> {
+    if (!refs.length) return [];
+    // The columns before the embedded text: the rest of a long row (its overflow pages) is not read.
+    return prepared(
+      this.db,
+      `SELECT c.id AS ref, d.title, c.heading, c.content FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value
+       JOIN documents d ON d.id = c.document_id`,
+    ).all(JSON.stringify(refs)) as ChunkText[];
   }
 
   async anyChunk(filter: ChunkFilter): Promise<boolean> {
@@ -304,5 +313,5 @@ function prepared(db: Database, sql: string): Statement {
 }
 
 function readGeneration(db: Database): number {
-  return (db.prepare("SELECT value FROM meta WHERE key = 'generation'").pluck().get() ?? 0) as number;
+  return (prepared(db, "SELECT value FROM meta WHERE key = 'generation'").pluck().get() ?? 0) as number;
 }
