@@ -343,9 +343,9 @@ export class Searcher {
       if (!r) results.set(ref, (r = this.toResult(hits.get(ref)!, 0)));
       return r;
     };
-    // Without dedupe the top k are the answer; with it, a few more cover the usual collapses, and
-    // the rest is loaded only if collapse runs short.
-    const first = needAll ? list.length : req.dedupe ? 2 * k + 8 : k;
+    // Without dedupe the top k are the answer; with it, texts are read for a few more than k (the
+    // usual collapses), then for the head the vector leg ranked, then for all, while collapse runs short.
+    const first = needAll ? list.length : req.dedupe ? Math.min(k + 2, list.length) : k;
     await load(first);
     if (req.halfLifeDays) {
       await loadHits(list.map((c) => c.ref));
@@ -355,10 +355,15 @@ export class Searcher {
       const all = list;
       // Collapse is greedy in rank order: k survivors among the loaded head are the k it would keep.
       list = collapseDuplicates(all.slice(0, first), 0.9, needAll ? Infinity : k);
-      if (list.length < k && first < all.length) {
+      let loaded = first;
+      for (const more of [2 * k + 8, all.length]) {
+        if (list.length >= k || loaded >= all.length) break;
+        const n = Math.min(more, all.length);
+        if (n <= loaded) continue;
         for (const c of all) delete c.duplicates;
-        await load(all.length);
-        list = collapseDuplicates(all, 0.9, needAll ? Infinity : k);
+        await load(n);
+        list = collapseDuplicates(all.slice(0, n), 0.9, needAll ? Infinity : k);
+        loaded = n;
       }
     } else if (!needAll) list = list.slice(0, k);
     if (vectorN < pool && list.length < k && vec.length === vectorN) return this.run(req, true);
