@@ -138,6 +138,8 @@ interface Quantised {
   /** Per row: unit row ≈ scale × int8 row, and the norm of the difference (bounds the score error). */
   scales: Float32Array;
   residuals: Float32Array;
+  /** The largest of them. */
+  maxResidual: number;
   kernel: Int8Kernel;
 }
 
@@ -256,6 +258,8 @@ export class VectorIndex implements VectorSource {
         },
       });
       // Rows skipped by the scan (foreign dimensions) leave zero rows at the end: never returned.
+      let maxResidual = 0;
+      for (let i = 0; i < count; i++) maxResidual = Math.max(maxResidual, residuals[i]!);
       return {
         kind: 'int8',
         generation,
@@ -263,6 +267,7 @@ export class VectorIndex implements VectorSource {
         refs: refs.subarray(0, count),
         scales: scales.subarray(0, count),
         residuals: residuals.subarray(0, count),
+        maxResidual,
         kernel: kernel!,
       };
     } catch (err) {
@@ -346,6 +351,7 @@ export class VectorIndex implements VectorSource {
     // slack for float rounding: a row whose approx + bound is below the k-th exact score found so
     // far cannot be in the top k.
     const bound = (row: number) => Math.min(residuals[row]!, (qabs * scales[row]!) / 2) + qres * (1 + residuals[row]!) + 1e-5;
+    const maxBound = 2 * (st.maxResidual + qres * (1 + st.maxResidual) + 1e-5);
     // Exact scores survive between calls: a caller widening k rescores only the new candidates.
     const exact = new Map<number, number>();
     const rescore = async (rows: number[]) => {
@@ -368,7 +374,10 @@ export class VectorIndex implements VectorSource {
         const floor = found[k - 1]!.score;
         const taken = new Set(head);
         let band: number[] = [];
+        // No row's bound exceeds maxBound: rows below floor − maxBound are skipped without working theirs out.
+        const cut = floor - maxBound;
         for (let row = 0; row < n; row++) {
+          if (approx[row]! < cut) continue;
           if (approx[row]! + bound(row) >= floor && !taken.has(row) && (!pass || pass(row))) band.push(row);
         }
         const cap = Math.ceil(k * this.rescore);
