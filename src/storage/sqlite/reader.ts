@@ -149,7 +149,9 @@ export class SqliteIndexReader implements IndexReader {
       let i = 0;
       const rows = this.db
         .prepare(
-          `SELECT c.id, v.embedding FROM chunks c JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash
+          // CROSS JOIN: chunks outer, in id order, each vector found by its key; a plain JOIN lets
+          // the planner read the vectors first and sort every BLOB into a temporary b-tree.
+          `SELECT c.id, v.embedding FROM chunks c CROSS JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash
            ORDER BY c.id`,
         )
         .raw()
@@ -177,18 +179,29 @@ export class SqliteIndexReader implements IndexReader {
       const row = new Float32Array(dims);
       const bytes = new Uint8Array(row.buffer);
       let i = 0;
+      // Each page is read once: a small page cache for the scan (the default, 16 MB with
+      // better-sqlite3, would keep 16 MB of vector pages resident for nothing).
+      const cache = this.db.pragma('cache_size', { simple: true }) as number;
+      this.db.pragma('cache_size = -1024');
       const rows = this.db
         .prepare(
-          `SELECT c.id, v.embedding FROM chunks c JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash
+          // CROSS JOIN: chunks outer, in id order, each vector found by its key; a plain JOIN lets
+          // the planner read the vectors first and sort every BLOB into a temporary b-tree.
+          `SELECT c.id, v.embedding FROM chunks c CROSS JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash
            ORDER BY c.id`,
         )
         .raw()
         .iterate(fingerprint) as IterableIterator<[number, Buffer]>;
-      for (const [id, blob] of rows) {
-        if (blob.byteLength !== dims * 4) continue; // a foreign row: never mix dimensions
-        if (LITTLE) bytes.set(blob);
-        else row.set(decodeVector(blob));
-        sink.row(i++, id, row);
+      try {
+        for (const [id, blob] of rows) {
+          if (blob.byteLength !== dims * 4) continue; // a foreign row: never mix dimensions
+          if (LITTLE) bytes.set(blob);
+          else row.set(decodeVector(blob));
+          sink.row(i++, id, row);
+        }
+      } finally {
+        rows.return?.();
+        this.db.pragma(`cache_size = ${cache}`);
       }
       return { generation, dims, count: i };
     })();
@@ -270,6 +283,8 @@ export class SqliteIndexReader implements IndexReader {
 }
 
 const rescorers = new WeakMap<Database, Database>();
+/** Page cache of the rescoring connection, KiB. */
+const RESCORER_CACHE_KIB = 2048;
 /** sqlite-vec, loaded on the first rescoring: a one-shot command that never rescores skips its import. */
 const sqliteVec = () => createRequire(import.meta.url)('sqlite-vec') as typeof import('sqlite-vec');
 /**
@@ -282,7 +297,13 @@ const sqliteVec = () => createRequire(import.meta.url)('sqlite-vec') as typeof i
 function rescorer(db: Database): Database {
   let r = rescorers.get(db);
   if (!r) {
-    r = db.memory || !db.name ? db : new BetterSqlite3(db.name, { readonly: true, fileMustExist: true, timeout: 10_000 });
+    if (db.memory || !db.name) r = db;
+    else {
+      r = new BetterSqlite3(db.name, { readonly: true, fileMustExist: true, timeout: 10_000 });
+      // Vectors are read at random, each rarely twice: the key index's pages are what is worth
+      // keeping (better-sqlite3's default cache, 16 MB, fills with vector pages instead).
+      r.pragma(`cache_size = -${RESCORER_CACHE_KIB}`);
+    }
     sqliteVec().load(r);
     rescorers.set(db, r);
   }
