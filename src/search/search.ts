@@ -186,8 +186,10 @@ export class Searcher {
    * rejects; the window widens until n pass or the index is exhausted. References and scores only.
    */
   private async vectorRefs(query: Float32Array, n: number, filter: ChunkFilter, exclude?: Set<number>): Promise<RefScore[]> {
-    const rank = await this.vectors.ranker(query);
     const test = await this.store.refFilter(filter);
+    // A filter the store answers from memory names the rows the scan may skip.
+    const scope = test ? { key: JSON.stringify([filter.sources ?? null, !!filter.includeBroken]), accept: test } : undefined;
+    const rank = await this.vectors.ranker(query, scope);
     if (test) {
       // The store answers the filter from memory: the ranking skips rejected rows itself.
       const matches = await rank(n, exclude ? (ref) => !exclude.has(ref) && test(ref) : test);
