@@ -5,8 +5,10 @@
  * restricted to its source) for a fixed time; RSS is read from /proc after the run (well over 200
  * searches).
  *
- *   npx tsx bench/serve-load.bench.ts -c CONFIG [--clients 20] [--seconds 15] [--dist] CHECKOUT [CHECKOUT ...]
+ *   npx tsx bench/serve-load.bench.ts -c CONFIG [--clients 20] [--seconds 15] [--dist] CHECKOUT[=CONFIG] [CHECKOUT[=CONFIG] ...]
  *
+ * `CHECKOUT=CONFIG` serves that checkout with a config of its own (an index made by it, when the
+ * schemas differ). "cores" is the server's CPU time (its threads together) over the run's wall time.
  * CHECKOUT is a worktree whose src/cli/run.ts is started with tsx (node_modules must be there), or
  * with --dist its bin/ragsync.js (the compiled build, as installed: run `npm run build` there first).
  */
@@ -29,7 +31,10 @@ const clients = Number(opt('--clients', '20'));
 const seconds = Number(opt('--seconds', '15'));
 const dist = args.includes('--dist');
 if (dist) args.splice(args.indexOf('--dist'), 1);
-const checkouts = args.map((a) => resolve(a));
+const checkouts = args.map((a) => {
+  const [dir, cfg] = a.split('=');
+  return { dir: resolve(dir!), config: cfg ? resolve(cfg) : config };
+});
 if (!config || !checkouts.length) throw new Error('usage: serve-load.bench.ts -c CONFIG [--clients N] [--seconds S] CHECKOUT ...');
 
 const here = resolve(new URL('..', import.meta.url).pathname);
@@ -38,7 +43,7 @@ const cases = ['eval/classics.jsonl', 'eval/bookmarks.jsonl', 'bench/eval/classi
 );
 const paths = cases.map((c) => `/search?q=${encodeURIComponent(c.query)}&k=10${c.source ? `&source=${c.source}` : ''}`);
 
-async function startServer(checkout: string, port: number): Promise<ChildProcess> {
+async function startServer(checkout: string, config: string, port: number): Promise<ChildProcess> {
   const entry = dist ? [join(checkout, 'bin/ragsync.js')] : ['--import', 'tsx', join(checkout, 'src/cli/run.ts')];
   const child = spawn(process.execPath, [...entry, 'serve', '-c', config, '--port', String(port)], {
     cwd: checkout,
@@ -62,14 +67,21 @@ function rssMb(pid: number): string {
   return `${mb('VmRSS')} MB (anon ${mb('RssAnon')}, file ${mb('RssFile')})`;
 }
 
-async function run(checkout: string, port: number) {
-  const child = await startServer(checkout, port);
+/** CPU seconds (user + system) of a process so far. */
+function cpuSeconds(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (100 a second)
+}
+
+async function run(checkout: string, config: string, port: number) {
+  const child = await startServer(checkout, config, port);
   const base = `http://127.0.0.1:${port}`;
   try {
     for (const p of paths) await (await fetch(base + p)).text(); // warm-up: vectors loaded, JIT warm
     const latencies: number[] = [];
     let errors = 0;
     let next = 0;
+    const cpu0 = cpuSeconds(child.pid!);
     const end = performance.now() + seconds * 1000;
     await Promise.all(
       Array.from({ length: clients }, async () => {
@@ -83,21 +95,22 @@ async function run(checkout: string, port: number) {
         }
       }),
     );
+    const cores = (cpuSeconds(child.pid!) - cpu0) / seconds;
     latencies.sort((a, b) => a - b);
     const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
-    return { n: latencies.length, rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99), errors, rss: rssMb(child.pid!) };
+    return { n: latencies.length, rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99), errors, cores, rss: rssMb(child.pid!) };
   } finally {
     child.kill();
   }
 }
 
 const results = [];
-for (const [i, c] of checkouts.entries()) results.push({ c, ...(await run(c, 18_700 + i)) });
+for (const [i, c] of checkouts.entries()) results.push({ c: c.dir, ...(await run(c.dir, c.config, 18_700 + i)) });
 console.log(`${clients} clients × ${seconds} s, hybrid k=10 over ${paths.length} eval queries; ${availableParallelism()} cores (shared), load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`);
-console.log('| checkout | searches | searches/s | × first | p50 ms | p99 ms | errors | server RSS after |');
-console.log('|---|---|---|---|---|---|---|---|');
+console.log('| checkout | searches | searches/s | × first | p50 ms | p99 ms | errors | cores | server RSS after |');
+console.log('|---|---|---|---|---|---|---|---|---|');
 for (const r of results) {
   console.log(
-    `| ${r.c} | ${r.n} | ${r.rps.toFixed(0)} | ${(r.rps / results[0]!.rps).toFixed(2)}× | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.errors} | ${r.rss} |`,
+    `| ${r.c} | ${r.n} | ${r.rps.toFixed(0)} | ${(r.rps / results[0]!.rps).toFixed(2)}× | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.errors} | ${r.cores.toFixed(2)} | ${r.rss} |`,
   );
 }

@@ -68,21 +68,57 @@ export function rrf(vector: Ranked[], keyword: Ranked[], weights: RrfWeights = {
   return [...byRef.values()].sort((a, b) => b.score - a.score || a.ref - b.ref);
 }
 
-/** Character-bigram set of a text, whitespace and punctuation ignored (for near-duplicate tests). */
-export function shingles(text: string): Set<string> {
-  const chars = Array.from(text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ''));
-  const out = new Set<string>();
-  for (let i = 0; i + 1 < chars.length; i++) out.add(chars[i]! + chars[i + 1]!);
-  if (chars.length === 1) out.add(chars[0]!);
-  return out;
+/**
+ * Character-bigram set of a text, whitespace and punctuation ignored (for near-duplicate tests):
+ * each bigram the number first × 0x110000 + second (code points), a lone character its code point,
+ * sorted ascending without repeats — the set of two-character strings, compared by merging.
+ */
+export function shingles(text: string): Float64Array {
+  const s = text.normalize('NFKC').toLowerCase();
+  const codes = new Float64Array(s.length);
+  let n = 0;
+  let prev = -1;
+  let lone = -1;
+  for (let i = 0; i < s.length; ) {
+    const c = s.codePointAt(i)!;
+    i += c > 0xffff ? 2 : 1;
+    if (!letterOrDigit(c)) continue; // dropped: its neighbours pair up
+    if (prev >= 0) codes[n++] = prev * 0x110000 + c;
+    else lone = c;
+    prev = c;
+  }
+  if (n === 0 && lone >= 0) codes[n++] = lone; // a text of one character
+  const sorted = codes.subarray(0, n).sort();
+  let m = 0;
+  for (let i = 0; i < n; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[m++] = sorted[i]!;
+  return sorted.slice(0, m);
 }
 
-export function jaccard(a: Set<string>, b: Set<string>): number {
-  if (!a.size && !b.size) return 1;
+const LETTER_OR_DIGIT = /^[\p{L}\p{N}]$/u;
+const classified = new Map<number, boolean>();
+/** \p{L} or \p{N}: ASCII and the original CJK block (all letters) answered directly, the rest by the regex, remembered. */
+function letterOrDigit(c: number): boolean {
+  if (c < 0x80) return (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a);
+  if (c >= 0x4e00 && c <= 0x9fa5) return true;
+  let v = classified.get(c);
+  if (v === undefined) {
+    v = LETTER_OR_DIGIT.test(String.fromCodePoint(c));
+    if (classified.size > 10_000) classified.clear();
+    classified.set(c, v);
+  }
+  return v;
+}
+
+/** Jaccard similarity of two shingle sets (sorted, distinct). */
+export function jaccard(a: Float64Array, b: Float64Array): number {
+  if (!a.length && !b.length) return 1;
   let inter = 0;
-  const [small, large] = a.size < b.size ? [a, b] : [b, a];
-  for (const x of small) if (large.has(x)) inter++;
-  return inter / (a.size + b.size - inter);
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    if (a[i] === b[j]) inter++, i++, j++;
+    else if (a[i]! < b[j]!) i++;
+    else j++;
+  }
+  return inter / (a.length + b.length - inter);
 }
 
 /**
@@ -90,13 +126,13 @@ export function jaccard(a: Set<string>, b: Set<string>): number {
  * threshold): corpora reprint passages across files. Input must be best-first.
  */
 export function collapseDuplicates<T extends Candidate>(list: T[], threshold = 0.9, limit = Infinity): T[] {
-  const kept: { c: T; sh: Set<string> }[] = [];
+  const kept: { c: T; sh: Float64Array }[] = [];
   for (const c of list) {
     if (kept.length >= limit) break; // callers that need only the top `limit` stop here
     const sh = shingles(c.content);
     // Jaccard ≥ t needs the smaller set to be ≥ t × the larger: skip the set walk otherwise.
     const same = kept.find(
-      (k) => Math.min(k.sh.size, sh.size) >= threshold * Math.max(k.sh.size, sh.size) && jaccard(k.sh, sh) >= threshold,
+      (k) => Math.min(k.sh.length, sh.length) >= threshold * Math.max(k.sh.length, sh.length) && jaccard(k.sh, sh) >= threshold,
     );
     if (same) (same.c.duplicates ??= []).push(c.ref);
     else kept.push({ c, sh });

@@ -4,7 +4,7 @@ import { RagsyncError, EXIT } from '../core/errors.ts';
 import type { Expansion, FilterSpec } from '../core/profile.ts';
 import { defaultAnalyzer, queryTerms, type Analyzer } from '../core/text/analyzer.ts';
 import type { ChunkFilter, ChunkHit, StoredHit } from '../core/types.ts';
-import type { RefScore } from '../storage/roles.ts';
+import type { ChunkText, RefScore } from '../storage/roles.ts';
 import { createEmbedder } from '../embedding/create.ts';
 import type { Embedder } from '../embedding/types.ts';
 import { openIndex } from '../storage/open.ts';
@@ -98,6 +98,12 @@ export interface SearcherOptions {
    * Default: the in-memory VectorIndex (what a long-lived process wants).
    */
   vectors?: (store: SearchStore, fingerprint: string) => VectorSource;
+  /**
+   * Let the store keep per-term keyword scores between queries (KeywordQuery.reuse). Default: on
+   * with the in-memory index (a long-lived searcher), off with a vector source of one's own (the
+   * one-shot commands, which search once).
+   */
+  reuseTerms?: boolean;
 }
 
 /** A long-lived search handle (the HTTP server, the MCP server and the agent tool keep one open). */
@@ -107,6 +113,7 @@ export class Searcher {
   /** Expanders beside the profiles' own and the corpus lexicon (a library user's). */
   readonly extraExpanders: Expander[] = [];
   private readonly lexicon: Expander;
+  private readonly reuseTerms: boolean;
 
   constructor(
     readonly store: SearchStore,
@@ -120,6 +127,7 @@ export class Searcher {
     const fingerprint = embedder.info.fingerprint;
     this.vectors = opts.vectors ? opts.vectors(store, fingerprint) : new VectorIndex(store, fingerprint);
     this.lexicon = lexiconExpander(store, () => this.tuning.perKey);
+    this.reuseTerms = opts.reuseTerms ?? !opts.vectors;
   }
 
   static open(config: Config, embedder?: Embedder, reranker?: Reranker | null, opts: SearcherOptions = {}): Searcher {
@@ -188,8 +196,10 @@ export class Searcher {
    * rejects; the window widens until n pass or the index is exhausted. References and scores only.
    */
   private async vectorRefs(query: Float32Array, n: number, filter: ChunkFilter, exclude?: Set<number>): Promise<RefScore[]> {
-    const rank = await this.vectors.ranker(query);
     const test = await this.store.refFilter(filter);
+    // A filter the store answers from memory names the rows the scan may skip.
+    const scope = test ? { key: JSON.stringify([filter.sources ?? null, !!filter.includeBroken]), accept: test } : undefined;
+    const rank = await this.vectors.ranker(query, scope);
     if (test) {
       // The store answers the filter from memory: the ranking skips rejected rows itself.
       const matches = await rank(n, exclude ? (ref) => !exclude.has(ref) && test(ref) : test);
@@ -218,17 +228,18 @@ export class Searcher {
   private async keywordRefs(q: string, n: number, filter: ChunkFilter, analyzers: Analyzer[]): Promise<RefScore[]> {
     const terms = this.terms(q, analyzers);
     const head = headWeight();
-    const hits = await this.store.keywordRefs({ tokens: terms, k: n, filter, headWeight: head });
+    const reuse = this.reuseTerms;
+    const hits = await this.store.keywordRefs({ tokens: terms, k: n, filter, headWeight: head, reuse });
     if (hits.length) return hits;
     // No CJK bigram matched: fall back to single characters.
     const uni = this.terms(q, analyzers, true);
-    return uni.length > terms.length ? this.store.keywordRefs({ tokens: uni, k: n, filter, headWeight: head }) : [];
+    return uni.length > terms.length ? this.store.keywordRefs({ tokens: uni, k: n, filter, headWeight: head, reuse }) : [];
   }
 
   /** Keyword hits of the expansion terms, ORed (each term tokenised like a query). */
   private async expansionRefs(expansions: Expansion[], n: number, filter: ChunkFilter, analyzers: Analyzer[]): Promise<RefScore[]> {
     const terms = [...new Set(expansions.flatMap((e) => this.terms(e.term, analyzers)))];
-    return terms.length ? this.store.keywordRefs({ tokens: terms, k: n, filter, headWeight: headWeight() }) : [];
+    return terms.length ? this.store.keywordRefs({ tokens: terms, k: n, filter, headWeight: headWeight(), reuse: this.reuseTerms }) : [];
   }
 
   async search(query: string, opts: SearchOptions = {}): Promise<SearchResult[]> {
@@ -297,19 +308,28 @@ export class Searcher {
       // Without expansions the vector leg does not wait for the keyword one.
       expanded ? null : vectorLeg(q),
     ]);
+    // Full hits (metadata and all) only for the results; titles and texts for the stages that read them.
     const hits = new Map<number, StoredHit>();
+    const texts = new Map<number, ChunkText>();
+    const loadTexts = async (refs: number[]) => {
+      const missing = refs.filter((r) => !texts.has(r));
+      if (missing.length) for (const t of await this.store.chunkTexts(missing)) texts.set(t.ref, t);
+    };
+    const loadHits = async (refs: number[]) => {
+      const missing = refs.filter((r) => !hits.has(r));
+      if (missing.length) for (const h of await this.store.getChunks(missing)) hits.set(h.ref, h);
+    };
     const weights = req.weights ?? { vector: 1, keyword: 1 };
     const lists: ExpansionList[] = [];
     let vec = vec0 ?? [];
     if (expanded) {
       // Weighing expansions reads the texts of their hits and of the best hit of the query's own words.
-      const refs = new Set([...(kw.length ? [kw[0]!.ref] : []), ...(structured ? [] : ex.map((h) => h.ref)), ...exOwn.map((h) => h.ref)]);
-      for (const h of await this.store.getChunks([...refs])) hits.set(h.ref, h);
+      await loadTexts([...new Set([...(kw.length ? [kw[0]!.ref] : []), ...(structured ? [] : ex.map((h) => h.ref)), ...exOwn.map((h) => h.ref)])]);
       const textOf = (ref: number) => {
-        const h = hits.get(ref);
+        const h = texts.get(ref);
         return h ? `${h.heading}\n${h.content}` : '';
       };
-      const best = kw.length ? hits.get(kw[0]!.ref) : undefined;
+      const best = kw.length ? texts.get(kw[0]!.ref) : undefined;
       const literal = !!best && literalShare(q, `${best.title ?? ''}\n${best.heading}\n${best.content}`) >= this.tuning.literal;
       const vectorText = !literal && this.tuning.expandVector ? `${q} ${[...own, ...shared].map((e) => e.term).join(' ')}` : q;
       vec = await vectorLeg(vectorText);
@@ -329,9 +349,8 @@ export class Searcher {
     if (mode !== 'hybrid') list = list.map((c) => ({ ...c, score: (c.vector ?? c.keyword)!.score }));
     const load = async (upTo: number) => {
       const head = list.slice(0, upTo);
-      const missing = head.filter((c) => !hits.has(c.ref));
-      if (missing.length) for (const h of await this.store.getChunks(missing.map((c) => c.ref))) hits.set(h.ref, h);
-      for (const c of head) c.content ||= hits.get(c.ref)?.content ?? '';
+      await loadTexts(head.map((c) => c.ref));
+      for (const c of head) c.content ||= texts.get(c.ref)?.content ?? '';
     };
     const results = new Map<number, SearchResult>();
     const resultOf = (ref: number) => {
@@ -339,19 +358,27 @@ export class Searcher {
       if (!r) results.set(ref, (r = this.toResult(hits.get(ref)!, 0)));
       return r;
     };
-    // Without dedupe the top k are the answer; with it, a few more cover the usual collapses, and
-    // the rest is loaded only if collapse runs short.
-    const first = needAll ? list.length : req.dedupe ? 2 * k + 8 : k;
+    // Without dedupe the top k are the answer; with it, texts are read for a few more than k (the
+    // usual collapses), then for the head the vector leg ranked, then for all, while collapse runs short.
+    const first = needAll ? list.length : req.dedupe ? Math.min(k + 2, list.length) : k;
     await load(first);
-    if (req.halfLifeDays) for (const c of list) c.date = str(resultOf(c.ref).fields.date) ?? str(resultOf(c.ref).metadata.date);
+    if (req.halfLifeDays) {
+      await loadHits(list.map((c) => c.ref));
+      for (const c of list) if (hits.has(c.ref)) c.date = str(resultOf(c.ref).fields.date) ?? str(resultOf(c.ref).metadata.date);
+    }
     if (req.dedupe) {
       const all = list;
       // Collapse is greedy in rank order: k survivors among the loaded head are the k it would keep.
       list = collapseDuplicates(all.slice(0, first), 0.9, needAll ? Infinity : k);
-      if (list.length < k && first < all.length) {
+      let loaded = first;
+      for (const more of [2 * k + 8, all.length]) {
+        if (list.length >= k || loaded >= all.length) break;
+        const n = Math.min(more, all.length);
+        if (n <= loaded) continue;
         for (const c of all) delete c.duplicates;
-        await load(all.length);
-        list = collapseDuplicates(all, 0.9, needAll ? Infinity : k);
+        await load(n);
+        list = collapseDuplicates(all.slice(0, n), 0.9, needAll ? Infinity : k);
+        loaded = n;
       }
     } else if (!needAll) list = list.slice(0, k);
     if (vectorN < pool && list.length < k && vec.length === vectorN) return this.run(req, true);
@@ -369,6 +396,8 @@ export class Searcher {
     }
     if (req.minScore !== undefined) list = list.filter((c) => c.score >= req.minScore!);
     // A chunk a sync removed between ranking and loading is dropped.
+    list = list.filter((c) => texts.has(c.ref));
+    await loadHits(list.slice(0, k).map((c) => c.ref));
     list = list.filter((c) => hits.has(c.ref));
     const top = list.slice(0, k).map((c) => {
       const r = { ...resultOf(c.ref), score: c.score };

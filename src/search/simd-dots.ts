@@ -174,8 +174,11 @@ export interface Int8Kernel {
   readonly vectors: Int8Array;
   /** The widest query component that cannot overflow an i32 sum over `dims` products. */
   readonly queryMax: number;
-  /** Σ row[j] · query[j] for every row (query already scaled to integers ≤ queryMax); the view is reused. */
-  dots(query: Int16Array): Int32Array;
+  /**
+   * Σ row[j] · query[j] for every row (query already scaled to integers ≤ queryMax), or only for
+   * the rows of `ranges` ([start, end) pairs: the others keep what an earlier call left); the view is reused.
+   */
+  dots(query: Int16Array, ranges?: readonly (readonly [number, number])[]): Int32Array;
 }
 
 /** An int8 SIMD kernel for n × dims rows, or null (no WASM SIMD, dims not a multiple of 16, too big). */
@@ -202,9 +205,10 @@ export function createInt8Kernel(n: number, dims: number): Int8Kernel | null {
     vectors,
     // |row| ≤ 127: dims products of at most 127 · queryMax stay below 2^31.
     queryMax: Math.min(32767, Math.floor(2147483647 / (dims * 127))),
-    dots(query: Int16Array): Int32Array {
+    dots(query: Int16Array, ranges?: readonly (readonly [number, number])[]): Int32Array {
       q.set(query);
-      dotsFn(0, qOffset, n, dims, outOffset);
+      if (!ranges) dotsFn(0, qOffset, n, dims, outOffset);
+      else for (const [start, end] of ranges) if (end > start) dotsFn(start * dims, qOffset, end - start, dims, outOffset + start * 4);
       return out;
     },
   };

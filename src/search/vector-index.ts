@@ -16,13 +16,29 @@ export type Rank = (k: number, accept?: (ref: number) => boolean) => Promise<Vec
  * memory; a one-shot process may scan the store instead. Scores are exact cosine similarities.
  */
 export interface VectorSource {
-  /** Scores the index against `query` once; the returned function may be called with growing k. */
-  ranker(query: Float32Array): Promise<Rank>;
+  /**
+   * Scores the index against `query` once; the returned function may be called with growing k.
+   * `scope`: the rows every later `accept` will reject anyway may be left unscored (see RankScope).
+   */
+  ranker(query: Float32Array, scope?: RankScope): Promise<Rank>;
   /** The stored vector of a chunk scaled to unit length, or null. */
   vectorOf(ref: number): Promise<Float32Array | null>;
   /** Dimensions of the active fingerprint's vectors (0 when there are none). */
   dims(): Promise<number>;
 }
+
+/**
+ * A filter known before the scan (sources, broken chunks): `accept` is the same test the ranking
+ * will be given, `key` names it (equal keys, equal tests within a generation), so the index can
+ * keep which of its rows pass and scan only those.
+ */
+export interface RankScope {
+  key: string;
+  accept: (ref: number) => boolean;
+}
+
+/** A scope whose passing rows form more runs than this is scanned whole (the runs would cost more than they save). */
+const MAX_RUNS = 64;
 
 /** Dot product of query with the row at base; four accumulators let V8 pipeline the loop. */
 function dotAt(v: Float32Array, base: number, q: Float32Array, dims: number): number {
@@ -138,7 +154,11 @@ interface Quantised {
   /** Per row: unit row ≈ scale × int8 row, and the norm of the difference (bounds the score error). */
   scales: Float32Array;
   residuals: Float32Array;
+  /** The largest of them. */
+  maxResidual: number;
   kernel: Int8Kernel;
+  /** Per scope key: the [start, end) row runs that pass it, or null to scan every row. */
+  runs: Map<string, [number, number][] | null>;
 }
 
 interface Floats {
@@ -256,6 +276,8 @@ export class VectorIndex implements VectorSource {
         },
       });
       // Rows skipped by the scan (foreign dimensions) leave zero rows at the end: never returned.
+      let maxResidual = 0;
+      for (let i = 0; i < count; i++) maxResidual = Math.max(maxResidual, residuals[i]!);
       return {
         kind: 'int8',
         generation,
@@ -263,6 +285,8 @@ export class VectorIndex implements VectorSource {
         refs: refs.subarray(0, count),
         scales: scales.subarray(0, count),
         residuals: residuals.subarray(0, count),
+        maxResidual,
+        runs: new Map(),
         kernel: kernel!,
       };
     } catch (err) {
@@ -302,7 +326,7 @@ export class VectorIndex implements VectorSource {
    * Scores every row against `query` once; the returned function picks the top k from those scores,
    * so a caller widening k (filters rejected too many) does not recompute the dot products.
    */
-  async ranker(query: Float32Array): Promise<Rank> {
+  async ranker(query: Float32Array, scope?: RankScope): Promise<Rank> {
     const st = await this.load();
     const dims = st.kind === 'int8' ? st.dims : st.set.dims;
     const refs = st.kind === 'int8' ? st.refs : st.set.refs;
@@ -310,7 +334,7 @@ export class VectorIndex implements VectorSource {
     if (query.length !== dims) throw new Error(`query has ${query.length} dims, index has ${dims}`);
     const q = Float32Array.from(query);
     normalizeRows(q, q.length);
-    if (st.kind === 'int8') return this.int8Ranker(st, q);
+    if (st.kind === 'int8') return this.int8Ranker(st, q, scope ? runsOf(st, scope) : null);
     let scores: Float32Array;
     if (st.kernel) {
       scores = st.kernel.dots(q).slice(); // copy: the kernel reuses its output for the next query
@@ -321,7 +345,7 @@ export class VectorIndex implements VectorSource {
     return async (k, accept) => topKOfScores(scores, refs, k, accept ? (row) => accept(refs[row]!) : undefined);
   }
 
-  private int8Ranker(st: Quantised, q: Float32Array): Rank {
+  private int8Ranker(st: Quantised, q: Float32Array, runs: [number, number][] | null): Rank {
     const { refs, scales, residuals, kernel } = st;
     const n = refs.length;
     let qmax = 0;
@@ -337,15 +361,21 @@ export class VectorIndex implements VectorSource {
     qres = Math.sqrt(qres);
     let qabs = 0;
     for (let j = 0; j < q.length; j++) qabs += Math.abs(q[j]!);
-    const dots = kernel.dots(qi);
+    const dots = kernel.dots(qi, runs ?? undefined);
     const approx = new Float32Array(n);
-    for (let row = 0; row < n; row++) approx[row] = dots[row]! * scales[row]! * qscale;
+    if (!runs) for (let row = 0; row < n; row++) approx[row] = dots[row]! * scales[row]! * qscale;
+    else {
+      // Rows outside the scope's runs are rejected by every accept to come: never candidates.
+      approx.fill(-Infinity);
+      for (const [start, end] of runs) for (let row = start; row < end; row++) approx[row] = dots[row]! * scales[row]! * qscale;
+    }
     // |exact − approx| ≤ |q · row residual| + |query residual · quantised row|. The first is at most
     // ‖row residual‖ (Cauchy–Schwarz) and at most ‖q‖₁ × half a quantisation step (each component
     // rounds by at most that), whichever is smaller — the second wins for sparse queries. Plus
     // slack for float rounding: a row whose approx + bound is below the k-th exact score found so
     // far cannot be in the top k.
     const bound = (row: number) => Math.min(residuals[row]!, (qabs * scales[row]!) / 2) + qres * (1 + residuals[row]!) + 1e-5;
+    const maxBound = 2 * (st.maxResidual + qres * (1 + st.maxResidual) + 1e-5);
     // Exact scores survive between calls: a caller widening k rescores only the new candidates.
     const exact = new Map<number, number>();
     const rescore = async (rows: number[]) => {
@@ -368,7 +398,10 @@ export class VectorIndex implements VectorSource {
         const floor = found[k - 1]!.score;
         const taken = new Set(head);
         let band: number[] = [];
+        // No row's bound exceeds maxBound: rows below floor − maxBound are skipped without working theirs out.
+        const cut = floor - maxBound;
         for (let row = 0; row < n; row++) {
+          if (approx[row]! < cut) continue;
           if (approx[row]! + bound(row) >= floor && !taken.has(row) && (!pass || pass(row))) band.push(row);
         }
         const cap = Math.ceil(k * this.rescore);
@@ -401,6 +434,27 @@ export class VectorIndex implements VectorSource {
     normalizeRows(v, st.dims);
     return v;
   }
+}
+
+/** The row runs passing a scope, worked out once per scope and generation. */
+function runsOf(st: Quantised, scope: RankScope): [number, number][] | null {
+  let runs = st.runs.get(scope.key);
+  if (runs !== undefined) return runs;
+  runs = [];
+  let start = -1;
+  for (let row = 0; row <= st.refs.length; row++) {
+    const pass = row < st.refs.length && scope.accept(st.refs[row]!);
+    if (pass && start < 0) start = row;
+    else if (!pass && start >= 0) {
+      runs.push([start, row]);
+      start = -1;
+      if (runs.length > MAX_RUNS) break;
+    }
+  }
+  if (runs.length > MAX_RUNS) runs = null;
+  if (st.runs.size > 100) st.runs.clear();
+  st.runs.set(scope.key, runs);
+  return runs;
 }
 
 /** Row of a ref in ascending refs (the store hands rows out by chunk id), or -1. */

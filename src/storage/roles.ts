@@ -45,6 +45,19 @@ export interface KeywordQuery {
    * body alone (which holds the head's words too), as before migration 008. Default 1.
    */
   headWeight?: number;
+  /**
+   * The caller will search again (a long-lived searcher): the store may keep per-term scores of
+   * the current generation to answer later queries sharing terms faster. Same ranking either way.
+   */
+  reuse?: boolean;
+}
+
+/** What search reads of a chunk to weigh and compare candidates (no metadata, no JSON). */
+export interface ChunkText {
+  ref: number;
+  title: string | null;
+  heading: string;
+  content: string;
 }
 
 /** A chunk reference and its score in one ranked list. */
@@ -193,6 +206,8 @@ export interface IndexReader {
   keywordSearch(q: KeywordQuery): Promise<StoredHit[]>;
   /** The same ranking as keywordSearch, references and scores only (texts are loaded for the few kept). */
   keywordRefs(q: KeywordQuery): Promise<RefScore[]>;
+  /** Title, heading and text of chunks by reference (missing ones left out; any order). */
+  chunkTexts(refs: readonly number[]): Promise<ChunkText[]>;
   /** Chunks by reference that pass `filter`, in the order of `refs`. */
   getChunks(refs: readonly number[], filter?: ChunkFilter): Promise<StoredHit[]>;
   /**

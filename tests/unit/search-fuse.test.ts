@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate } from '../../src/search/fuse.ts';
+import { collapseDuplicates, jaccard, mmr, rrf, RRF_K, shingles, temporalDecay, type Candidate } from '../../src/search/fuse.ts';
 import { topK } from '../../src/search/vector-index.ts';
 
 const h = (ref: number, content = `text ${ref}`, score = 1) => ({ ref, content, score });
@@ -26,6 +26,29 @@ describe('collapseDuplicates', () => {
     const out = collapseDuplicates(list);
     expect(out.map((c) => c.ref)).toEqual([1, 2]);
     expect(out[0]!.duplicates).toEqual([3]);
+  });
+});
+
+describe('shingles', () => {
+  // Bigrams as two-character strings: what the numeric sets must agree with.
+  const reference = (text: string) => {
+    const chars = Array.from(text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ''));
+    const out = new Set<string>();
+    for (let i = 0; i + 1 < chars.length; i++) out.add(chars[i]! + chars[i + 1]!);
+    if (chars.length === 1) out.add(chars[0]!);
+    return out;
+  };
+  it('give the sizes and Jaccard similarities of character-bigram strings (CJK, astral characters, one character, none)', () => {
+    const texts = ['伤官配印，贵不可言', '伤官配印 贵不可言！', '傷官配印', 'Retry with JITTER', 'retry with jitter!', '𠀀𠀁𠀀𠀁 a', '𠀀', 'a', 'ab', 'ba', '', '…', 'ＡＢＣ abc', '甲乙甲乙甲'];
+    const setJaccard = (a: Set<string>, b: Set<string>) => {
+      if (!a.size && !b.size) return 1;
+      const inter = [...a].filter((x) => b.has(x)).length;
+      return inter / (a.size + b.size - inter);
+    };
+    for (const a of texts) {
+      expect(shingles(a).length).toBe(reference(a).size);
+      for (const b of texts) expect(jaccard(shingles(a), shingles(b))).toBe(setJaccard(reference(a), reference(b)));
+    }
   });
 });
 

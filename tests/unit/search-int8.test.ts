@@ -21,11 +21,18 @@ describe('int8 WASM kernel', () => {
       for (let i = 0; i < n * dims; i++) k.vectors[i] = i < dims ? 127 : i < 2 * dims ? -127 : Math.round(r() * 254 - 127);
       const q = new Int16Array(dims);
       for (let j = 0; j < dims; j++) q[j] = j % 2 ? k.queryMax : Math.round((r() * 2 - 1) * k.queryMax);
-      const out = k.dots(q);
+      const out = k.dots(q).slice();
       for (let row = 0; row < n; row++) {
         let s = 0;
         for (let j = 0; j < dims; j++) s += k.vectors[row * dims + j]! * q[j]!;
         expect(out[row]).toBe(s);
+      }
+      // Row ranges: the same sums there, other rows untouched.
+      const q2 = q.map((x) => -x);
+      const part = k.dots(q2, [[0, 3], [100, 101], [n - 5, n]]);
+      for (let row = 0; row < n; row++) {
+        const inRange = row < 3 || row === 100 || row >= n - 5;
+        expect(part[row]).toBe(inRange ? (out[row] === 0 ? 0 : -out[row]!) : out[row]);
       }
     }
   });
@@ -125,6 +132,21 @@ describe('int8 index with exact rescoring', () => {
     expect(f32.quantized).toBe(false);
     // The bound keeps rescoring near k per query, far below a full scan.
     expect(int8.rescored / (queries.length * 5)).toBeLessThan(200);
+  });
+
+  it('a scope known before the scan (rows it rejects left unscored) ranks exactly as without it', async () => {
+    const scoped = new VectorIndex(store, fp);
+    const plain = new VectorIndex(store, fp);
+    // One run of rows (source b, broken ones too), and many short runs (a without its broken chunks: scanned whole).
+    for (const filter of [{ sources: ['b'], includeBroken: true }, { sources: ['a'] }, { sources: ['a', 'b'], includeBroken: true }]) {
+      const accept = (await store.refFilter(filter))!;
+      const scope = { key: JSON.stringify(filter), accept };
+      for (const q of queries.slice(0, 20)) {
+        const a = await scoped.ranker(q, scope);
+        const b = await plain.ranker(q);
+        for (const k of [1, 10, 60]) expect(await a(k, accept)).toEqual(await b(k, accept));
+      }
+    }
   });
 
   it('the stored vector of a chunk comes back unit length from either index', async () => {

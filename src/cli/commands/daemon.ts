@@ -11,6 +11,7 @@ import { EXIT } from '../../core/errors.ts';
 import { createLogger } from '../../core/log.ts';
 import { config, configOption, withDimensions } from '../options.ts';
 import { createEmbedder } from '../../embedding/create.ts';
+import { keepYoungGenerationSmall } from '../heap.ts';
 
 function port(v: string): number {
   const n = Number(v);
@@ -56,6 +57,7 @@ export function register(program: Command): void {
         // The API reads the index through a read-only connection: create and migrate it first
         // (before the first run there is none yet; an older one may lack this version's columns).
         await openIndex(cfg, 'sync').close();
+        keepYoungGenerationSmall();
         searcher = Searcher.open(cfg, undefined, rerankerFromEnv());
         const s = searcher;
         server = createHttpServer(s, {

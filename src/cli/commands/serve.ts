@@ -5,6 +5,7 @@ import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
 import { config, configOption, withDimensions } from '../options.ts';
 import { healthReport, storeHealth } from '../../daemon/health.ts';
 import { healthOptions } from '../../daemon/schedule.ts';
+import { keepYoungGenerationSmall } from '../heap.ts';
 
 export function register(program: Command): void {
   program
@@ -19,6 +20,7 @@ export function register(program: Command): void {
     .option('--host <addr>', 'address to bind', '127.0.0.1')
     .action(async (o) => {
       const cfg = await withDimensions(config(o));
+      keepYoungGenerationSmall();
       const searcher = Searcher.open(cfg, undefined, rerankerFromEnv());
       const token = process.env[TOKEN_ENV] || null;
       // /healthz judges the run history against the configured schedule, as the daemon's does.

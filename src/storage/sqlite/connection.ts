@@ -6,6 +6,9 @@ import { assertOwnSchema, refuseForeignFile } from './identity.ts';
 import { registerGlob } from './filter.ts';
 import { defaultAnalyzer, indexTerms } from '../../core/text/analyzer.ts';
 
+/** Page cache of a read-only connection, KiB. */
+const READER_CACHE_KIB = 4096;
+
 export type OpenMode =
   /** Read-write; creates the file and applies pending migrations. */
   | 'write'
@@ -87,6 +90,9 @@ export function openDatabase(file: string, mode: OpenMode): Database {
     if (!existsSync(file)) throw new Error(`no index at ${file}`);
     refuseForeignFile(file);
     const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 });
+    // A reader's hot pages (FTS terms, chunk texts) are few; better-sqlite3's default 16 MB page
+    // cache mostly holds pages read once, resident for the life of a server.
+    db.pragma(`cache_size = -${READER_CACHE_KIB}`);
     return prepare(checked(db, (c) => assertOwnSchema(c, file, true)));
   }
   mkdirSync(dirname(file), { recursive: true });

@@ -2,12 +2,13 @@ import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import { endianness } from 'node:os';
 import type { ChunkFilter, StoredHit } from '../../core/types.ts';
 import { matchExpression } from '../../core/text/analyzer.ts';
-import type { IndexReader, KeywordQuery, LexiconRow, MatchSets, RefScore, VectorSet, VectorSink } from '../roles.ts';
+import type { ChunkText, IndexReader, KeywordQuery, LexiconRow, MatchSets, RefScore, VectorSet, VectorSink } from '../roles.ts';
 import { createRequire } from 'node:module';
 import { decodeVector, encodeVector } from './blob.ts';
 import { parseJson } from './connection.ts';
 import { chunkFacts, factsCanFilter, factsFilter, rowOf, textHashOf } from './facts.ts';
 import { filterSql } from './filter.ts';
+import { mergedTermScores } from './term-scores.ts';
 
 const LITTLE = endianness() === 'LE';
 
@@ -94,8 +95,10 @@ export class SqliteIndexReader implements IndexReader {
     }
     // The FTS table alone ranks (no join or JSON per matching row); the facts filter its rows in
     // rank order, read lazily until k pass.
-    const { pass, share } = factsFilter(chunkFacts(this.db, readGeneration(this.db)), q.filter);
+    const facts = chunkFacts(this.db, readGeneration(this.db));
+    const { pass, share } = factsFilter(facts, q.filter);
     if (share === 0) return [];
+    if (q.reuse) return mergedTermScores(this.db, facts, q.tokens, head, q.k, pass);
     const rows = prepared(
       this.db,
       `SELECT rowid, -bm25(chunks_fts, ?, 1) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC, rowid`,
@@ -140,6 +143,16 @@ export class SqliteIndexReader implements IndexReader {
     return rows.map(toHit);
   }
 
+  async chunkTexts(refs: readonly number[]): Promise<ChunkText[]> {
+    if (!refs.length) return [];
+    // The columns before the embedded text: the rest of a long row (its overflow pages) is not read.
+    return prepared(
+      this.db,
+      `SELECT c.id AS ref, d.title, c.heading, c.content FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value
+       JOIN documents d ON d.id = c.document_id`,
+    ).all(JSON.stringify(refs)) as ChunkText[];
+  }
+
   async anyChunk(filter: ChunkFilter): Promise<boolean> {
     const f = filterSql(filter);
     return !!this.db.prepare(`SELECT 1 FROM chunks c ${HIT_JOINS} WHERE ${f.sql} LIMIT 1`).get(...f.params);
@@ -173,7 +186,9 @@ export class SqliteIndexReader implements IndexReader {
       let i = 0;
       const rows = this.db
         .prepare(
-          `SELECT c.id, v.embedding FROM chunks c JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash
+          // CROSS JOIN: chunks outer, in id order, each vector found by its key; a plain JOIN lets
+          // the planner read the vectors first and sort every BLOB into a temporary b-tree.
+          `SELECT c.id, v.embedding FROM chunks c CROSS JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash
            ORDER BY c.id`,
         )
         .raw()
@@ -201,18 +216,29 @@ export class SqliteIndexReader implements IndexReader {
       const row = new Float32Array(dims);
       const bytes = new Uint8Array(row.buffer);
       let i = 0;
+      // Each page is read once: a small page cache for the scan (the default, 16 MB with
+      // better-sqlite3, would keep 16 MB of vector pages resident for nothing).
+      const cache = this.db.pragma('cache_size', { simple: true }) as number;
+      this.db.pragma('cache_size = -1024');
       const rows = this.db
         .prepare(
-          `SELECT c.id, v.embedding FROM chunks c JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash
+          // CROSS JOIN: chunks outer, in id order, each vector found by its key; a plain JOIN lets
+          // the planner read the vectors first and sort every BLOB into a temporary b-tree.
+          `SELECT c.id, v.embedding FROM chunks c CROSS JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash
            ORDER BY c.id`,
         )
         .raw()
         .iterate(fingerprint) as IterableIterator<[number, Buffer]>;
-      for (const [id, blob] of rows) {
-        if (blob.byteLength !== dims * 4) continue; // a foreign row: never mix dimensions
-        if (LITTLE) bytes.set(blob);
-        else row.set(decodeVector(blob));
-        sink.row(i++, id, row);
+      try {
+        for (const [id, blob] of rows) {
+          if (blob.byteLength !== dims * 4) continue; // a foreign row: never mix dimensions
+          if (LITTLE) bytes.set(blob);
+          else row.set(decodeVector(blob));
+          sink.row(i++, id, row);
+        }
+      } finally {
+        rows.return?.();
+        this.db.pragma(`cache_size = ${cache}`);
       }
       return { generation, dims, count: i };
     })();
@@ -294,6 +320,8 @@ export class SqliteIndexReader implements IndexReader {
 }
 
 const rescorers = new WeakMap<Database, Database>();
+/** Page cache of the rescoring connection, KiB. */
+const RESCORER_CACHE_KIB = 2048;
 /** sqlite-vec, loaded on the first rescoring: a one-shot command that never rescores skips its import. */
 const sqliteVec = () => createRequire(import.meta.url)('sqlite-vec') as typeof import('sqlite-vec');
 /**
@@ -306,7 +334,13 @@ const sqliteVec = () => createRequire(import.meta.url)('sqlite-vec') as typeof i
 function rescorer(db: Database): Database {
   let r = rescorers.get(db);
   if (!r) {
-    r = db.memory || !db.name ? db : new BetterSqlite3(db.name, { readonly: true, fileMustExist: true, timeout: 10_000 });
+    if (db.memory || !db.name) r = db;
+    else {
+      r = new BetterSqlite3(db.name, { readonly: true, fileMustExist: true, timeout: 10_000 });
+      // Vectors are read at random, each rarely twice: the key index's pages are what is worth
+      // keeping (better-sqlite3's default cache, 16 MB, fills with vector pages instead).
+      r.pragma(`cache_size = -${RESCORER_CACHE_KIB}`);
+    }
     sqliteVec().load(r);
     rescorers.set(db, r);
   }
@@ -378,5 +412,5 @@ function matchCache(db: Database, generation: number): MatchCache {
 }
 
 function readGeneration(db: Database): number {
-  return (db.prepare("SELECT value FROM meta WHERE key = 'generation'").pluck().get() ?? 0) as number;
+  return (prepared(db, "SELECT value FROM meta WHERE key = 'generation'").pluck().get() ?? 0) as number;
 }

@@ -1,0 +1,146 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { matchExpression } from '../../core/text/analyzer.ts';
+import type { RefScore } from '../roles.ts';
+import type { ChunkFacts } from './facts.ts';
+
+/**
+ * BM25 over ORed terms from per-term scores kept for the current generation.
+ *
+ * FTS5's bm25 adds, phrase by phrase in query order, IDF × saturated frequency; the IDF is the
+ * phrase's own and the row length and average length are the table's, so a row's score for
+ * "a OR b OR c" is its score for "a" alone plus its score for "b" alone plus "c", added in that
+ * order from zero — the same floating-point operations, hence the same bits (checked against the
+ * ORed query in tests/unit/term-scores.test.ts). A long-lived searcher keeps each term's
+ * (row, score) list and merges the lists of a query instead of having FTS5 score every matching row
+ * of every term again: the terms of queries recur (CJK bigrams, common words, the expansions of a
+ * thesaurus). Bounded by bytes, least recently used first out; dropped when the generation moves.
+ */
+
+/** Bytes of term lists kept per connection (12 bytes a row a term). */
+export const TERM_CACHE_BYTES = 8 << 20;
+
+interface TermList {
+  /** Rows in the facts (ascending chunk ids), and the term's score there. */
+  rows: Int32Array;
+  scores: Float64Array;
+}
+
+interface Cache {
+  generation: number;
+  headWeight: number;
+  terms: Map<string, TermList>;
+  bytes: number;
+  /** Per facts row: the running sum of the query being merged (zeroed after each query). */
+  acc: Float64Array;
+  single: Statement;
+}
+
+const caches = new WeakMap<Database, Cache>();
+
+function cacheOf(db: Database, facts: ChunkFacts, headWeight: number): Cache {
+  let c = caches.get(db);
+  if (!c || c.generation !== facts.generation || c.headWeight !== headWeight || c.acc.length !== facts.ids.length) {
+    c = {
+      generation: facts.generation,
+      headWeight,
+      terms: new Map(),
+      bytes: 0,
+      acc: new Float64Array(facts.ids.length),
+      single: c?.single ?? db.prepare('SELECT rowid, -bm25(chunks_fts, ?, 1) FROM chunks_fts WHERE chunks_fts MATCH ?').raw(),
+    };
+    caches.set(db, c);
+  }
+  return c;
+}
+
+/** Row of a chunk id in the facts, or -1. */
+function rowOf(ids: Int32Array, id: number): number {
+  let lo = 0;
+  let hi = ids.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = ids[mid]!;
+    if (v === id) return mid;
+    if (v < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+function termList(c: Cache, facts: ChunkFacts, term: string): TermList {
+  const hit = c.terms.get(term);
+  if (hit) {
+    c.terms.delete(term); // most recently used last
+    c.terms.set(term, hit);
+    return hit;
+  }
+  const found = c.single.all(c.headWeight, matchExpression([term])) as [number, number][];
+  const rows = new Int32Array(found.length);
+  const scores = new Float64Array(found.length);
+  let n = 0;
+  for (const [id, score] of found) {
+    // A keyword row without a chunk in the facts passes no filter: left out, as the filter would.
+    const row = rowOf(facts.ids, id);
+    if (row < 0) continue;
+    rows[n] = row;
+    scores[n++] = score;
+  }
+  const list = { rows: rows.subarray(0, n), scores: scores.subarray(0, n) };
+  c.terms.set(term, list);
+  c.bytes += n * 12 + 64;
+  for (const [t, l] of c.terms) {
+    if (c.bytes <= TERM_CACHE_BYTES || t === term) break;
+    c.terms.delete(t);
+    c.bytes -= l.rows.length * 12 + 64;
+  }
+  return list;
+}
+
+/**
+ * The best k rows passing `pass` for the terms ORed, as `ORDER BY -bm25(chunks_fts, head, 1) DESC,
+ * rowid` would rank them. `pass` tests chunk ids.
+ */
+export function mergedTermScores(
+  db: Database,
+  facts: ChunkFacts,
+  tokens: readonly string[],
+  headWeight: number,
+  k: number,
+  pass: (id: number) => boolean,
+): RefScore[] {
+  const c = cacheOf(db, facts, headWeight);
+  const acc = c.acc;
+  const touched: number[] = [];
+  try {
+    for (const term of tokens) {
+      const { rows, scores } = termList(c, facts, term);
+      for (let i = 0; i < rows.length; i++) {
+        const r = rows[i]!;
+        // Scores are > 0 (FTS5 floors IDF at 1e-6), so 0 means "not yet seen".
+        if (acc[r] === 0) touched.push(r);
+        acc[r]! += scores[i]!;
+      }
+    }
+    return topRows(acc, touched, facts, k, pass);
+  } finally {
+    for (const r of touched) acc[r] = 0;
+  }
+}
+
+function topRows(acc: Float64Array, touched: number[], facts: ChunkFacts, k: number, pass: (id: number) => boolean): RefScore[] {
+  // Top k by score, then row (= chunk id) ascending, among rows that pass.
+  const best: number[] = [];
+  const better = (a: number, b: number) => acc[a]! > acc[b]! || (acc[a] === acc[b] && a < b);
+  for (const r of touched) {
+    if (best.length === k && !better(r, best[k - 1]!)) continue;
+    if (!pass(facts.ids[r]!)) continue;
+    let i = best.length < k ? best.length : k - 1;
+    if (best.length < k) best.push(r);
+    while (i > 0 && better(r, best[i - 1]!)) {
+      best[i] = best[i - 1]!;
+      i--;
+    }
+    best[i] = r;
+  }
+  return best.map((r) => ({ ref: facts.ids[r]!, score: acc[r]! }));
+}
