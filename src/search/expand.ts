@@ -55,19 +55,10 @@ export async function gatherExpansions(query: string, expanders: readonly Expand
       if (!seen.has(key)) seen.set(key, order++);
     }
   }
-  return preferCurated([...best.entries()].sort((a, b) => b[1].weight - a[1].weight || seen.get(a[0])! - seen.get(b[0])!).map(([, e]) => e)).slice(0, cap);
-}
-
-/**
- * The dictionary's guesses for words a curated source (a profile's glossary or thesaurus) already
- * translates are left out: the curated words are what the field means ("terminal" → 终端), the
- * dictionary's senses mostly another field's (结束).
- */
-export function preferCurated(list: readonly Expansion[]): Expansion[] {
-  if (process.env.TMP_PREFER === "0") return [...list];
-  const curated = new Set(list.filter((e) => e.via !== 'lexicon').flatMap((e) => keyRuns(e.from).flat().map((w) => w.key)));
-  if (!curated.size) return [...list];
-  return list.filter((e) => e.via !== 'lexicon' || !keyRuns(e.from).flat().every((w) => curated.has(w.key)));
+  return [...best.entries()]
+    .sort((a, b) => b[1].weight - a[1].weight || seen.get(a[0])! - seen.get(b[0])!)
+    .slice(0, cap)
+    .map(([, e]) => e);
 }
 
 /**
