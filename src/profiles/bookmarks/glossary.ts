@@ -34,7 +34,7 @@ export function parseGlossary(text: string): GlossaryEntry[] {
       .map((t) => {
         const loose = t.startsWith('~');
         const term = loose ? t.slice(1) : t;
-        return { term, weight: loose || [...term].length === 1 ? LOOSE : 1 };
+        return { term, weight: loose || term.length === 1 ? LOOSE : 1 };
       });
     if (!phrases.length || !terms.length) throw new Error(`empty glossary line: ${line}`);
     out.push({ phrases, terms });
@@ -70,7 +70,8 @@ export function createGlossary(entries: readonly GlossaryEntry[]): Glossary {
   const byPhrase = new Map<string, GlossaryEntry['terms']>();
   for (const e of entries) {
     for (const p of e.phrases) {
-      const key = words(p).map((w) => w.key).join(' ');
+      // The glossary is plain ASCII: no normalising (a one-shot search builds this table).
+      const key = (p.toLowerCase().match(WORD) ?? []).map(foldWord).join(' ');
       if (!key) continue;
       const old = byPhrase.get(key);
       // A phrase listed twice keeps every rendering once.
