@@ -4,6 +4,7 @@
  *
  *   RAGSYNC_CORPORA=/work/shared/corpora npx tsx bench/expansion.bench.ts [--sets dev|heldout|all] [--db FILE] [--tune] [--base DIR]
  *
+ * "on, no bookmarks glossary" is the defaults without the bookmarks profile's tech glossary.
  * --db keeps the index in FILE (reused when it exists: tuning runs skip the index); --tune also
  * tries other knobs (the ORed list of before concept scoring, weights, senses per word). Prints
  * hit@1/3/10 and MRR@10 per set for each variant, the p50 / p95 time of gathering one query's
@@ -58,9 +59,10 @@ if (fresh || !keep) {
 }
 
 const searcher = Searcher.open(config);
-type Variant = { name: string; expand: boolean } & Partial<ExpansionTuning>;
+type Variant = { name: string; expand: boolean; env?: Record<string, string> } & Partial<ExpansionTuning>;
 const variants: Variant[] = [
   { name: 'off', expand: false },
+  { name: 'on, no bookmarks glossary', expand: true, env: { RAGSYNC_BOOKMARKS_GLOSSARY: '0' } },
   { name: 'on', expand: true },
   ...(tune
     ? [
@@ -84,9 +86,11 @@ const all: Record<string, Metrics> = {};
 for (const set of SETS) {
   const cases = readEvalFile(join(root, set));
   for (const v of variants) {
-    const { name: _n, expand: _e, ...knobs } = v;
+    const { name: _n, expand: _e, env, ...knobs } = v;
     searcher.tuning = { ...defaults, ...knobs };
+    Object.assign(process.env, env);
     const m = (await runEval(searcher, cases, { mode: 'hybrid', expand: v.expand })).overall;
+    for (const k of Object.keys(env ?? {})) delete process.env[k];
     all[`${set}\t${v.name}`] = m;
     console.log(`| ${set} (${m.queries}) | ${v.name} | ${f(m.hit1)} | ${f(m.hit3)} | ${f(m.hit10)} | ${f(m.mrr10)} |`);
   }

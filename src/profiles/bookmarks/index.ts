@@ -2,6 +2,7 @@ import type { Profile } from '../../core/profile.ts';
 import { defaultAnalyzer } from '../../core/text/analyzer.ts';
 import { documentFields, ZH_QUESTION_WORDS } from '../common.ts';
 import { bookmarksChunker } from './chunker.ts';
+import { techGlossary } from './glossary.ts';
 
 const ADDED = ['added_at', 'date'];
 
@@ -11,6 +12,8 @@ export const bookmarksProfile: Profile = {
   description: 'bookmark summaries: header, TL;DR and Summary per file',
   chunkers: { bookmarks: bookmarksChunker },
   lexicon: true,
+  // English tech words → the Chinese the summaries use; RAGSYNC_BOOKMARKS_GLOSSARY=0 turns it off (comparisons).
+  expandQuery: (query) => (process.env.RAGSYNC_BOOKMARKS_GLOSSARY === '0' ? [] : techGlossary().expand(query)),
   analyzer: { id: 'bookmarks@1', normalize: defaultAnalyzer.normalize, queryStopWords: ZH_QUESTION_WORDS },
   filters: [
     { name: 'tag', description: 'bookmark tag (repeatable: all must match)', kind: 'all-of', fields: ['tags'] },
