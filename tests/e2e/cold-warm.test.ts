@@ -1,5 +1,5 @@
 /**
- * The one-shot vector strategy (VectorScan: streamed from the database, what `ragsync search`
+ * The one-shot strategy (VectorScan: streamed from the database; chunk facts looked up per id — what `ragsync search`
  * uses) and the long-lived one (VectorIndex: loaded into memory, what serve/mcp/the agent tool
  * use) rank alike: the same results in the same order with the same scores (to float32 rounding), in every mode, for
  * the project's eval queries over both real corpora indexed with the offline embedder.
@@ -11,7 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
 import { Searcher, type SearchMode, type SearchResult } from '../../src/search/search.ts';
-import { oneShotVectors } from '../../src/search/vector-scan.ts';
 import { runIndex } from '../../src/sync/run.ts';
 import { needCorpora } from '../helpers/corpora.ts';
 import { CORPORA, REPO_ROOT, tempDir } from '../helpers/tmp.ts';
@@ -54,7 +53,7 @@ describe.skipIf(!corpus.ok)(corpus.title('one-shot (streamed) and long-lived (in
     const r = await runIndex(config);
     expect(r.status).toBe('ok');
     warm = Searcher.open(config);
-    cold = Searcher.open(config, undefined, null, { vectors: oneShotVectors });
+    cold = Searcher.open(config, undefined, null, { oneShot: true });
   }, 600_000);
   afterAll(async () => {
     await warm?.close();

@@ -6,7 +6,7 @@ import type { IndexReader, KeywordQuery, LexiconRow, RefScore, VectorSet, Vector
 import { createRequire } from 'node:module';
 import { decodeVector, encodeVector } from './blob.ts';
 import { parseJson } from './connection.ts';
-import { chunkFacts, factsCanFilter, factsFilter, textHashOf } from './facts.ts';
+import { CachedFacts, factsCanFilter, LookupFacts, type Facts } from './facts.ts';
 import { filterSql } from './filter.ts';
 
 const LITTLE = endianness() === 'LE';
@@ -22,7 +22,21 @@ const toHit = ({ docMetadata, ...r }: HitRow): StoredHit => ({
 });
 
 export class SqliteIndexReader implements IndexReader {
-  constructor(readonly db: Database) {}
+  constructor(
+    readonly db: Database,
+    /** A process that answers a query or two and exits: chunk facts are looked up per id, not cached for every chunk. */
+    readonly oneShot = false,
+  ) {}
+
+  /** The connection's chunk facts, in the strategy of the process's lifetime (facts.ts). */
+  private facts(): Facts {
+    let f = factStrategies.get(this.db);
+    if (!f) {
+      const generation = () => readGeneration(this.db);
+      factStrategies.set(this.db, (f = this.oneShot ? new LookupFacts(this.db, generation) : new CachedFacts(this.db, generation)));
+    }
+    return f;
+  }
 
   async lexiconLookup(keys: string[]): Promise<LexiconRow[]> {
     if (!keys.length) return [];
@@ -58,7 +72,7 @@ export class SqliteIndexReader implements IndexReader {
     }
     // The FTS table alone ranks (no join or JSON per matching row); the facts filter its rows in
     // rank order, read lazily until k pass.
-    const { pass, share } = factsFilter(chunkFacts(this.db, readGeneration(this.db)), q.filter);
+    const { pass, share } = this.facts().filter(q.filter);
     if (share === 0) return [];
     const rows = prepared(
       this.db,
@@ -76,12 +90,12 @@ export class SqliteIndexReader implements IndexReader {
   }
 
   async refFilter(filter?: ChunkFilter): Promise<((ref: number) => boolean) | null> {
-    return factsCanFilter(filter) ? factsFilter(chunkFacts(this.db, readGeneration(this.db)), filter).pass : null;
+    return factsCanFilter(filter) ? this.facts().filter(filter).pass : null;
   }
 
   async filterRefs(refs: readonly number[], filter?: ChunkFilter): Promise<number[]> {
     if (factsCanFilter(filter)) {
-      const { pass } = factsFilter(chunkFacts(this.db, readGeneration(this.db)), filter);
+      const { pass } = this.facts().filter(filter);
       return refs.filter(pass);
     }
     const f = filterSql(filter);
@@ -183,14 +197,9 @@ export class SqliteIndexReader implements IndexReader {
   }
 
   async vectorScores(fingerprint: string, refs: readonly number[], query: Float32Array): Promise<Map<number, number>> {
-    // Vectors by their key straight from the facts' text hashes: the chunk rows (large texts) are
-    // never read, so rescoring touches only vector pages.
-    const facts = chunkFacts(this.db, readGeneration(this.db));
+    // Vectors by their key, from the facts' text hashes: the scan itself joins no chunk rows.
     const refsOf = new Map<string, number[]>();
-    for (const ref of refs) {
-      const h = textHashOf(facts, ref);
-      if (h) refsOf.set(h, [...(refsOf.get(h) ?? []), ref]);
-    }
+    for (const [ref, h] of this.facts().textHashes(refs)) refsOf.set(h, [...(refsOf.get(h) ?? []), ref]);
     const rows = prepared(
       rescorer(this.db),
       `SELECT j.value, 1 - vec_distance_cosine(v.embedding, ?) FROM json_each(?) j
@@ -257,6 +266,7 @@ export class SqliteIndexReader implements IndexReader {
   }
 }
 
+const factStrategies = new WeakMap<Database, Facts>();
 const rescorers = new WeakMap<Database, Database>();
 /** sqlite-vec, loaded on the first rescoring: a one-shot command that never rescores skips its import. */
 const sqliteVec = () => createRequire(import.meta.url)('sqlite-vec') as typeof import('sqlite-vec');
