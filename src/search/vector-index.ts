@@ -1,5 +1,8 @@
 import type { IndexReader, VectorSet } from '../storage/roles.ts';
+import { encodeInt8, normalizeRows } from '../core/quantize.ts';
 import { createDotKernel, createInt8Kernel, type DotKernel, type Int8Kernel } from './simd-dots.ts';
+
+export { normalizeRows, quantizeRow } from '../core/quantize.ts';
 
 export interface VectorMatch {
   /** Row in the index (for vectorAt), and the chunk reference. */
@@ -97,18 +100,6 @@ export function topKOfScores(
   return best;
 }
 
-/** Scales each row to unit length in place (cosine = dot product afterwards). */
-export function normalizeRows(vectors: Float32Array, dims: number): void {
-  for (let base = 0; base < vectors.length; base += dims) {
-    let norm = 0;
-    for (let j = 0; j < dims; j++) norm += vectors[base + j]! * vectors[base + j]!;
-    if (norm > 0 && Math.abs(norm - 1) > 1e-6) {
-      const inv = 1 / Math.sqrt(norm);
-      for (let j = 0; j < dims; j++) vectors[base + j]! *= inv;
-    }
-  }
-}
-
 /** What the index needs of the store: the rows once per generation, exact vectors for rescoring. */
 export type VectorStore = Pick<IndexReader, 'loadVectors' | 'scanVectors' | 'vectorsOf' | 'vectorScores' | 'generation'>;
 
@@ -158,24 +149,93 @@ const byScore = (a: VectorMatch, b: VectorMatch) => (Math.abs(a.score - b.score)
 /** Thrown from a scan to abandon it when the int8 kernel cannot serve its shape. */
 const NO_INT8 = Symbol('no int8 kernel');
 
+/** A unit query scaled to the int8 kernel's integers, and what that rounding lost. */
+export interface Int8Query {
+  qi: Int16Array;
+  qscale: number;
+  /** ‖query − qscale × qi‖ and ‖query‖₁: they bound the approximate scores' error. */
+  qres: number;
+  qabs: number;
+}
+
+export function int8Query(q: Float32Array, queryMax: number): Int8Query {
+  let qmax = 0;
+  for (let j = 0; j < q.length; j++) qmax = Math.max(qmax, Math.abs(q[j]!));
+  const qscale = qmax / queryMax || 1;
+  const qi = new Int16Array(q.length);
+  let qres = 0;
+  for (let j = 0; j < q.length; j++) {
+    qi[j] = Math.round(q[j]! / qscale);
+    const e = q[j]! - qi[j]! * qscale;
+    qres += e * e;
+  }
+  qres = Math.sqrt(qres);
+  let qabs = 0;
+  for (let j = 0; j < q.length; j++) qabs += Math.abs(q[j]!);
+  return { qi, qscale, qres, qabs };
+}
+
+/** Int8 rows scored against one query: approx[row] = int8 dot × row scale × query scale; refs ascending. */
+export interface Int8Scores {
+  refs: Int32Array;
+  scales: Float32Array;
+  residuals: Float32Array;
+  approx: Float32Array;
+}
+
 /**
- * Quantises a unit row into `out` (int8, symmetric, one scale per row) and returns the scale.
- * Per-row scales measured better than per-dimension ones on both corpora (sparse hashed vectors
- * have few large components) and need no second pass over the rows.
+ * The exact top k from approximate int8 scores: the best k by approximate score are rescored
+ * exactly, then every row whose approximate score plus its error bound still reaches the k-th
+ * exact score (at most k × `rescoreCap`). The in-memory index and the one-shot scan of stored
+ * int8 rows rank through this one function, so both return the same matches.
  */
-export function quantizeRow(row: Float32Array, out: Int8Array): number {
-  let max = 0;
-  for (let j = 0; j < row.length; j++) {
-    const a = Math.abs(row[j]!);
-    if (a > max) max = a;
-  }
-  if (max === 0) {
-    out.fill(0);
-    return 0;
-  }
-  const inv = 127 / max;
-  for (let j = 0; j < row.length; j++) out[j] = Math.round(row[j]! * inv);
-  return max / 127;
+export function int8Rank(
+  st: Int8Scores,
+  iq: Int8Query,
+  rescoreExact: (refs: number[], exact: Map<number, number>) => Promise<void>,
+  rescoreCap: number,
+): Rank {
+  const { refs, scales, residuals, approx } = st;
+  const { qres, qabs } = iq;
+  const n = refs.length;
+  // |exact − approx| ≤ |q · row residual| + |query residual · quantised row|. The first is at most
+  // ‖row residual‖ (Cauchy–Schwarz) and at most ‖q‖₁ × half a quantisation step (each component
+  // rounds by at most that), whichever is smaller — the second wins for sparse queries. Plus
+  // slack for float rounding: a row whose approx + bound is below the k-th exact score found so
+  // far cannot be in the top k.
+  const bound = (row: number) => Math.min(residuals[row]!, (qabs * scales[row]!) / 2) + qres * (1 + residuals[row]!) + 1e-5;
+  // Exact scores survive between calls: a caller widening k rescores only the new candidates.
+  const exact = new Map<number, number>();
+  const rescore = async (rows: number[]) => {
+    const missing = rows.map((r) => refs[r]!).filter((ref) => !exact.has(ref));
+    if (missing.length) await rescoreExact(missing, exact);
+  };
+  return async (k, accept) => {
+    const pass = accept ? (row: number) => accept(refs[row]!) : undefined;
+    const head = topKOfScores(approx, refs, Math.min(n, k), pass).map((m) => m.row);
+    await rescore(head);
+    const scored = (rows: number[]) =>
+      rows.flatMap((row) => {
+        const score = exact.get(refs[row]!);
+        return score === undefined || Number.isNaN(score) ? [] : [{ row, ref: refs[row]!, score }];
+      });
+    let found = scored(head).sort(byScore);
+    if (found.length >= k) {
+      // Every row that could still beat the k-th exact score is rescored too (at most k × rescore:
+      // past that, the best by their upper bound, which in practice never happens).
+      const floor = found[k - 1]!.score;
+      const taken = new Set(head);
+      let band: number[] = [];
+      for (let row = 0; row < n; row++) {
+        if (approx[row]! + bound(row) >= floor && !taken.has(row) && (!pass || pass(row))) band.push(row);
+      }
+      const cap = Math.ceil(k * rescoreCap);
+      if (band.length > cap) band = band.sort((a, b) => approx[b]! + bound(b) - approx[a]! - bound(a)).slice(0, cap);
+      await rescore(band);
+      found = [...found, ...scored(band)].sort(byScore);
+    }
+    return found.slice(0, k);
+  };
 }
 
 /**
@@ -245,14 +305,9 @@ export class VectorIndex implements VectorSource {
         row(i, ref, v) {
           normalizeRows(v, v.length);
           refs[i] = ref;
-          const out = kernel!.vectors.subarray(i * v.length, (i + 1) * v.length);
-          const scale = (scales[i] = quantizeRow(v, out));
-          let r = 0;
-          for (let j = 0; j < v.length; j++) {
-            const e = v[j]! - out[j]! * scale;
-            r += e * e;
-          }
-          residuals[i] = Math.sqrt(r);
+          const code = encodeInt8(v, kernel!.vectors.subarray(i * v.length, (i + 1) * v.length));
+          scales[i] = code.scale;
+          residuals[i] = code.residual;
         },
       });
       // Rows skipped by the scan (foreign dimensions) leave zero rows at the end: never returned.
@@ -323,61 +378,11 @@ export class VectorIndex implements VectorSource {
 
   private int8Ranker(st: Quantised, q: Float32Array): Rank {
     const { refs, scales, residuals, kernel } = st;
-    const n = refs.length;
-    let qmax = 0;
-    for (let j = 0; j < q.length; j++) qmax = Math.max(qmax, Math.abs(q[j]!));
-    const qscale = qmax / kernel.queryMax || 1;
-    const qi = new Int16Array(q.length);
-    let qres = 0;
-    for (let j = 0; j < q.length; j++) {
-      qi[j] = Math.round(q[j]! / qscale);
-      const e = q[j]! - qi[j]! * qscale;
-      qres += e * e;
-    }
-    qres = Math.sqrt(qres);
-    let qabs = 0;
-    for (let j = 0; j < q.length; j++) qabs += Math.abs(q[j]!);
-    const dots = kernel.dots(qi);
-    const approx = new Float32Array(n);
-    for (let row = 0; row < n; row++) approx[row] = dots[row]! * scales[row]! * qscale;
-    // |exact − approx| ≤ |q · row residual| + |query residual · quantised row|. The first is at most
-    // ‖row residual‖ (Cauchy–Schwarz) and at most ‖q‖₁ × half a quantisation step (each component
-    // rounds by at most that), whichever is smaller — the second wins for sparse queries. Plus
-    // slack for float rounding: a row whose approx + bound is below the k-th exact score found so
-    // far cannot be in the top k.
-    const bound = (row: number) => Math.min(residuals[row]!, (qabs * scales[row]!) / 2) + qres * (1 + residuals[row]!) + 1e-5;
-    // Exact scores survive between calls: a caller widening k rescores only the new candidates.
-    const exact = new Map<number, number>();
-    const rescore = async (rows: number[]) => {
-      const missing = rows.map((r) => refs[r]!).filter((ref) => !exact.has(ref));
-      if (missing.length) await this.rescoreExact(q, missing, exact);
-    };
-    return async (k, accept) => {
-      const pass = accept ? (row: number) => accept(refs[row]!) : undefined;
-      const head = topKOfScores(approx, refs, Math.min(n, k), pass).map((m) => m.row);
-      await rescore(head);
-      const scored = (rows: number[]) =>
-        rows.flatMap((row) => {
-          const score = exact.get(refs[row]!);
-          return score === undefined || Number.isNaN(score) ? [] : [{ row, ref: refs[row]!, score }];
-        });
-      let found = scored(head).sort(byScore);
-      if (found.length >= k) {
-        // Every row that could still beat the k-th exact score is rescored too (at most k × rescore:
-        // past that, the best by their upper bound, which in practice never happens).
-        const floor = found[k - 1]!.score;
-        const taken = new Set(head);
-        let band: number[] = [];
-        for (let row = 0; row < n; row++) {
-          if (approx[row]! + bound(row) >= floor && !taken.has(row) && (!pass || pass(row))) band.push(row);
-        }
-        const cap = Math.ceil(k * this.rescore);
-        if (band.length > cap) band = band.sort((a, b) => approx[b]! + bound(b) - approx[a]! - bound(a)).slice(0, cap);
-        await rescore(band);
-        found = [...found, ...scored(band)].sort(byScore);
-      }
-      return found.slice(0, k);
-    };
+    const iq = int8Query(q, kernel.queryMax);
+    const dots = kernel.dots(iq.qi);
+    const approx = new Float32Array(refs.length);
+    for (let row = 0; row < approx.length; row++) approx[row] = dots[row]! * scales[row]! * iq.qscale;
+    return int8Rank({ refs, scales, residuals, approx }, iq, (missing, exact) => this.rescoreExact(q, missing, exact), this.rescore);
   }
 
   /** Exact cosine of the stored float32 rows of `refs`, computed by the store (a row gone from it scores NaN). */

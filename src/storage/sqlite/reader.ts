@@ -2,7 +2,7 @@ import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import { endianness } from 'node:os';
 import type { ChunkFilter, StoredHit } from '../../core/types.ts';
 import { matchExpression } from '../../core/text/analyzer.ts';
-import type { IndexReader, KeywordQuery, LexiconRow, RefScore, VectorSet, VectorSink } from '../roles.ts';
+import type { CodeSink, IndexReader, KeywordQuery, LexiconRow, RefScore, VectorSet, VectorSink } from '../roles.ts';
 import { createRequire } from 'node:module';
 import { decodeVector, encodeVector } from './blob.ts';
 import { parseJson } from './connection.ts';
@@ -252,6 +252,50 @@ export class SqliteIndexReader implements IndexReader {
           if (LITTLE) bytes.set(blob);
           else row.set(decodeVector(blob));
           sink.row(i++, id, row);
+        }
+      } finally {
+        rows.return?.();
+        this.db.pragma(`cache_size = ${cache}`);
+      }
+      return { generation, dims, count: i };
+    })();
+  }
+
+  async streamCodes(fingerprint: string, sink: CodeSink): Promise<{ generation: number; dims: number; count: number } | null> {
+    return this.db.transaction(() => {
+      // Codes are written with their vectors and deleted with them (trigger): equal counts mean one
+      // code per vector. Both counts read only the narrow key indexes.
+      const [vectors, codes] = this.db
+        .prepare(
+          `SELECT (SELECT count(*) FROM vectors INDEXED BY vectors_key WHERE fingerprint = ?),
+                  (SELECT count(*) FROM vector_codes WHERE fingerprint = ?)`,
+        )
+        .raw()
+        .get(fingerprint, fingerprint) as [number, number];
+      if (vectors !== codes) return null;
+      const generation = readGeneration(this.db);
+      const dims = (this.db.prepare('SELECT dims FROM embedders WHERE fingerprint = ?').pluck().get(fingerprint) ??
+        0) as number;
+      // An upper bound (chunks without a vector are not streamed): counting the join would probe every row twice.
+      sink.start(this.db.prepare('SELECT count(*) FROM chunks').pluck().get() as number, dims);
+      const code = new Int8Array(dims);
+      const bytes = new Uint8Array(code.buffer);
+      let i = 0;
+      const cache = this.db.pragma('cache_size', { simple: true }) as number;
+      this.db.pragma('cache_size = -1024');
+      // The codes table in storage order (no index, no sort), each code's chunks from the narrow text_hash index.
+      const rows = this.db
+        .prepare(
+          `SELECT c.id, q.scale, q.residual, q.code FROM vector_codes q NOT INDEXED
+           CROSS JOIN chunks c INDEXED BY chunks_text_hash ON c.text_hash = q.text_hash WHERE q.fingerprint = ?`,
+        )
+        .raw()
+        .iterate(fingerprint) as IterableIterator<[number, number, number, Buffer]>;
+      try {
+        for (const [id, scale, residual, blob] of rows) {
+          if (blob.byteLength !== dims) continue; // a foreign row: never mix dimensions
+          bytes.set(blob);
+          sink.row(i++, id, scale, residual, code);
         }
       } finally {
         rows.return?.();

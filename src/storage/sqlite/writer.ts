@@ -3,6 +3,7 @@ import { failpoint } from '../../core/failpoint.ts';
 import type { DocumentRecord, EmbedderInfo, LexiconEntry, StoredDocument } from '../../core/types.ts';
 import type { IndexWriter, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
 import { encodeVector } from './blob.ts';
+import { codeWriter } from './codes.ts';
 import { bumpGeneration, now, slices } from './connection.ts';
 import { listSources } from './sources.ts';
 
@@ -84,9 +85,14 @@ export class SqliteIndexWriter implements IndexWriter {
     const insert = this.db.prepare(
       `INSERT OR REPLACE INTO vectors (fingerprint, text_hash, dims, embedding, created_at) VALUES (?, ?, ?, ?, ?)`,
     );
+    // Each vector's int8 code (what one-shot searches scan) goes in with it.
+    const code = codeWriter(this.db);
     const at = now();
     this.db.transaction(() => {
-      for (const v of vectors) insert.run(fingerprint, v.textHash, v.vector.length, encodeVector(v.vector), at);
+      for (const v of vectors) {
+        insert.run(fingerprint, v.textHash, v.vector.length, encodeVector(v.vector), at);
+        code(fingerprint, v.textHash, v.vector);
+      }
       bumpGeneration(this.db);
     })();
   }
