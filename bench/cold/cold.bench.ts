@@ -53,6 +53,8 @@ for (const [dir, file, db] of [[root, cfg, 'cold.db'], ...(base ? [[base, cfgBas
 
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cold', version: '0' } } });
+// What a client sends next: the server must then load its tools.
+const LIST = [JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })];
 // Fetches the hourly no-op must do anyway: its floor is node's start plus these.
 const fetches = ['classics', 'bookmarks']
   .map((n) => `git -C ${q(join(work, 'checkouts', n))} fetch --quiet --prune --no-tags -- ${q(join(work, `${n}.git`))} +refs/heads/main:refs/remotes/origin/main`)
@@ -67,6 +69,11 @@ const cases: Case[] = [
   { name: 'search keyword', cmd: (d) => `node ${bin(d)} search 伤官配印 --source classics -k 5 --mode keyword -c ${cfgOf(d)}`, floor: NODE },
   { name: 'search vector', cmd: (d) => `node ${bin(d)} search 伤官配印 --source classics -k 5 --mode vector -c ${cfgOf(d)}`, floor: NODE },
   { name: 'mcp initialize', cmd: (d) => `sh -c ${q(`echo ${q(INIT)} | node ${bin(d)} mcp -c ${cfgOf(d)}`)}`, floor: NODE },
+  {
+    name: 'mcp initialize + tools/list',
+    cmd: (d) => `sh -c ${q(`printf '%s\\n' ${[INIT, ...LIST].map(q).join(' ')} | node ${bin(d)} mcp -c ${cfgOf(d)}`)}`,
+    floor: NODE,
+  },
   { name: 'index (no-op)', cmd: (d) => `node ${bin(d)} index -c ${cfgOf(d)}`, floor: FLOOR },
 ];
 

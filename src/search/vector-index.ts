@@ -101,7 +101,7 @@ export function topKOfScores(
 }
 
 /** What the index needs of the store: the rows once per generation, exact vectors for rescoring. */
-export type VectorStore = Pick<IndexReader, 'loadVectors' | 'scanVectors' | 'vectorsOf' | 'vectorScores' | 'generation'>;
+export type VectorStore = Pick<IndexReader, 'loadVectors' | 'scanVectors' | 'streamCodes' | 'vectorsOf' | 'vectorScores' | 'generation'>;
 
 export interface VectorIndexOptions {
   /**
@@ -282,9 +282,66 @@ export class VectorIndex implements VectorSource {
     const cur = this.state;
     if (cur && (cur.kind === 'int8' ? cur.generation : cur.set.generation) === gen) return cur;
     this.state = null; // let the old rows go before the new ones are allocated
-    this.state = (this.quantize && (await this.loadInt8())) || (await this.loadFloats());
+    this.state = (this.quantize && ((await this.loadCodes()) ?? (await this.loadInt8()))) || (await this.loadFloats());
     this.loads++;
     return this.state;
+  }
+
+  /**
+   * The int8 codes the store keeps beside the vectors (computed as loadInt8 would): a quarter of
+   * the bytes to read and nothing to quantise. Null when the store has no complete set of codes
+   * or the kernel cannot serve this shape.
+   */
+  private async loadCodes(): Promise<Quantised | null> {
+    if (!this.store.streamCodes) return null;
+    let kernel: Int8Kernel | null = null;
+    let scales = new Float32Array(0);
+    let residuals = new Float32Array(0);
+    let refs = new Int32Array(0);
+    let done: { generation: number; dims: number; count: number } | null;
+    try {
+      done = await this.store.streamCodes(this.fingerprint, {
+        start(n, dims) {
+          kernel = n > 0 ? createInt8Kernel(n, dims) : null;
+          if (!kernel) throw NO_INT8;
+          scales = new Float32Array(n);
+          residuals = new Float32Array(n);
+          refs = new Int32Array(n);
+        },
+        row(i, ref, scale, residual, code) {
+          kernel!.vectors.set(code, i * code.length);
+          refs[i] = ref;
+          scales[i] = scale;
+          residuals[i] = residual;
+        },
+      });
+    } catch (err) {
+      if (err === NO_INT8) return null;
+      throw err;
+    }
+    if (!done) return null;
+    const { generation, dims, count } = done;
+    const k = kernel! as Int8Kernel;
+    // The store streams rows in its own order: put them in chunk order (refs ascending), as loadInt8 holds them.
+    const order = Array.from({ length: count }, (_, i) => i).sort((a, b) => refs[a]! - refs[b]!);
+    const codes = k.vectors.slice(0, count * dims);
+    const [r, sc, re] = [refs.slice(0, count), scales.slice(0, count), residuals.slice(0, count)];
+    order.forEach((from, row) => {
+      k.vectors.set(codes.subarray(from * dims, (from + 1) * dims), row * dims);
+      refs[row] = r[from]!;
+      scales[row] = sc[from]!;
+      residuals[row] = re[from]!;
+    });
+    // Rows past `count` (the start count is an upper bound) stay zero and are never returned.
+    return {
+      kind: 'int8',
+      generation,
+      dims,
+      refs: refs.subarray(0, count),
+      scales: scales.subarray(0, count),
+      residuals: residuals.subarray(0, count),
+      kernel: k,
+    };
   }
 
   /** Streams the rows into int8 wasm memory; null when the kernel cannot serve this shape. */
