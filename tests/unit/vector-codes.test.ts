@@ -8,7 +8,7 @@ import type { VectorScan } from '../../src/search/vector-scan.ts';
 import { decodeVector } from '../../src/storage/sqlite/blob.ts';
 import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
 import { loadConfig } from '../../src/builtin.ts';
-import { makeFixture, writeFixture, type Fixture } from '../helpers/search-fixture.ts';
+import { makeFixture, record, writeFixture, type Fixture } from '../helpers/search-fixture.ts';
 
 let fx: Fixture;
 beforeEach(async () => {
@@ -80,7 +80,7 @@ describe('int8 codes stored beside the vectors (migration 009)', () => {
 
   it('are backfilled when a writer opens an index made before them; readers refuse it until then', async () => {
     const raw = new BetterSqlite3(fx.db);
-    raw.exec('DROP TRIGGER vector_codes_delete; DROP TABLE vector_codes; DELETE FROM schema_migrations WHERE version = 9;');
+    raw.exec('DROP TRIGGER vector_codes_delete; DROP TRIGGER vector_codes_update; DROP TABLE vector_codes; DROP TABLE vectors_complete; DELETE FROM schema_migrations WHERE version = 9;');
     raw.close();
     expect(() => new SqliteIndex(fx.db, 'read')).toThrow(/run "ragsync index" once to upgrade it/);
     const writer = new SqliteIndex(fx.db);
@@ -108,10 +108,31 @@ describe('int8 codes stored beside the vectors (migration 009)', () => {
       return rescored;
     };
     expect(await compare(true)).toBeGreaterThan(0); // ranked from the codes, the best rescored
+    // A vector changed in place by hand loses its code (trigger): the float32 rows are read instead.
     const raw = new BetterSqlite3(fx.db);
-    raw.prepare('DELETE FROM vector_codes WHERE rowid = (SELECT min(rowid) FROM vector_codes)').run();
+    raw.prepare("UPDATE vectors SET created_at = 'edited' WHERE text_hash = (SELECT min(text_hash) FROM vectors)").run();
     raw.close();
     expect(await compare(false)).toBe(0); // the float32 rows, scored exactly
     await warm.close();
+  });
+});
+
+describe('the check for chunk texts without a vector', () => {
+  it('is skipped while the generation and the vector count stay as it last found them complete, and runs again when either moves', async () => {
+    const store = new SqliteIndex(fx.db);
+    const checks = () => store.db.prepare('SELECT count(*) FROM vectors_complete').pluck().get();
+    expect(await store.storedTextsMissingVectors('classics', FP)).toEqual([]);
+    expect(checks()).toBe(1);
+    // A vector removed by hand (no generation bump): the count moved, so the check runs and finds it.
+    const [hash] = store.db.prepare("SELECT c.text_hash FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.path = 'ditian/tongshen.md'").pluck().all() as string[];
+    store.db.prepare('DELETE FROM vectors WHERE text_hash = ?').run(hash);
+    expect((await store.storedTextsMissingVectors('classics', FP)).map((r) => r.textHash)).toEqual([hash]);
+    const [v] = await new HashEmbedder(256).embed(['x']);
+    await store.putVectors(FP, [{ textHash: hash!, vector: v! }]);
+    expect(await store.storedTextsMissingVectors('classics', FP)).toEqual([]);
+    // A new chunk without a vector (the generation moves).
+    await store.writeDocuments('classics', [record({ path: 'new.md', chunks: [['h', '魁罡日主']] })]);
+    expect((await store.storedTextsMissingVectors('classics', FP)).map((r) => r.path)).toEqual(['new.md']);
+    await store.close();
   });
 });

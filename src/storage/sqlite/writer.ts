@@ -63,15 +63,28 @@ export class SqliteIndexWriter implements IndexWriter {
   }
 
   async storedTextsMissingVectors(source: string, fingerprint: string): Promise<TextToRefill[]> {
-    // The usual answer is "none": decide that from the text_hash index alone (covering, no row
-    // reads) before touching the chunk rows, whose texts make a full scan cost ~100 ms.
+    // The usual answer is "none", for every source of a run and every run until chunks or vectors
+    // change: once the check below finds none, the generation and the fingerprint's vector count
+    // are remembered in meta, and later calls with both unchanged skip it (a run with nothing new
+    // then reads no chunk index at all).
+    const generation = this.db.prepare("SELECT value FROM meta WHERE key = 'generation'").pluck().get() as number;
+    const stored = this.db.prepare('SELECT count(*) FROM vectors INDEXED BY vectors_key WHERE fingerprint = ?').pluck().get(fingerprint) as number;
+    const seen = this.db.prepare('SELECT 1 FROM vectors_complete WHERE fingerprint = ? AND generation = ? AND vectors = ?');
+    if (seen.get(fingerprint, generation, stored)) return [];
+    // Decided from the text_hash index alone (covering, no row reads) before touching the chunk
+    // rows, whose texts make a full scan cost ~100 ms.
     const any = this.db
       .prepare(
         `SELECT 1 FROM chunks c INDEXED BY chunks_text_hash
          WHERE NOT EXISTS (SELECT 1 FROM vectors v INDEXED BY vectors_key WHERE v.fingerprint = ? AND v.text_hash = c.text_hash) LIMIT 1`,
       )
       .get(fingerprint);
-    if (!any) return [];
+    if (!any) {
+      if (!this.dryRun) {
+        this.db.prepare('INSERT OR REPLACE INTO vectors_complete (fingerprint, generation, vectors) VALUES (?, ?, ?)').run(fingerprint, generation, stored);
+      }
+      return [];
+    }
     return this.db
       .prepare(
         `SELECT d.path, c.text_hash AS textHash, c.text, c.tokens
