@@ -23,7 +23,7 @@ export class SqliteIndexWriter implements IndexWriter {
         )
         .run(info);
     }
-    return listSources(this.db).find((s) => s.name === info.name) ?? { ...info, commit: null, indexedAt: null, documents: 0, chunks: 0 };
+    return listSources(this.db, info.name)[0] ?? { ...info, commit: null, indexedAt: null, documents: 0, chunks: 0 };
   }
 
   async setSourceCommit(name: string, commit: string | null, indexedAt: string): Promise<void> {
