@@ -277,7 +277,7 @@ export class SqliteIndexReader implements IndexReader {
       const dims = (this.db.prepare('SELECT dims FROM embedders WHERE fingerprint = ?').pluck().get(fingerprint) ??
         0) as number;
       // An upper bound (chunks without a vector are not streamed): counting the join would probe every row twice.
-      sink.start(this.db.prepare('SELECT count(*) FROM chunks').pluck().get() as number, dims);
+      sink.start(vectors ? (this.db.prepare('SELECT count(*) FROM chunks').pluck().get() as number) : 0, dims);
       const code = new Int8Array(dims);
       const bytes = new Uint8Array(code.buffer);
       let i = 0;
