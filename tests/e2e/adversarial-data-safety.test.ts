@@ -634,8 +634,9 @@ describe("6. the database is ragsync's, or it is refused", () => {
     const dir = folder('notes', 2);
     const cfg = dirConfig(dir);
     expect((await index(cfg)).status).toBe('ok');
+    const known = Math.max(...listMigrations().map((m) => m.version));
     const c = new BetterSqlite3(cfg.db);
-    c.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (9, 'future', 'later')").run();
+    c.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'future', 'later')").run(known + 1);
     c.close();
     const state = () => {
       const r = new BetterSqlite3(cfg.db, { readonly: true });
@@ -647,8 +648,7 @@ describe("6. the database is ragsync's, or it is refused", () => {
     };
     const before = state();
     writeFileSync(join(dir, 'n9.md'), doc(9));
-    const known = Math.max(...listMigrations().map((m) => m.version));
-    const message = `index ${cfg.db} has schema version 9; this ragsync knows up to ${known}: upgrade ragsync`;
+    const message = `index ${cfg.db} has schema version ${known + 1}; this ragsync knows up to ${known}: upgrade ragsync`;
     await expect(runIndex(cfg)).rejects.toThrow(message);
     expect(() => openIndex(cfg, 'admin', { readOnly: true })).toThrow(message);
     expect(() => openIndex(cfg, 'search')).toThrow(message);
