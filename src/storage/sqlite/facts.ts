@@ -45,6 +45,7 @@ export class LookupFacts implements Facts {
   private seen = new Map<number, { source: string; broken: boolean } | null>();
   private at = -1;
   private one: Statement | null = null;
+  private anyDocument: Statement | null = null;
 
   constructor(
     private readonly db: Database,
@@ -76,10 +77,10 @@ export class LookupFacts implements Facts {
     this.fresh();
     const sources = f?.sources?.length ? new Set(f.sources) : null;
     // Nothing can pass when no named source has a document (one indexed probe per name).
-    const share =
-      sources && !this.db.prepare('SELECT 1 FROM sources s JOIN documents d ON d.source_id = s.id WHERE s.name IN (SELECT value FROM json_each(?)) LIMIT 1').get(JSON.stringify([...sources]))
-        ? 0
-        : 1;
+    this.anyDocument ??= this.db.prepare(
+      'SELECT 1 FROM sources s JOIN documents d ON d.source_id = s.id WHERE s.name IN (SELECT value FROM json_each(?)) LIMIT 1',
+    );
+    const share = sources && !this.anyDocument.get(JSON.stringify([...sources])) ? 0 : 1;
     const includeBroken = !!f?.includeBroken;
     return {
       share,
