@@ -1,7 +1,7 @@
 -- 009: an int8 copy of every vector, what a one-shot search scans (a quarter of the float32 bytes)
 -- before rescoring its few best candidates against the float32 rows, which stay the source of
--- truth. One row per vectors row, same key, written in the same transaction; existing vectors get
--- theirs when a writer applies this migration (storage/sqlite/connection.ts). Also: when a run
+-- truth. One row per vectors row, same key, written in the same transaction; vectors without one
+-- (all of them here) get theirs when a writer opens the index (storage/sqlite/connection.ts). Also: when a run
 -- last found no chunk text without a vector (vectors_complete, below).
 -- code: dims signed bytes; unit vector ≈ scale × code; residual = ‖unit vector − scale × code‖.
 -- A rowid table: its ~1 KB rows sit in the table's own pages, where a WITHOUT ROWID table would

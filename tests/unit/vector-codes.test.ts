@@ -86,6 +86,13 @@ describe('int8 codes stored beside the vectors (migration 009)', () => {
     const writer = new SqliteIndex(fx.db);
     expect(expectCodesMatchVectors(writer.db)).toBe(11);
     await writer.close();
+    // A backfill killed half-way (or a hand edit) leaves vectors without codes: the next writer fills them in.
+    const raw2 = new BetterSqlite3(fx.db);
+    raw2.exec('DELETE FROM vector_codes WHERE rowid IN (SELECT rowid FROM vector_codes LIMIT 4)');
+    raw2.close();
+    const again = new SqliteIndex(fx.db);
+    expect(expectCodesMatchVectors(again.db)).toBe(11);
+    await again.close();
   });
 
   it('one-shot searches rank from the codes as the in-memory index does, and from the float32 rows when a code is missing', async () => {

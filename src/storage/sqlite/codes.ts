@@ -22,6 +22,14 @@ export function codeWriter(db: Database): (fingerprint: string, textHash: string
   };
 }
 
+/** Whether some vector has no code (codes exist only with their vector: the counts tell). */
+export function vectorCodesMissing(db: Database): boolean {
+  return !!db
+    .prepare('SELECT (SELECT count(*) FROM vectors INDEXED BY vectors_key) > (SELECT count(*) FROM vector_codes)')
+    .pluck()
+    .get();
+}
+
 /** Codes for every vector that has none (an index made before migration 009), in one transaction. */
 export function backfillVectorCodes(db: Database): number {
   const write = codeWriter(db);

@@ -2,7 +2,7 @@ import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrate } from './migrate.ts';
-import { backfillVectorCodes } from './codes.ts';
+import { backfillVectorCodes, vectorCodesMissing } from './codes.ts';
 import { assertOwnSchema, refuseForeignFile } from './identity.ts';
 import { registerGlob } from './filter.ts';
 import { defaultAnalyzer, indexTerms } from '../../core/text/analyzer.ts';
@@ -28,7 +28,9 @@ function prepare(db: Database): Database {
 function migrated(db: Database): Database {
   const applied = migrate(db);
   if (applied.includes(KEYWORD_INDEX_MIGRATION)) backfillKeywordIndex(db);
-  if (applied.includes(VECTOR_CODES_MIGRATION)) backfillVectorCodes(db);
+  // Codes for vectors without one: all of them once migration 009 is applied, and any a killed
+  // backfill or a hand edit left without one (checked on every writer open: two index counts).
+  if (applied.includes(VECTOR_CODES_MIGRATION) || vectorCodesMissing(db)) backfillVectorCodes(db);
   return db;
 }
 
