@@ -73,7 +73,15 @@ export function serveWithEarlyInitialize(
       for (const c of chunks) feed.write(c);
       if (ended) feed.end();
       else stdin.pipe(feed);
-      serve({ stdin: feed, answered }).then(resolve, reject);
+      // Done or failed (a bad config): stop reading, or an open stdin would keep the process alive.
+      const release = () => {
+        stdin.unpipe(feed);
+        stdin.pause();
+      };
+      serve({ stdin: feed, answered }).then(
+        () => (release(), resolve()),
+        (err: unknown) => (release(), reject(err)),
+      );
     };
     const onData = (chunk: Buffer | string) => {
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;

@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/builtin.ts';
 import { initializeResult, PROTOCOL_VERSIONS } from '../../src/mcp/front.ts';
@@ -127,6 +127,21 @@ describe('ragsync mcp answers initialize before loading the server', () => {
     });
     expect(more.status).not.toBe(0);
     expect(more.stderr).toMatch(/nonexistent/);
+  });
+
+  it('exits with the error when the server cannot load, though the client keeps its end open', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'mcp', '-c', '/nonexistent/ragsync.json'], { cwd: repo });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdin.write(`${INIT(1, '2025-06-18')}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`);
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => (child.kill(), resolve(-1)), 20_000);
+      child.on('exit', (c) => (clearTimeout(timer), resolve(c)));
+    });
+    child.stdin.destroy();
+    expect(code).not.toBe(-1); // not left hanging on the open stdin
+    expect(code).not.toBe(0);
+    expect(stderr).toMatch(/nonexistent/);
   });
 
   it('leaves a malformed initialize to the SDK (an error answer, no early one)', () => {
