@@ -124,13 +124,12 @@ export async function serveStdio(searcher: Searcher, io: Partial<FrontHandoff> =
     const what = errorMessage(err).replace(/\s+/g, ' ').slice(0, 200);
     process.stderr.write(`ragsync mcp: ${malformed ? `ignored a malformed message: ${what}` : what}\n`);
   };
-  await server.connect(transport);
-  // Counted after connect, which installs the server's handler.
-  const receive = transport.onmessage!;
+  // Requests are counted as they arrive: connect keeps a handler already set and calls it before
+  // its own, from the first message on (the front's replay flows as soon as the transport starts).
   transport.onmessage = (message) => {
     if ('method' in message && 'id' in message) open++;
-    receive(message);
   };
+  await server.connect(transport);
   await closed;
   await server.close();
 }
