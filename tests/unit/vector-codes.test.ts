@@ -37,7 +37,7 @@ function expectCodesMatchVectors(db: BetterSqlite3.Database): number {
 
 const queries = ['甲木寅月用神', '伤官配印', 'SQLite small services', 'jitter backoff'];
 
-describe('int8 codes stored beside the vectors (migration 009)', () => {
+describe('int8 codes stored beside the vectors (migration 010)', () => {
   it('are written with every vector, as the in-memory index quantises it, and leave with it', async () => {
     const store = new SqliteIndex(fx.db);
     expect(expectCodesMatchVectors(store.db)).toBe(11);
@@ -80,7 +80,7 @@ describe('int8 codes stored beside the vectors (migration 009)', () => {
 
   it('are backfilled when a writer opens an index made before them; readers refuse it until then', async () => {
     const raw = new BetterSqlite3(fx.db);
-    raw.exec('DROP TRIGGER vector_codes_delete; DROP TRIGGER vector_codes_update; DROP TABLE vector_codes; DROP TABLE vectors_complete; DELETE FROM schema_migrations WHERE version = 9;');
+    raw.exec('DROP TRIGGER vector_codes_delete; DROP TRIGGER vector_codes_update; DROP TABLE vector_codes; DROP TABLE vectors_complete; DELETE FROM schema_migrations WHERE version = 10;');
     raw.close();
     expect(() => new SqliteIndex(fx.db, 'read')).toThrow(/run "ragsync index" once to upgrade it/);
     const writer = new SqliteIndex(fx.db);

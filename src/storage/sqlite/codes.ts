@@ -3,7 +3,7 @@ import { encodeInt8, normalizeRows } from '../../core/quantize.ts';
 import { decodeVector } from './blob.ts';
 
 /**
- * The int8 codes beside the float32 vectors (migration 009): what a one-shot search scans. Each is
+ * The int8 codes beside the float32 vectors (migration 010): what a one-shot search scans. Each is
  * computed from the float32 row exactly as the in-memory index quantises it on load
  * (core/quantize.ts), so both rank alike.
  */
@@ -30,7 +30,7 @@ export function vectorCodesMissing(db: Database): boolean {
     .get();
 }
 
-/** Codes for every vector that has none (an index made before migration 009), in one transaction. */
+/** Codes for every vector that has none (an index made before migration 010), in one transaction. */
 export function backfillVectorCodes(db: Database): number {
   const write = codeWriter(db);
   let written = 0;

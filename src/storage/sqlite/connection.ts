@@ -28,7 +28,7 @@ function prepare(db: Database): Database {
 function migrated(db: Database): Database {
   const applied = migrate(db);
   if (applied.includes(KEYWORD_INDEX_MIGRATION)) backfillKeywordIndex(db);
-  // Codes for vectors without one: all of them once migration 009 is applied, and any a killed
+  // Codes for vectors without one: all of them once migration 010 is applied, and any a killed
   // backfill or a hand edit left without one (checked on every writer open: two index counts).
   if (applied.includes(VECTOR_CODES_MIGRATION) || vectorCodesMissing(db)) backfillVectorCodes(db);
   return db;
@@ -37,7 +37,7 @@ function migrated(db: Database): Database {
 /** The migration that created chunks_fts. */
 const KEYWORD_INDEX_MIGRATION = 2;
 /** The migration that created vector_codes (int8 copies of the vectors). */
-const VECTOR_CODES_MIGRATION = 9;
+const VECTOR_CODES_MIGRATION = 10;
 
 /**
  * An index made before the keyword index existed gets one now, with the engine's own analysis, so

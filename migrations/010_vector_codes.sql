@@ -1,4 +1,4 @@
--- 009: an int8 copy of every vector, what a one-shot search scans (a quarter of the float32 bytes)
+-- 010: an int8 copy of every vector, what a one-shot search scans (a quarter of the float32 bytes)
 -- before rescoring its few best candidates against the float32 rows, which stay the source of
 -- truth. One row per vectors row, same key, written in the same transaction; vectors without one
 -- (all of them here) get theirs when a writer opens the index (storage/sqlite/connection.ts). Also: when a run
