@@ -6,7 +6,8 @@
  * Indexes both bundles' tips (RAGSYNC_CORPORA) with the offline hash embedder into a fixture
  * folder (kept with --fixture, so a second run skips indexing), then times each command of this
  * checkout's built bin (`npm run build` first) and, with --base, of another built checkout of the
- * project (e.g. a worktree of main) in the same run. Timing: hyperfine when installed, else (or
+ * project (e.g. a worktree of main) in the same run. Each checkout reads its own database, indexed
+ * by its own bin (a newer schema is one the other refuses); the git checkouts are shared. Timing: hyperfine when installed, else (or
  * with --interleave) a node-timed loop taking turns between the commands. Ratios are against the
  * floor measured in the same call: `node -e 0`, or for the no-op index node plus the two git
  * fetches it must do. CPU (user + system, children included) is the steadier figure on a shared
@@ -32,23 +33,28 @@ const keep = arg('--fixture');
 const work = keep ? resolve(keep) : mkdtempSync(join(tmpdir(), 'ragsync-cold-'));
 mkdirSync(work, { recursive: true });
 const cfg = join(work, 'cold.json');
+const cfgBase = join(work, 'cold-base.json');
+/** The config (and so the database) a checkout's commands use. */
+const cfgOf = (dir: string) => (dir === base ? cfgBase : cfg);
 const bin = (dir: string) => join(dir, 'bin', 'ragsync.js');
 for (const dir of [root, base].filter(Boolean) as string[]) {
   if (!existsSync(join(dir, 'dist', 'cli', 'run.js'))) throw new Error(`${dir}: no dist/ (run npm run build there)`);
 }
 
-if (!existsSync(join(work, 'cold.db'))) {
+for (const [dir, file, db] of [[root, cfg, 'cold.db'], ...(base ? [[base, cfgBase, 'cold-base.db']] : [])] as [string, string, string][]) {
+  if (existsSync(join(work, db))) continue;
   for (const name of ['classics', 'bookmarks']) {
     if (!existsSync(join(work, `${name}.git`))) execFileSync('git', ['clone', '--quiet', '--bare', join(CORPORA, `${name}.bundle`), join(work, `${name}.git`)]);
   }
   const shipped = JSON.parse(readFileSync(join(root, 'config', 'ragsync.json'), 'utf8')) as { sources: { name: string }[] };
-  writeFileSync(cfg, JSON.stringify({ ...shipped, db: 'cold.db', checkouts: 'checkouts', sources: shipped.sources.map((s) => ({ ...s, url: `${s.name}.git` })) }));
-  // The baseline indexes when given (its schema is the older one, if they differ).
-  execFileSync('node', [bin(base ?? root), 'index', '-c', cfg], { stdio: ['ignore', 'ignore', 'inherit'] });
+  writeFileSync(file, JSON.stringify({ ...shipped, db, checkouts: 'checkouts', sources: shipped.sources.map((s) => ({ ...s, url: `${s.name}.git` })) }));
+  execFileSync('node', [bin(dir), 'index', '-c', file], { stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cold', version: '0' } } });
+// What a client sends next: the server must then load its tools.
+const LIST = [JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })];
 // Fetches the hourly no-op must do anyway: its floor is node's start plus these.
 const fetches = ['classics', 'bookmarks']
   .map((n) => `git -C ${q(join(work, 'checkouts', n))} fetch --quiet --prune --no-tags -- ${q(join(work, `${n}.git`))} +refs/heads/main:refs/remotes/origin/main`)
@@ -59,11 +65,16 @@ const NODE = 'node -e 0';
 const FLOOR = `sh -c ${q(`node -e 0 && ${fetches}`)}`;
 const cases: Case[] = [
   { name: '--help', cmd: (d) => `node ${bin(d)} --help`, floor: NODE },
-  { name: 'search hybrid', cmd: (d) => `node ${bin(d)} search 伤官配印 --source classics -k 5 -c ${cfg}`, floor: NODE },
-  { name: 'search keyword', cmd: (d) => `node ${bin(d)} search 伤官配印 --source classics -k 5 --mode keyword -c ${cfg}`, floor: NODE },
-  { name: 'search vector', cmd: (d) => `node ${bin(d)} search 伤官配印 --source classics -k 5 --mode vector -c ${cfg}`, floor: NODE },
-  { name: 'mcp initialize', cmd: (d) => `sh -c ${q(`echo ${q(INIT)} | node ${bin(d)} mcp -c ${cfg}`)}`, floor: NODE },
-  { name: 'index (no-op)', cmd: (d) => `node ${bin(d)} index -c ${cfg}`, floor: FLOOR },
+  { name: 'search hybrid', cmd: (d) => `node ${bin(d)} search 伤官配印 --source classics -k 5 -c ${cfgOf(d)}`, floor: NODE },
+  { name: 'search keyword', cmd: (d) => `node ${bin(d)} search 伤官配印 --source classics -k 5 --mode keyword -c ${cfgOf(d)}`, floor: NODE },
+  { name: 'search vector', cmd: (d) => `node ${bin(d)} search 伤官配印 --source classics -k 5 --mode vector -c ${cfgOf(d)}`, floor: NODE },
+  { name: 'mcp initialize', cmd: (d) => `sh -c ${q(`echo ${q(INIT)} | node ${bin(d)} mcp -c ${cfgOf(d)}`)}`, floor: NODE },
+  {
+    name: 'mcp initialize + tools/list',
+    cmd: (d) => `sh -c ${q(`printf '%s\\n' ${[INIT, ...LIST].map(q).join(' ')} | node ${bin(d)} mcp -c ${cfgOf(d)}`)}`,
+    floor: NODE,
+  },
+  { name: 'index (no-op)', cmd: (d) => `node ${bin(d)} index -c ${cfgOf(d)}`, floor: FLOOR },
 ];
 
 const median = (xs: number[]) => {
@@ -151,5 +162,12 @@ for (const c of cases) {
       `${ts[i]!.wall.toFixed(3)} s | ${(ts[i]!.wall / floor!.wall).toFixed(2)}× | ${(ts[i]!.cpu / floor!.cpu).toFixed(2)}× | ${rss(c.cmd(d)).toFixed(0)} MB`,
   );
   console.log(`| ${c.name} | ${floor!.wall.toFixed(3)} s (${floor!.cpu.toFixed(3)} s) | ${cells.join(' | ')} |`);
+}
+if (base) {
+  // Same answers: each search's JSON from both checkouts, byte for byte.
+  for (const c of cases.filter((c) => c.name.startsWith('search'))) {
+    const [a, b] = [base, root].map((d) => execFileSync('sh', ['-c', `${c.cmd(d)} --json`], { encoding: 'utf8' }));
+    console.log(`${c.name}: JSON ${a === b ? 'identical' : 'DIFFERS'} between base and new`);
+  }
 }
 if (!keep) rmSync(work, { recursive: true, force: true });

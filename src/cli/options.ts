@@ -19,8 +19,7 @@ export function positiveInt(name: string, max = Number.MAX_SAFE_INTEGER) {
 
 export const collect = (v: string, prev: string[] = []) => [...prev, v];
 
-export const configOption = () =>
-  new Option('-c, --config <file>', 'config file (default: $RAGSYNC_CONFIG or config/ragsync.json)');
+export { configOption } from './config-option.ts';
 
 export function config(opts: { config?: string }): Config {
   return loadConfig(opts.config);

@@ -34,5 +34,9 @@ export function createLogger(opts: { level?: string; fd?: 1 | 2; configLevel?: s
   );
 }
 
-/** A logger that drops everything: the library default when the caller passes none. */
-export const silentLogger: Logger = pino({ level: 'silent' });
+/**
+ * A logger that drops everything: the library default when the caller passes none. Its stream is
+ * a no-op: pino's default one (buffered on stdout) would flush and fsync stdout at every exit —
+ * tens of milliseconds when stdout is a file (`ragsync search … > out.json`, a cron log).
+ */
+export const silentLogger: Logger = pino({ level: 'silent' }, { write() {} });

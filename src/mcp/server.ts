@@ -8,6 +8,7 @@ import { filterFields, filtersOf } from '../search/filter-fields.ts';
 import { resultJson } from '../search/present.ts';
 import { MAX_K, MAX_QUERY_CHARS, MODES } from '../search/request.ts';
 import type { Searcher, SearchResult } from '../search/search.ts';
+import { SERVER_INFO, type FrontHandoff } from './front.ts';
 
 const text = (results: SearchResult[], expansions?: Expansion[]) => ({
   content: [{ type: 'text' as const, text: JSON.stringify({ results: results.map(resultJson), ...(expansions ? { expansions } : {}) }) }],
@@ -17,8 +18,8 @@ const text = (results: SearchResult[], expansions?: Expansion[]) => ({
 const toolError = (err: unknown) => ({ isError: true, content: [{ type: 'text' as const, text: describeIoError(err) ?? errorMessage(err) }] });
 
 /** An MCP server exposing `search` and `related` over one Searcher. */
-export function createMcpServer(searcher: Searcher, version = '0.1.0'): McpServer {
-  const server = new McpServer({ name: 'ragsync', version });
+export function createMcpServer(searcher: Searcher, version = SERVER_INFO.version): McpServer {
+  const server = new McpServer({ name: SERVER_INFO.name, version });
   const specs = searcher.filterSpecs();
   server.registerTool(
     'search',
@@ -78,20 +79,56 @@ export function createMcpServer(searcher: Searcher, version = '0.1.0'): McpServe
   return server;
 }
 
-/** Serves MCP on stdin/stdout until the client disconnects. */
-export async function serveStdio(searcher: Searcher): Promise<void> {
+/**
+ * Serves MCP on stdin/stdout until the client disconnects. From the early front (front.ts): its
+ * stdin replays the input from the start, and the answer to the `initialize` it already gave is
+ * not written again.
+ */
+export async function serveStdio(searcher: Searcher, io: Partial<FrontHandoff> = {}): Promise<void> {
   const server = createMcpServer(searcher);
-  const transport = new StdioServerTransport();
+  const stdin = io.stdin ?? process.stdin;
+  const transport = new StdioServerTransport(stdin);
+  // Input that ends (a client closing its end, or a script piping requests in) still gets its
+  // answers: the server closes once every request read has been answered.
+  let open = 0;
+  let ended = false;
+  let done = () => {};
+  const closed = new Promise<void>((resolve) => {
+    done = resolve;
+    transport.onclose = () => resolve();
+    stdin.once('end', () => {
+      ended = true;
+      if (open <= 0) resolve();
+    });
+  });
+  const send = transport.send.bind(transport);
+  let early = io.answered !== undefined;
+  transport.send = async (message) => {
+    const answer = 'id' in message && ('result' in message || 'error' in message);
+    if (answer) open--;
+    try {
+      // The front answered this initialize already (front.ts).
+      if (answer && early && message.id === io.answered) {
+        early = false;
+        if ('error' in message) process.stderr.write(`ragsync mcp: initialize, answered early, failed later: ${message.error.message}\n`);
+        return;
+      }
+      return await send(message);
+    } finally {
+      if (answer && ended && open <= 0) done();
+    }
+  };
   // A line that is not JSON-RPC is dropped; say so on stderr (stdout is the protocol's) and go on.
   transport.onerror = (err) => {
     const malformed = err instanceof SyntaxError || err.name === 'ZodError';
     const what = errorMessage(err).replace(/\s+/g, ' ').slice(0, 200);
     process.stderr.write(`ragsync mcp: ${malformed ? `ignored a malformed message: ${what}` : what}\n`);
   };
-  const closed = new Promise<void>((resolve) => {
-    transport.onclose = () => resolve();
-    process.stdin.once('end', () => resolve());
-  });
+  // Requests are counted as they arrive: connect keeps a handler already set and calls it before
+  // its own, from the first message on (the front's replay flows as soon as the transport starts).
+  transport.onmessage = (message) => {
+    if ('method' in message && 'id' in message) open++;
+  };
   await server.connect(transport);
   await closed;
   await server.close();

@@ -104,6 +104,11 @@ export interface SearcherOptions {
    * one-shot commands, which search once).
    */
   reuseTerms?: boolean;
+  /**
+   * A process that answers a query or two and exits (the CLI): vectors default to the one-shot scan,
+   * and the store reads what it needs per ranked id instead of caching it for every chunk.
+   */
+  oneShot?: boolean;
 }
 
 /** A long-lived search handle (the HTTP server, the MCP server and the agent tool keep one open). */
@@ -125,13 +130,15 @@ export class Searcher {
     opts: SearcherOptions = {},
   ) {
     const fingerprint = embedder.info.fingerprint;
-    this.vectors = opts.vectors ? opts.vectors(store, fingerprint) : new VectorIndex(store, fingerprint);
+    const vectors = opts.vectors ?? (opts.oneShot ? oneShotVectors : (st: SearchStore, fp: string) => new VectorIndex(st, fp));
+    this.vectors = vectors(store, fingerprint);
     this.lexicon = lexiconExpander(store, () => this.tuning.perKey);
-    this.reuseTerms = opts.reuseTerms ?? !opts.vectors;
+    this.reuseTerms = opts.reuseTerms ?? !(opts.vectors || opts.oneShot);
   }
 
   static open(config: Config, embedder?: Embedder, reranker?: Reranker | null, opts: SearcherOptions = {}): Searcher {
-    return new Searcher(openIndex(config, 'search'), embedder ?? createEmbedder(config.embedder), config, reranker ?? null, opts);
+    const store = openIndex(config, 'search', { oneShot: opts.oneShot });
+    return new Searcher(store, embedder ?? createEmbedder(config.embedder), config, reranker ?? null, opts);
   }
 
   /** Every filter the profiles in force offer (the ways in expose these). */
@@ -509,7 +516,7 @@ export class Searcher {
 
 /** One-shot search: opens the index, searches, closes. */
 export async function search(config: Config, query: string, opts: SearchOptions = {}): Promise<SearchResult[]> {
-  const s = Searcher.open(config, undefined, null, { vectors: oneShotVectors });
+  const s = Searcher.open(config, undefined, null, { oneShot: true });
   try {
     return await s.search(query, opts);
   } finally {

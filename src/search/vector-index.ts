@@ -1,5 +1,8 @@
 import type { IndexReader, VectorSet } from '../storage/roles.ts';
+import { encodeInt8, normalizeRows } from '../core/quantize.ts';
 import { createDotKernel, createInt8Kernel, type DotKernel, type Int8Kernel } from './simd-dots.ts';
+
+export { normalizeRows, quantizeRow } from '../core/quantize.ts';
 
 export interface VectorMatch {
   /** Row in the index (for vectorAt), and the chunk reference. */
@@ -113,20 +116,8 @@ export function topKOfScores(
   return best;
 }
 
-/** Scales each row to unit length in place (cosine = dot product afterwards). */
-export function normalizeRows(vectors: Float32Array, dims: number): void {
-  for (let base = 0; base < vectors.length; base += dims) {
-    let norm = 0;
-    for (let j = 0; j < dims; j++) norm += vectors[base + j]! * vectors[base + j]!;
-    if (norm > 0 && Math.abs(norm - 1) > 1e-6) {
-      const inv = 1 / Math.sqrt(norm);
-      for (let j = 0; j < dims; j++) vectors[base + j]! *= inv;
-    }
-  }
-}
-
 /** What the index needs of the store: the rows once per generation, exact vectors for rescoring. */
-export type VectorStore = Pick<IndexReader, 'loadVectors' | 'scanVectors' | 'vectorsOf' | 'vectorScores' | 'generation'>;
+export type VectorStore = Pick<IndexReader, 'loadVectors' | 'scanVectors' | 'streamCodes' | 'vectorsOf' | 'vectorScores' | 'generation'>;
 
 export interface VectorIndexOptions {
   /**
@@ -178,24 +169,99 @@ const byScore = (a: VectorMatch, b: VectorMatch) => (Math.abs(a.score - b.score)
 /** Thrown from a scan to abandon it when the int8 kernel cannot serve its shape. */
 const NO_INT8 = Symbol('no int8 kernel');
 
+/** A unit query scaled to the int8 kernel's integers, and what that rounding lost. */
+export interface Int8Query {
+  qi: Int16Array;
+  qscale: number;
+  /** ‖query − qscale × qi‖ and ‖query‖₁: they bound the approximate scores' error. */
+  qres: number;
+  qabs: number;
+}
+
+export function int8Query(q: Float32Array, queryMax: number): Int8Query {
+  let qmax = 0;
+  for (let j = 0; j < q.length; j++) qmax = Math.max(qmax, Math.abs(q[j]!));
+  const qscale = qmax / queryMax || 1;
+  const qi = new Int16Array(q.length);
+  let qres = 0;
+  for (let j = 0; j < q.length; j++) {
+    qi[j] = Math.round(q[j]! / qscale);
+    const e = q[j]! - qi[j]! * qscale;
+    qres += e * e;
+  }
+  qres = Math.sqrt(qres);
+  let qabs = 0;
+  for (let j = 0; j < q.length; j++) qabs += Math.abs(q[j]!);
+  return { qi, qscale, qres, qabs };
+}
+
+/** Int8 rows scored against one query: approx[row] = int8 dot × row scale × query scale; refs ascending. */
+export interface Int8Scores {
+  refs: Int32Array;
+  scales: Float32Array;
+  residuals: Float32Array;
+  approx: Float32Array;
+  /** The largest residual, when known: rows far below the k-th exact score are then skipped unexamined. */
+  maxResidual?: number;
+}
+
 /**
- * Quantises a unit row into `out` (int8, symmetric, one scale per row) and returns the scale.
- * Per-row scales measured better than per-dimension ones on both corpora (sparse hashed vectors
- * have few large components) and need no second pass over the rows.
+ * The exact top k from approximate int8 scores: the best k by approximate score are rescored
+ * exactly, then every row whose approximate score plus its error bound still reaches the k-th
+ * exact score (at most k × `rescoreCap`). The in-memory index and the one-shot scan of stored
+ * int8 rows rank through this one function, so both return the same matches.
  */
-export function quantizeRow(row: Float32Array, out: Int8Array): number {
-  let max = 0;
-  for (let j = 0; j < row.length; j++) {
-    const a = Math.abs(row[j]!);
-    if (a > max) max = a;
-  }
-  if (max === 0) {
-    out.fill(0);
-    return 0;
-  }
-  const inv = 127 / max;
-  for (let j = 0; j < row.length; j++) out[j] = Math.round(row[j]! * inv);
-  return max / 127;
+export function int8Rank(
+  st: Int8Scores,
+  iq: Int8Query,
+  rescoreExact: (refs: number[], exact: Map<number, number>) => Promise<void>,
+  rescoreCap: number,
+): Rank {
+  const { refs, scales, residuals, approx } = st;
+  const { qres, qabs } = iq;
+  const n = refs.length;
+  // |exact − approx| ≤ |q · row residual| + |query residual · quantised row|. The first is at most
+  // ‖row residual‖ (Cauchy–Schwarz) and at most ‖q‖₁ × half a quantisation step (each component
+  // rounds by at most that), whichever is smaller — the second wins for sparse queries. Plus
+  // slack for float rounding: a row whose approx + bound is below the k-th exact score found so
+  // far cannot be in the top k.
+  const bound = (row: number) => Math.min(residuals[row]!, (qabs * scales[row]!) / 2) + qres * (1 + residuals[row]!) + 1e-5;
+  // No row's bound exceeds this (twice the largest it can be), so rows below floor − maxBound need no bound worked out.
+  const maxBound = st.maxResidual === undefined ? Infinity : 2 * (st.maxResidual + qres * (1 + st.maxResidual) + 1e-5);
+  // Exact scores survive between calls: a caller widening k rescores only the new candidates.
+  const exact = new Map<number, number>();
+  const rescore = async (rows: number[]) => {
+    const missing = rows.map((r) => refs[r]!).filter((ref) => !exact.has(ref));
+    if (missing.length) await rescoreExact(missing, exact);
+  };
+  return async (k, accept) => {
+    const pass = accept ? (row: number) => accept(refs[row]!) : undefined;
+    const head = topKOfScores(approx, refs, Math.min(n, k), pass).map((m) => m.row);
+    await rescore(head);
+    const scored = (rows: number[]) =>
+      rows.flatMap((row) => {
+        const score = exact.get(refs[row]!);
+        return score === undefined || Number.isNaN(score) ? [] : [{ row, ref: refs[row]!, score }];
+      });
+    let found = scored(head).sort(byScore);
+    if (found.length >= k) {
+      // Every row that could still beat the k-th exact score is rescored too (at most k × rescore:
+      // past that, the best by their upper bound, which in practice never happens).
+      const floor = found[k - 1]!.score;
+      const taken = new Set(head);
+      let band: number[] = [];
+      const cut = floor - maxBound;
+      for (let row = 0; row < n; row++) {
+        if (approx[row]! < cut) continue;
+        if (approx[row]! + bound(row) >= floor && !taken.has(row) && (!pass || pass(row))) band.push(row);
+      }
+      const cap = Math.ceil(k * rescoreCap);
+      if (band.length > cap) band = band.sort((a, b) => approx[b]! + bound(b) - approx[a]! - bound(a)).slice(0, cap);
+      await rescore(band);
+      found = [...found, ...scored(band)].sort(byScore);
+    }
+    return found.slice(0, k);
+  };
 }
 
 /**
@@ -242,9 +308,70 @@ export class VectorIndex implements VectorSource {
     const cur = this.state;
     if (cur && (cur.kind === 'int8' ? cur.generation : cur.set.generation) === gen) return cur;
     this.state = null; // let the old rows go before the new ones are allocated
-    this.state = (this.quantize && (await this.loadInt8())) || (await this.loadFloats());
+    this.state = (this.quantize && ((await this.loadCodes()) ?? (await this.loadInt8()))) || (await this.loadFloats());
     this.loads++;
     return this.state;
+  }
+
+  /**
+   * The int8 codes the store keeps beside the vectors (computed as loadInt8 would): a quarter of
+   * the bytes to read and nothing to quantise. Null when the store has no complete set of codes
+   * or the kernel cannot serve this shape.
+   */
+  private async loadCodes(): Promise<Quantised | null> {
+    if (!this.store.streamCodes) return null;
+    let kernel: Int8Kernel | null = null;
+    let scales = new Float32Array(0);
+    let residuals = new Float32Array(0);
+    let refs = new Int32Array(0);
+    let done: { generation: number; dims: number; count: number } | null;
+    try {
+      done = await this.store.streamCodes(this.fingerprint, {
+        start(n, dims) {
+          kernel = n > 0 ? createInt8Kernel(n, dims) : null;
+          if (!kernel) throw NO_INT8;
+          scales = new Float32Array(n);
+          residuals = new Float32Array(n);
+          refs = new Int32Array(n);
+        },
+        row(i, ref, scale, residual, code) {
+          kernel!.vectors.set(code, i * code.length);
+          refs[i] = ref;
+          scales[i] = scale;
+          residuals[i] = residual;
+        },
+      });
+    } catch (err) {
+      if (err === NO_INT8) return null;
+      throw err;
+    }
+    if (!done) return null;
+    const { generation, dims, count } = done;
+    const k = kernel! as Int8Kernel;
+    // The store streams rows in its own order: put them in chunk order (refs ascending), as loadInt8 holds them.
+    const order = Array.from({ length: count }, (_, i) => i).sort((a, b) => refs[a]! - refs[b]!);
+    const codes = k.vectors.slice(0, count * dims);
+    const [r, sc, re] = [refs.slice(0, count), scales.slice(0, count), residuals.slice(0, count)];
+    order.forEach((from, row) => {
+      k.vectors.set(codes.subarray(from * dims, (from + 1) * dims), row * dims);
+      refs[row] = r[from]!;
+      scales[row] = sc[from]!;
+      residuals[row] = re[from]!;
+    });
+    let maxResidual = 0;
+    for (let i = 0; i < count; i++) maxResidual = Math.max(maxResidual, residuals[i]!);
+    // Rows past `count` (the start count is an upper bound) stay zero and are never returned.
+    return {
+      kind: 'int8',
+      generation,
+      dims,
+      refs: refs.subarray(0, count),
+      scales: scales.subarray(0, count),
+      residuals: residuals.subarray(0, count),
+      maxResidual,
+      runs: new Map(),
+      kernel: k,
+    };
   }
 
   /** Streams the rows into int8 wasm memory; null when the kernel cannot serve this shape. */
@@ -265,14 +392,9 @@ export class VectorIndex implements VectorSource {
         row(i, ref, v) {
           normalizeRows(v, v.length);
           refs[i] = ref;
-          const out = kernel!.vectors.subarray(i * v.length, (i + 1) * v.length);
-          const scale = (scales[i] = quantizeRow(v, out));
-          let r = 0;
-          for (let j = 0; j < v.length; j++) {
-            const e = v[j]! - out[j]! * scale;
-            r += e * e;
-          }
-          residuals[i] = Math.sqrt(r);
+          const code = encodeInt8(v, kernel!.vectors.subarray(i * v.length, (i + 1) * v.length));
+          scales[i] = code.scale;
+          residuals[i] = code.residual;
         },
       });
       // Rows skipped by the scan (foreign dimensions) leave zero rows at the end: never returned.
@@ -347,70 +469,16 @@ export class VectorIndex implements VectorSource {
 
   private int8Ranker(st: Quantised, q: Float32Array, runs: [number, number][] | null): Rank {
     const { refs, scales, residuals, kernel } = st;
-    const n = refs.length;
-    let qmax = 0;
-    for (let j = 0; j < q.length; j++) qmax = Math.max(qmax, Math.abs(q[j]!));
-    const qscale = qmax / kernel.queryMax || 1;
-    const qi = new Int16Array(q.length);
-    let qres = 0;
-    for (let j = 0; j < q.length; j++) {
-      qi[j] = Math.round(q[j]! / qscale);
-      const e = q[j]! - qi[j]! * qscale;
-      qres += e * e;
-    }
-    qres = Math.sqrt(qres);
-    let qabs = 0;
-    for (let j = 0; j < q.length; j++) qabs += Math.abs(q[j]!);
-    const dots = kernel.dots(qi, runs ?? undefined);
-    const approx = new Float32Array(n);
-    if (!runs) for (let row = 0; row < n; row++) approx[row] = dots[row]! * scales[row]! * qscale;
+    const iq = int8Query(q, kernel.queryMax);
+    const dots = kernel.dots(iq.qi, runs ?? undefined);
+    const approx = new Float32Array(refs.length);
+    if (!runs) for (let row = 0; row < approx.length; row++) approx[row] = dots[row]! * scales[row]! * iq.qscale;
     else {
       // Rows outside the scope's runs are rejected by every accept to come: never candidates.
       approx.fill(-Infinity);
-      for (const [start, end] of runs) for (let row = start; row < end; row++) approx[row] = dots[row]! * scales[row]! * qscale;
+      for (const [start, end] of runs) for (let row = start; row < end; row++) approx[row] = dots[row]! * scales[row]! * iq.qscale;
     }
-    // |exact − approx| ≤ |q · row residual| + |query residual · quantised row|. The first is at most
-    // ‖row residual‖ (Cauchy–Schwarz) and at most ‖q‖₁ × half a quantisation step (each component
-    // rounds by at most that), whichever is smaller — the second wins for sparse queries. Plus
-    // slack for float rounding: a row whose approx + bound is below the k-th exact score found so
-    // far cannot be in the top k.
-    const bound = (row: number) => Math.min(residuals[row]!, (qabs * scales[row]!) / 2) + qres * (1 + residuals[row]!) + 1e-5;
-    const maxBound = 2 * (st.maxResidual + qres * (1 + st.maxResidual) + 1e-5);
-    // Exact scores survive between calls: a caller widening k rescores only the new candidates.
-    const exact = new Map<number, number>();
-    const rescore = async (rows: number[]) => {
-      const missing = rows.map((r) => refs[r]!).filter((ref) => !exact.has(ref));
-      if (missing.length) await this.rescoreExact(q, missing, exact);
-    };
-    return async (k, accept) => {
-      const pass = accept ? (row: number) => accept(refs[row]!) : undefined;
-      const head = topKOfScores(approx, refs, Math.min(n, k), pass).map((m) => m.row);
-      await rescore(head);
-      const scored = (rows: number[]) =>
-        rows.flatMap((row) => {
-          const score = exact.get(refs[row]!);
-          return score === undefined || Number.isNaN(score) ? [] : [{ row, ref: refs[row]!, score }];
-        });
-      let found = scored(head).sort(byScore);
-      if (found.length >= k) {
-        // Every row that could still beat the k-th exact score is rescored too (at most k × rescore:
-        // past that, the best by their upper bound, which in practice never happens).
-        const floor = found[k - 1]!.score;
-        const taken = new Set(head);
-        let band: number[] = [];
-        // No row's bound exceeds maxBound: rows below floor − maxBound are skipped without working theirs out.
-        const cut = floor - maxBound;
-        for (let row = 0; row < n; row++) {
-          if (approx[row]! < cut) continue;
-          if (approx[row]! + bound(row) >= floor && !taken.has(row) && (!pass || pass(row))) band.push(row);
-        }
-        const cap = Math.ceil(k * this.rescore);
-        if (band.length > cap) band = band.sort((a, b) => approx[b]! + bound(b) - approx[a]! - bound(a)).slice(0, cap);
-        await rescore(band);
-        found = [...found, ...scored(band)].sort(byScore);
-      }
-      return found.slice(0, k);
-    };
+    return int8Rank({ refs, scales, residuals, approx, maxResidual: st.maxResidual }, iq, (missing, exact) => this.rescoreExact(q, missing, exact), this.rescore);
   }
 
   /** Exact cosine of the stored float32 rows of `refs`, computed by the store (a row gone from it scores NaN). */

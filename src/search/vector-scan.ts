@@ -1,6 +1,9 @@
-import type { IndexReader, VectorSink } from '../storage/roles.ts';
-import { createDotKernel, type DotKernel } from './simd-dots.ts';
-import { normalizeRows, topKOfScores, type Rank, type VectorSource } from './vector-index.ts';
+import type { CodeSink, IndexReader, VectorSink } from '../storage/roles.ts';
+import { createDotKernel, createInt8Kernel, type DotKernel, type Int8Kernel } from './simd-dots.ts';
+import { int8Query, int8Rank, normalizeRows, RESCORE, topKOfScores, type Int8Query, type Rank, type VectorSource } from './vector-index.ts';
+
+/** What the scan reads of the store. */
+export type ScanStore = Pick<IndexReader, 'streamVectors' | 'streamCodes' | 'vectorScores' | 'vectorsOf'>;
 
 /** Rows scored per kernel call: 256 × 1024 dims is 1 MB of wasm memory, whatever the index size. */
 const BLOCK = 256;
@@ -8,25 +11,109 @@ const BLOCK = 256;
 /** Thrown by a sink that has what it needed (the dimensions) to stop the scan early. */
 class Enough extends Error {}
 
+/** Thrown from a code scan when no int8 kernel serves its shape (the float32 rows are streamed instead). */
+class NoInt8 extends Error {}
+
 /**
- * The one-shot strategy of VectorSource: each query streams the stored float32 rows out of the
- * database and scores them block by block, keeping only one score and one reference per row. A
- * process that answers a single query (the CLI, an MCP server spawned per session) pays neither
- * for loading every vector into memory nor for holding them: the heap stays bounded by the block.
- * Rows are scaled to unit length and scored with the same kernel as the in-memory VectorIndex, so
- * both return the same scores and the same order.
+ * The one-shot strategy of VectorSource: each query streams the stored rows out of the database
+ * and scores them block by block, keeping a few numbers per row. A process that answers a single
+ * query (the CLI) pays neither for loading every vector into memory nor for holding them: the
+ * heap stays bounded by the block. When the store keeps int8 codes beside the vectors (a quarter
+ * of the bytes), those are scanned and ranked through the same int8Rank as the in-memory
+ * VectorIndex, the best candidates rescored exactly against the float32 rows: the same matches
+ * and scores. Otherwise the float32 rows are scaled to unit length and scored with the in-memory
+ * index's float kernel.
  */
 export class VectorScan implements VectorSource {
   private knownDims: number | null = null;
 
+  /** Rows rescored exactly so far (as VectorIndex.rescored). */
+  rescored = 0;
+
   constructor(
-    private readonly store: Pick<IndexReader, 'streamVectors' | 'vectorsOf'>,
+    private readonly store: ScanStore,
     readonly fingerprint: string,
   ) {}
 
   async ranker(query: Float32Array): Promise<Rank> {
     const q = Float32Array.from(query);
     normalizeRows(q, q.length);
+    return (await this.codeRanker(q)) ?? this.floatRanker(q);
+  }
+
+  /** Ranks over the stored int8 codes; null when the store has none to offer or no kernel serves them. */
+  private async codeRanker(q: Float32Array): Promise<Rank | null> {
+    if (!this.store.streamCodes) return null;
+    let kernel: Int8Kernel | null = null;
+    let iq: Int8Query | null = null;
+    let refs = new Int32Array(0);
+    let scales = new Float32Array(0);
+    let residuals = new Float32Array(0);
+    let approx = new Float32Array(0);
+    let dims = 0;
+    let filled = 0; // rows in the block not yet scored
+    let base = 0; // index of the block's first row
+    const flush = () => {
+      if (!filled) return;
+      const dots = kernel!.dots(iq!.qi);
+      for (let r = 0; r < filled; r++) approx[base + r] = dots[r]! * scales[base + r]! * iq!.qscale;
+      base += filled;
+      filled = 0;
+    };
+    const sink: CodeSink = {
+      start(count, d) {
+        dims = d;
+        if (count && d !== q.length) throw new Error(`query has ${q.length} dims, index has ${d}`);
+        kernel = createInt8Kernel(BLOCK, d);
+        if (!kernel) throw new NoInt8();
+        iq = int8Query(q, kernel.queryMax);
+        refs = new Int32Array(count);
+        scales = new Float32Array(count);
+        residuals = new Float32Array(count);
+        approx = new Float32Array(count);
+      },
+      row(i, ref, scale, residual, code) {
+        kernel!.vectors.set(code, filled * dims);
+        refs[i] = ref;
+        scales[i] = scale;
+        residuals[i] = residual;
+        if (++filled === BLOCK) flush();
+      },
+    };
+    let done: { count: number; dims: number } | null;
+    try {
+      done = await this.store.streamCodes(this.fingerprint, sink);
+    } catch (err) {
+      if (err instanceof NoInt8) return null;
+      throw err;
+    }
+    if (!done) return null;
+    flush();
+    this.knownDims = done.dims;
+    // Rows in chunk order, as the in-memory index holds them: equal scores then rank alike.
+    const order = Array.from({ length: done.count }, (_, i) => i).sort((a, b) => refs[a]! - refs[b]!);
+    const pick = <T extends Float32Array | Int32Array>(from: T, to: T) => {
+      order.forEach((i, row) => (to[row] = from[i]!));
+      return to;
+    };
+    const rows = {
+      refs: pick(refs, new Int32Array(done.count)),
+      scales: pick(scales, new Float32Array(done.count)),
+      residuals: pick(residuals, new Float32Array(done.count)),
+      approx: pick(approx, new Float32Array(done.count)),
+    };
+    return int8Rank(rows, iq!, (missing, exact) => this.rescoreExact(q, missing, exact), RESCORE);
+  }
+
+  /** Exact cosine of the stored float32 rows, computed by the store as VectorIndex has it computed. */
+  private async rescoreExact(q: Float32Array, refs: number[], exact: Map<number, number>): Promise<void> {
+    this.rescored += refs.length;
+    const scores = await this.store.vectorScores(this.fingerprint, refs, q);
+    for (const r of refs) exact.set(r, scores.get(r) ?? NaN);
+  }
+
+  /** Scores the float32 rows exactly, block by block. */
+  private async floatRanker(q: Float32Array): Promise<Rank> {
     let scores = new Float32Array(0);
     let refs = new Int32Array(0);
     let kernel: DotKernel | null = null;
@@ -113,5 +200,5 @@ function dot(v: Float32Array, base: number, q: Float32Array, dims: number): numb
 }
 
 /** The Searcher option of a process that answers one query and exits (`vectors` in SearcherOptions). */
-export const oneShotVectors = (store: Pick<IndexReader, 'streamVectors' | 'vectorsOf'>, fingerprint: string): VectorSource =>
+export const oneShotVectors = (store: ScanStore, fingerprint: string): VectorSource =>
   new VectorScan(store, fingerprint);

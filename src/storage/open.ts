@@ -13,22 +13,23 @@ export type IndexRole = 'sync' | 'search' | 'admin';
 /**
  * The only place a storage backend is named. Each caller asks for its role:
  * - sync: writes documents and vectors, owns runs and the lock (`dryRun`: a private snapshot, nothing on disk changes);
- * - search: reads, and sees a writer's later commits;
+ * - search: reads, and sees a writer's later commits (`oneShot`: a process answering a query or two
+ *   and exiting, which should not cache what a long-lived reader amortises);
  * - admin: status, gc, export on an index that must exist (`readOnly` for status and export).
  */
 export function openIndex(at: IndexLocation, role: 'sync', opts?: { dryRun?: boolean }): SyncStore;
-export function openIndex(at: IndexLocation, role: 'search'): SearchStore;
+export function openIndex(at: IndexLocation, role: 'search', opts?: { oneShot?: boolean }): SearchStore;
 export function openIndex(at: IndexLocation, role: 'admin', opts?: { readOnly?: boolean }): AdminStore;
 export function openIndex(
   at: IndexLocation,
   role: IndexRole,
-  opts: { dryRun?: boolean; readOnly?: boolean } = {},
+  opts: { dryRun?: boolean; readOnly?: boolean; oneShot?: boolean } = {},
 ): SyncStore | SearchStore | AdminStore {
   if (role !== 'sync' && !existsSync(at.db)) {
     throw new RagsyncError(`no index at ${at.db}: run "ragsync index" first`, EXIT.failed);
   }
   // Readers (and status/export) never migrate or otherwise write: another program's database, or
   // one from a newer ragsync, is refused untouched.
-  if (role === 'search' || (role === 'admin' && opts.readOnly)) return new SqliteIndex(at.db, 'read');
+  if (role === 'search' || (role === 'admin' && opts.readOnly)) return new SqliteIndex(at.db, 'read', !!opts.oneShot);
   return new SqliteIndex(at.db, role === 'sync' && opts.dryRun ? 'snapshot' : 'write');
 }

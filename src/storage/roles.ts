@@ -76,6 +76,15 @@ export interface VectorSet {
   vectors: Float32Array;
 }
 
+/**
+ * Receives a scan of the stored int8 codes: `start` once with an upper bound of the row count,
+ * then each row (the code array is reused): unit vector ≈ scale × code, residual = what that lost.
+ */
+export interface CodeSink {
+  start(count: number, dims: number): void;
+  row(i: number, ref: number, scale: number, residual: number, code: Int8Array): void;
+}
+
 /** Receives a vector scan: `start` once with the row count (an upper bound), then each row. */
 export interface VectorSink {
   start(count: number, dims: number): void;
@@ -240,6 +249,12 @@ export interface IndexReader {
    * least memory (a one-shot query orders its few scores itself; sorting the rows would hold them all).
    */
   streamVectors(fingerprint: string, sink: VectorSink): Promise<{ generation: number; dims: number; count: number }>;
+  /**
+   * Like streamVectors, over the int8 codes stored beside the vectors (a quarter of the bytes);
+   * null, having read nothing, when the store keeps no codes or not one for every vector of
+   * `fingerprint` (the caller then streams the float32 rows).
+   */
+  streamCodes?(fingerprint: string, sink: CodeSink): Promise<{ generation: number; dims: number; count: number } | null>;
   /** Bumped by every commit that changes chunks or vectors. */
   generation(): Promise<number>;
   /** Corpus lexicon rows whose English gloss key is one of `keys` (absent in a backend without a lexicon). */

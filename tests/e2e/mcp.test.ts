@@ -1,7 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../src/builtin.ts';
+import { initializeResult, PROTOCOL_VERSIONS } from '../../src/mcp/front.ts';
+import { createMcpServer } from '../../src/mcp/server.ts';
+import { Searcher } from '../../src/search/search.ts';
 import { makeFixture, type Fixture } from '../helpers/search-fixture.ts';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -55,5 +62,92 @@ describe('ragsync mcp (stdio, real client)', () => {
     expect(r.content[0]!.text).toMatch(/unknown source "nope"/);
     const bad = await call('search', { query: 'x', k: 1000 });
     expect(bad.isError).toBe(true);
+  });
+});
+
+describe('ragsync mcp answers initialize before loading the server', () => {
+  const INIT = (id: number | string, protocolVersion: string) =>
+    JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+
+  it("writes what the SDK server itself answers, for every version the SDK knows and for one it does not", async () => {
+    expect(PROTOCOL_VERSIONS).toEqual(SUPPORTED_PROTOCOL_VERSIONS);
+    const searcher = Searcher.open(loadConfig(fx.configFile));
+    try {
+      for (const v of [...SUPPORTED_PROTOCOL_VERSIONS, '1999-01-01']) {
+        const server = createMcpServer(searcher);
+        const [a, b] = InMemoryTransport.createLinkedPair();
+        const answers: unknown[] = [];
+        a.onmessage = (m) => void answers.push(m);
+        await server.connect(b);
+        await a.start();
+        await a.send(JSON.parse(INIT(7, v)));
+        await vi.waitFor(() => expect(answers).toHaveLength(1));
+        expect(answers[0]).toEqual({ jsonrpc: '2.0', id: 7, result: initializeResult(v) });
+        await server.close();
+      }
+    } finally {
+      await searcher.close();
+    }
+  });
+
+  const run = (lines: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'mcp', '-c', fx.configFile], {
+      cwd: repo,
+      input: lines.map((l) => l + '\n').join(''),
+      encoding: 'utf8',
+    });
+
+  it('answers each request once, the early initialize included, and what was piped before the input ended', () => {
+    const r = run([
+      INIT('a', '2025-06-18'),
+      JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'search', arguments: { query: '甲木寅月用神', book: 'qiongtong', k: 1 } } }),
+    ]);
+    expect(r.status).toBe(0);
+    const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: unknown; result: Record<string, unknown> });
+    expect(out.map((m) => m.id)).toEqual(['a', 2, 3]);
+    expect(out[0]!.result).toEqual(initializeResult('2025-06-18'));
+    expect((out[1]!.result.tools as { name: string }[]).map((t) => t.name).sort()).toEqual(['related', 'search']);
+    expect(JSON.parse((out[2]!.result.content as { text: string }[])[0]!.text).results[0].path).toBe('qiongtong/jiamu.md');
+  });
+
+  it('a session of initialize alone never opens the config; one that asks more reports a bad config as before', () => {
+    const alone = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'mcp', '-c', '/nonexistent/ragsync.json'], {
+      cwd: repo,
+      input: INIT(1, '2025-06-18') + '\n',
+      encoding: 'utf8',
+    });
+    expect(alone.status).toBe(0);
+    expect(JSON.parse(alone.stdout)).toMatchObject({ id: 1, result: { serverInfo: { name: 'ragsync' } } });
+    const more = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'mcp', '-c', '/nonexistent/ragsync.json'], {
+      cwd: repo,
+      input: `${INIT(1, '2025-06-18')}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`,
+      encoding: 'utf8',
+    });
+    expect(more.status).not.toBe(0);
+    expect(more.stderr).toMatch(/nonexistent/);
+  });
+
+  it('exits with the error when the server cannot load, though the client keeps its end open', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'mcp', '-c', '/nonexistent/ragsync.json'], { cwd: repo });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdin.write(`${INIT(1, '2025-06-18')}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`);
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => (child.kill(), resolve(-1)), 20_000);
+      child.on('exit', (c) => (clearTimeout(timer), resolve(c)));
+    });
+    child.stdin.destroy();
+    expect(code).not.toBe(-1); // not left hanging on the open stdin
+    expect(code).not.toBe(0);
+    expect(stderr).toMatch(/nonexistent/);
+  });
+
+  it('leaves a malformed initialize to the SDK (an error answer, no early one)', () => {
+    const r = run([JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { capabilities: {} } })]);
+    const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: unknown; error?: unknown });
+    expect(out).toHaveLength(1);
+    expect(out[0]).toMatchObject({ id: 1, error: expect.anything() });
   });
 });

@@ -215,3 +215,32 @@ describe('Searcher', () => {
     expect((await s.related('qiongtong/jiamu.md#1', { k: 1 }))[0]!.path).not.toBe('qiongtong/jiamu.md');
   });
 });
+
+describe('chunk facts: a one-shot reader looks up what a long-lived one caches', () => {
+  it('the same filter answers, keyword hits and rescoring scores for every chunk', async () => {
+    const warm = new SqliteIndex(fx.db, 'read');
+    const cold = new SqliteIndex(fx.db, 'read', true);
+    const ids = warm.db.prepare('SELECT id FROM chunks ORDER BY id').pluck().all() as number[];
+    expect(ids.length).toBeGreaterThan(10);
+    const probe = [...ids, Math.max(...ids) + 1, 0, -1];
+    const filters = [undefined, { sources: ['classics'] }, { sources: ['bookmarks'] }, { sources: ['bookmarks'], includeBroken: true }, { sources: ['nope'] }];
+    let brokenSeen = false;
+    for (const f of filters) {
+      const [w, c] = [(await warm.refFilter(f))!, (await cold.refFilter(f))!];
+      const passW = probe.map(w);
+      expect(probe.map(c)).toEqual(passW);
+      expect(await cold.filterRefs(probe, f)).toEqual(await warm.filterRefs(probe, f));
+      if (f?.includeBroken) brokenSeen = passW.filter(Boolean).length > (await warm.filterRefs(probe, { sources: ['bookmarks'] })).length;
+      for (const q of ['SQLite', '甲木', '伤官配印']) {
+        const query = { tokens: queryTerms(classicsProfile.analyzer!, q), k: 5, filter: f };
+        expect(await cold.keywordRefs(query)).toEqual(await warm.keywordRefs(query));
+      }
+    }
+    expect(brokenSeen).toBe(true); // the fixture's broken bookmark is dropped unless asked for
+    const fp = new HashEmbedder(256).info.fingerprint;
+    const [q] = await new HashEmbedder(256).embed(['甲木 SQLite']);
+    expect(await cold.vectorScores(fp, ids, q!)).toEqual(await warm.vectorScores(fp, ids, q!));
+    await warm.close();
+    await cold.close();
+  });
+});

@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
-import { Searcher } from '../../search/search.ts';
-import { serveStdio } from '../../mcp/server.ts';
-import { config, configOption, withDimensions } from '../options.ts';
+import { configOption } from '../config-option.ts';
 import { keepYoungGenerationSmall } from '../heap.ts';
 
 export function register(program: Command): void {
@@ -11,11 +9,20 @@ export function register(program: Command): void {
     .addOption(configOption())
     .action(async (o) => {
       keepYoungGenerationSmall();
-      const searcher = Searcher.open(await withDimensions(config(o)));
-      try {
-        await serveStdio(searcher);
-      } finally {
-        await searcher.close();
-      }
+      // The answer to initialize first; the SDK, the config and the index when a message needs them.
+      const { serveWithEarlyInitialize } = await import('../../mcp/front.ts');
+      await serveWithEarlyInitialize(async (io) => {
+        const [{ Searcher }, { serveStdio }, { config, withDimensions }] = await Promise.all([
+          import('../../search/search.ts'),
+          import('../../mcp/server.ts'),
+          import('../options.ts'),
+        ]);
+        const searcher = Searcher.open(await withDimensions(config(o)));
+        try {
+          await serveStdio(searcher, io);
+        } finally {
+          await searcher.close();
+        }
+      });
     });
 }

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { Searcher, MAX_K } from '../../search/search.ts';
-import { oneShotVectors } from '../../search/vector-scan.ts';
 import { searchJson, searchText } from '../format.ts';
 import { collect, config, configOption, out, positiveInt, withDimensions } from '../options.ts';
 
@@ -15,7 +14,7 @@ export function register(program: Command): void {
     .option('-k, --k <n>', 'number of documents', positiveInt('-k', MAX_K), 10)
     .option('--json', 'print a JSON array on stdout')
     .action(async (ref: string, o) => {
-      const searcher = Searcher.open(await withDimensions(config(o)), undefined, null, { vectors: oneShotVectors });
+      const searcher = Searcher.open(await withDimensions(config(o)), undefined, null, { oneShot: true });
       try {
         const results = await searcher.related(o.source ? { source: o.source, path: ref } : ref, { k: o.k, sources: o.in });
         out(o.json ? JSON.stringify(searchJson(results)) : searchText(results));

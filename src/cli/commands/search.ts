@@ -2,7 +2,6 @@ import { Option, InvalidArgumentError, type Command } from 'commander';
 import { builtinProfiles } from '../../builtin.ts';
 import { MAX_K, MODES, parseWeights, type SearchOptions } from '../../search/request.ts';
 import { Searcher } from '../../search/search.ts';
-import { oneShotVectors } from '../../search/vector-scan.ts';
 import { rerankerFromEnv } from '../../search/rerank.ts';
 import { expansionsText, searchJson, searchText } from '../format.ts';
 import { createEmbedder } from '../../embedding/create.ts';
@@ -56,10 +55,9 @@ Scores depend on --mode: hybrid gives fused RRF scores (at most 0.0328 with weig
       // Results only: logs at warn unless asked for (-v, or RAGSYNC_LOG_LEVEL).
       const log = createLogger(o.verbose ? { level: 'info' } : { defaultLevel: 'warn' });
       const cfg = await withDimensions(config(o), log);
-      // One query, then exit: stream the vectors rather than load them all (search/vector-scan.ts).
-      const searcher = Searcher.open(cfg, createEmbedder(cfg.embedder, { log }), o.rerank ? rerankerFromEnv() : null, {
-        vectors: oneShotVectors,
-      });
+      // One query, then exit: stream the vectors rather than load them all (search/vector-scan.ts),
+      // and read chunk facts for the ranked ids only.
+      const searcher = Searcher.open(cfg, createEmbedder(cfg.embedder, { log }), o.rerank ? rerankerFromEnv() : null, { oneShot: true });
       try {
         const filters: Record<string, string | string[]> = {};
         for (const f of specs) if (o[f.name] !== undefined) filters[f.name] = o[f.name];

@@ -2,6 +2,7 @@ import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrate } from './migrate.ts';
+import { backfillVectorCodes, vectorCodesMissing } from './codes.ts';
 import { assertOwnSchema, refuseForeignFile } from './identity.ts';
 import { registerGlob } from './filter.ts';
 import { defaultAnalyzer, indexTerms } from '../../core/text/analyzer.ts';
@@ -28,12 +29,18 @@ function prepare(db: Database): Database {
 }
 
 function migrated(db: Database): Database {
-  if (migrate(db).includes(KEYWORD_INDEX_MIGRATION)) backfillKeywordIndex(db);
+  const applied = migrate(db);
+  if (applied.includes(KEYWORD_INDEX_MIGRATION)) backfillKeywordIndex(db);
+  // Codes for vectors without one: all of them once migration 010 is applied, and any a killed
+  // backfill or a hand edit left without one (checked on every writer open: two index counts).
+  if (applied.includes(VECTOR_CODES_MIGRATION) || vectorCodesMissing(db)) backfillVectorCodes(db);
   return db;
 }
 
 /** The migration that created chunks_fts. */
 const KEYWORD_INDEX_MIGRATION = 2;
+/** The migration that created vector_codes (int8 copies of the vectors). */
+const VECTOR_CODES_MIGRATION = 10;
 
 /**
  * An index made before the keyword index existed gets one now, with the engine's own analysis, so

@@ -1,5 +1,106 @@
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import type { ChunkFilter } from '../../core/types.ts';
+
+/**
+ * What a reader asks of chunks beside their texts: their source and broken flag (the common
+ * filters), their text hash (their vector's key). Two strategies behind it, chosen by how long the
+ * process lives: a long-lived reader holds every chunk's facts per generation (CachedFacts), a
+ * one-shot process looks up only the ids its search ranks (LookupFacts) — building the facts of
+ * every chunk costs a one-shot keyword search more than the search itself.
+ */
+export interface Facts {
+  /** A test of chunk ids for a filter the facts can answer (see factsCanFilter); `share` is 0 when nothing can pass. */
+  filter(f: ChunkFilter | undefined): { pass: (id: number) => boolean; share: number };
+  /** The text hashes (hex) of chunk ids; ids not in the index are left out. */
+  textHashes(ids: readonly number[]): Map<number, string>;
+}
+
+/** Every chunk's facts in memory, rebuilt when the generation moves (long-lived readers). */
+export class CachedFacts implements Facts {
+  constructor(
+    private readonly db: Database,
+    private readonly generation: () => number,
+  ) {}
+
+  filter(f: ChunkFilter | undefined) {
+    return factsFilter(chunkFacts(this.db, this.generation()), f);
+  }
+
+  textHashes(ids: readonly number[]): Map<number, string> {
+    const facts = chunkFacts(this.db, this.generation());
+    const out = new Map<number, string>();
+    for (const id of ids) {
+      const h = textHashOf(facts, id);
+      if (h) out.set(id, h);
+    }
+    return out;
+  }
+}
+
+/**
+ * Facts read per chunk id when a search first asks for it, remembered for the generation (one-shot
+ * processes): a search tests a few hundred ids at most, never every chunk.
+ */
+export class LookupFacts implements Facts {
+  private seen = new Map<number, { source: string; broken: boolean } | null>();
+  private at = -1;
+  private one: Statement | null = null;
+  private anyDocument: Statement | null = null;
+
+  constructor(
+    private readonly db: Database,
+    private readonly generation: () => number,
+  ) {}
+
+  private fresh(): void {
+    const gen = this.generation();
+    if (gen !== this.at) (this.seen = new Map()), (this.at = gen);
+  }
+
+  private factsOf(id: number): { source: string; broken: boolean } | null {
+    let f = this.seen.get(id);
+    if (f === undefined) {
+      this.one ??= this.db
+        .prepare(
+          `SELECT s.name, coalesce(json_extract(c.metadata, '$.broken'), json_extract(d.metadata, '$.broken'), 0) IN (1, 'true')
+           FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id WHERE c.id = ?`,
+        )
+        .raw();
+      const row = this.one.get(id) as [string, number] | undefined;
+      f = row ? { source: row[0], broken: !!row[1] } : null;
+      this.seen.set(id, f);
+    }
+    return f;
+  }
+
+  filter(f: ChunkFilter | undefined) {
+    this.fresh();
+    const sources = f?.sources?.length ? new Set(f.sources) : null;
+    // Nothing can pass when no named source has a document (one indexed probe per name).
+    this.anyDocument ??= this.db.prepare(
+      'SELECT 1 FROM sources s JOIN documents d ON d.source_id = s.id WHERE s.name IN (SELECT value FROM json_each(?)) LIMIT 1',
+    );
+    const share = sources && !this.anyDocument.get(JSON.stringify([...sources])) ? 0 : 1;
+    const includeBroken = !!f?.includeBroken;
+    return {
+      share,
+      pass: (id: number) => {
+        const facts = this.factsOf(id);
+        if (!facts) return false;
+        if (sources && !sources.has(facts.source)) return false;
+        return includeBroken || !facts.broken;
+      },
+    };
+  }
+
+  textHashes(ids: readonly number[]): Map<number, string> {
+    const rows = this.db
+      .prepare('SELECT c.id, c.text_hash FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value')
+      .raw()
+      .all(JSON.stringify(ids)) as [number, string][];
+    return new Map(rows);
+  }
+}
 
 /**
  * What the common filters (sources, broken chunks) need to know of every chunk, held compactly in

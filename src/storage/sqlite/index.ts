@@ -17,6 +17,8 @@ export class SqliteIndex {
   constructor(
     readonly file: string,
     mode: OpenMode = 'write',
+    /** A one-shot reader (SqliteIndexReader.oneShot). */
+    readonly oneShot = false,
   ) {
     try {
       this.db = openDatabase(file, mode);

@@ -43,6 +43,8 @@ export function migrate(db: Database, dir = MIGRATIONS_DIR): number[] {
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
   const done = appliedVersions(db);
   const applied: number[] = [];
+  // The usual open has nothing pending: decided from the file names, without reading the SQL.
+  if (migrationVersions(dir).every((v) => done.has(v))) return applied;
   for (const m of listMigrations(dir)) {
     if (done.has(m.version)) continue;
     // IMMEDIATE + re-check: two processes opening a new database at once apply each migration once.

@@ -2,11 +2,11 @@ import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import { endianness } from 'node:os';
 import type { ChunkFilter, StoredHit } from '../../core/types.ts';
 import { matchExpression } from '../../core/text/analyzer.ts';
-import type { ChunkText, IndexReader, KeywordQuery, LexiconRow, MatchSets, RefScore, VectorSet, VectorSink } from '../roles.ts';
+import type { ChunkText, CodeSink, IndexReader, KeywordQuery, LexiconRow, MatchSets, RefScore, VectorSet, VectorSink } from '../roles.ts';
 import { createRequire } from 'node:module';
 import { decodeVector, encodeVector } from './blob.ts';
 import { parseJson } from './connection.ts';
-import { chunkFacts, factsCanFilter, factsFilter, rowOf, textHashOf } from './facts.ts';
+import { CachedFacts, chunkFacts, factsCanFilter, factsFilter, LookupFacts, rowOf, type Facts } from './facts.ts';
 import { filterSql } from './filter.ts';
 import { mergedTermScores } from './term-scores.ts';
 
@@ -23,7 +23,21 @@ const toHit = ({ docMetadata, ...r }: HitRow): StoredHit => ({
 });
 
 export class SqliteIndexReader implements IndexReader {
-  constructor(readonly db: Database) {}
+  constructor(
+    readonly db: Database,
+    /** A process that answers a query or two and exits: chunk facts are looked up per id, not cached for every chunk. */
+    readonly oneShot = false,
+  ) {}
+
+  /** The connection's chunk facts, in the strategy of the process's lifetime (facts.ts). */
+  private facts(): Facts {
+    let f = factStrategies.get(this.db);
+    if (!f) {
+      const generation = () => readGeneration(this.db);
+      factStrategies.set(this.db, (f = this.oneShot ? new LookupFacts(this.db, generation) : new CachedFacts(this.db, generation)));
+    }
+    return f;
+  }
 
   async lexiconLookup(keys: string[]): Promise<LexiconRow[]> {
     if (!keys.length) return [];
@@ -95,10 +109,9 @@ export class SqliteIndexReader implements IndexReader {
     }
     // The FTS table alone ranks (no join or JSON per matching row); the facts filter its rows in
     // rank order, read lazily until k pass.
-    const facts = chunkFacts(this.db, readGeneration(this.db));
-    const { pass, share } = factsFilter(facts, q.filter);
+    const { pass, share } = this.facts().filter(q.filter);
     if (share === 0) return [];
-    if (q.reuse) return mergedTermScores(this.db, facts, q.tokens, head, q.k, pass);
+    if (q.reuse) return mergedTermScores(this.db, chunkFacts(this.db, readGeneration(this.db)), q.tokens, head, q.k, pass);
     const rows = prepared(
       this.db,
       `SELECT rowid, -bm25(chunks_fts, ?, 1) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC, rowid`,
@@ -115,12 +128,12 @@ export class SqliteIndexReader implements IndexReader {
   }
 
   async refFilter(filter?: ChunkFilter): Promise<((ref: number) => boolean) | null> {
-    return factsCanFilter(filter) ? factsFilter(chunkFacts(this.db, readGeneration(this.db)), filter).pass : null;
+    return factsCanFilter(filter) ? this.facts().filter(filter).pass : null;
   }
 
   async filterRefs(refs: readonly number[], filter?: ChunkFilter): Promise<number[]> {
     if (factsCanFilter(filter)) {
-      const { pass } = factsFilter(chunkFacts(this.db, readGeneration(this.db)), filter);
+      const { pass } = this.facts().filter(filter);
       return refs.filter(pass);
     }
     const f = filterSql(filter);
@@ -245,14 +258,9 @@ export class SqliteIndexReader implements IndexReader {
   }
 
   async vectorScores(fingerprint: string, refs: readonly number[], query: Float32Array): Promise<Map<number, number>> {
-    // Vectors by their key straight from the facts' text hashes: the chunk rows (large texts) are
-    // never read, so rescoring touches only vector pages.
-    const facts = chunkFacts(this.db, readGeneration(this.db));
+    // Vectors by their key, from the facts' text hashes: the scan itself joins no chunk rows.
     const refsOf = new Map<string, number[]>();
-    for (const ref of refs) {
-      const h = textHashOf(facts, ref);
-      if (h) refsOf.set(h, [...(refsOf.get(h) ?? []), ref]);
-    }
+    for (const [ref, h] of this.facts().textHashes(refs)) refsOf.set(h, [...(refsOf.get(h) ?? []), ref]);
     const rows = prepared(
       rescorer(this.db),
       `SELECT j.value, 1 - vec_distance_cosine(v.embedding, ?) FROM json_each(?) j
@@ -314,11 +322,56 @@ export class SqliteIndexReader implements IndexReader {
     })();
   }
 
+  async streamCodes(fingerprint: string, sink: CodeSink): Promise<{ generation: number; dims: number; count: number } | null> {
+    return this.db.transaction(() => {
+      // Codes are written with their vectors and deleted with them (trigger): equal counts mean one
+      // code per vector. Both counts read only the narrow key indexes.
+      const [vectors, codes] = this.db
+        .prepare(
+          `SELECT (SELECT count(*) FROM vectors INDEXED BY vectors_key WHERE fingerprint = ?),
+                  (SELECT count(*) FROM vector_codes WHERE fingerprint = ?)`,
+        )
+        .raw()
+        .get(fingerprint, fingerprint) as [number, number];
+      if (vectors !== codes) return null;
+      const generation = readGeneration(this.db);
+      const dims = (this.db.prepare('SELECT dims FROM embedders WHERE fingerprint = ?').pluck().get(fingerprint) ??
+        0) as number;
+      // An upper bound (chunks without a vector are not streamed): counting the join would probe every row twice.
+      sink.start(vectors ? (this.db.prepare('SELECT count(*) FROM chunks').pluck().get() as number) : 0, dims);
+      const code = new Int8Array(dims);
+      const bytes = new Uint8Array(code.buffer);
+      let i = 0;
+      const cache = this.db.pragma('cache_size', { simple: true }) as number;
+      this.db.pragma('cache_size = -1024');
+      // The codes table in storage order (no index, no sort), each code's chunks from the narrow text_hash index.
+      const rows = this.db
+        .prepare(
+          `SELECT c.id, q.scale, q.residual, q.code FROM vector_codes q NOT INDEXED
+           CROSS JOIN chunks c INDEXED BY chunks_text_hash ON c.text_hash = q.text_hash WHERE q.fingerprint = ?`,
+        )
+        .raw()
+        .iterate(fingerprint) as IterableIterator<[number, number, number, Buffer]>;
+      try {
+        for (const [id, scale, residual, blob] of rows) {
+          if (blob.byteLength !== dims) continue; // a foreign row: never mix dimensions
+          bytes.set(blob);
+          sink.row(i++, id, scale, residual, code);
+        }
+      } finally {
+        rows.return?.();
+        this.db.pragma(`cache_size = ${cache}`);
+      }
+      return { generation, dims, count: i };
+    })();
+  }
+
   async generation(): Promise<number> {
     return readGeneration(this.db);
   }
 }
 
+const factStrategies = new WeakMap<Database, Facts>();
 const rescorers = new WeakMap<Database, Database>();
 /** Page cache of the rescoring connection, KiB. */
 const RESCORER_CACHE_KIB = 2048;

@@ -3,6 +3,7 @@ import { failpoint } from '../../core/failpoint.ts';
 import type { DocumentRecord, EmbedderInfo, LexiconEntry, StoredDocument } from '../../core/types.ts';
 import type { IndexWriter, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
 import { encodeVector } from './blob.ts';
+import { codeWriter } from './codes.ts';
 import { bumpGeneration, now, slices } from './connection.ts';
 import { listSources } from './sources.ts';
 
@@ -22,7 +23,7 @@ export class SqliteIndexWriter implements IndexWriter {
         )
         .run(info);
     }
-    return listSources(this.db).find((s) => s.name === info.name) ?? { ...info, commit: null, indexedAt: null, documents: 0, chunks: 0 };
+    return listSources(this.db, info.name)[0] ?? { ...info, commit: null, indexedAt: null, documents: 0, chunks: 0 };
   }
 
   async setSourceCommit(name: string, commit: string | null, indexedAt: string): Promise<void> {
@@ -62,15 +63,28 @@ export class SqliteIndexWriter implements IndexWriter {
   }
 
   async storedTextsMissingVectors(source: string, fingerprint: string): Promise<TextToRefill[]> {
-    // The usual answer is "none": decide that from the text_hash index alone (covering, no row
-    // reads) before touching the chunk rows, whose texts make a full scan cost ~100 ms.
+    // The usual answer is "none", for every source of a run and every run until chunks or vectors
+    // change: once the check below finds none, the generation and the fingerprint's vector count
+    // are remembered in meta, and later calls with both unchanged skip it (a run with nothing new
+    // then reads no chunk index at all).
+    const generation = this.db.prepare("SELECT value FROM meta WHERE key = 'generation'").pluck().get() as number;
+    const stored = this.db.prepare('SELECT count(*) FROM vectors INDEXED BY vectors_key WHERE fingerprint = ?').pluck().get(fingerprint) as number;
+    const seen = this.db.prepare('SELECT 1 FROM vectors_complete WHERE fingerprint = ? AND generation = ? AND vectors = ?');
+    if (seen.get(fingerprint, generation, stored)) return [];
+    // Decided from the text_hash index alone (covering, no row reads) before touching the chunk
+    // rows, whose texts make a full scan cost ~100 ms.
     const any = this.db
       .prepare(
         `SELECT 1 FROM chunks c INDEXED BY chunks_text_hash
          WHERE NOT EXISTS (SELECT 1 FROM vectors v INDEXED BY vectors_key WHERE v.fingerprint = ? AND v.text_hash = c.text_hash) LIMIT 1`,
       )
       .get(fingerprint);
-    if (!any) return [];
+    if (!any) {
+      if (!this.dryRun) {
+        this.db.prepare('INSERT OR REPLACE INTO vectors_complete (fingerprint, generation, vectors) VALUES (?, ?, ?)').run(fingerprint, generation, stored);
+      }
+      return [];
+    }
     return this.db
       .prepare(
         `SELECT d.path, c.text_hash AS textHash, c.text, c.tokens
@@ -84,9 +98,14 @@ export class SqliteIndexWriter implements IndexWriter {
     const insert = this.db.prepare(
       `INSERT OR REPLACE INTO vectors (fingerprint, text_hash, dims, embedding, created_at) VALUES (?, ?, ?, ?, ?)`,
     );
+    // Each vector's int8 code (what one-shot searches scan) goes in with it.
+    const code = codeWriter(this.db);
     const at = now();
     this.db.transaction(() => {
-      for (const v of vectors) insert.run(fingerprint, v.textHash, v.vector.length, encodeVector(v.vector), at);
+      for (const v of vectors) {
+        insert.run(fingerprint, v.textHash, v.vector.length, encodeVector(v.vector), at);
+        code(fingerprint, v.textHash, v.vector);
+      }
       bumpGeneration(this.db);
     })();
   }

@@ -1,0 +1,145 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import BetterSqlite3 from 'better-sqlite3';
+import { encodeInt8, normalizeRows } from '../../src/core/quantize.ts';
+import { HashEmbedder } from '../../src/embedding/hash.ts';
+import { Searcher, type SearchMode } from '../../src/search/search.ts';
+import { VectorIndex } from '../../src/search/vector-index.ts';
+import type { VectorScan } from '../../src/search/vector-scan.ts';
+import { decodeVector } from '../../src/storage/sqlite/blob.ts';
+import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
+import { loadConfig } from '../../src/builtin.ts';
+import { makeFixture, record, writeFixture, type Fixture } from '../helpers/search-fixture.ts';
+
+let fx: Fixture;
+beforeEach(async () => {
+  fx = await makeFixture();
+});
+afterEach(() => fx.cleanup());
+
+const FP = new HashEmbedder(256).info.fingerprint;
+
+/** Every stored code checked against the float32 row it was made from. */
+function expectCodesMatchVectors(db: BetterSqlite3.Database): number {
+  const rows = db
+    .prepare('SELECT v.embedding, q.scale, q.residual, q.code FROM vectors v LEFT JOIN vector_codes q USING (fingerprint, text_hash)')
+    .raw()
+    .all() as [Buffer, number | null, number | null, Buffer | null][];
+  for (const [blob, scale, residual, code] of rows) {
+    const v = decodeVector(blob);
+    normalizeRows(v, v.length);
+    const out = new Int8Array(v.length);
+    const want = encodeInt8(v, out);
+    expect({ scale, residual }).toEqual(want);
+    expect(new Int8Array(code!.buffer, code!.byteOffset, code!.byteLength)).toEqual(out);
+  }
+  return rows.length;
+}
+
+const queries = ['甲木寅月用神', '伤官配印', 'SQLite small services', 'jitter backoff'];
+
+describe('int8 codes stored beside the vectors (migration 010)', () => {
+  it('are written with every vector, as the in-memory index quantises it, and leave with it', async () => {
+    const store = new SqliteIndex(fx.db);
+    expect(expectCodesMatchVectors(store.db)).toBe(11);
+    await writeFixture(store, 'classics', [{ path: 'gone.md', chunks: [['h', '魁罡日主，性刚果断']] }]);
+    expect(expectCodesMatchVectors(store.db)).toBe(12);
+    await store.writeDocuments('classics', [], ['gone.md']);
+    expect((await store.gc()).vectors).toBe(1);
+    expect(store.db.prepare('SELECT count(*) FROM vector_codes').pluck().get()).toBe(11);
+    await store.close();
+  });
+
+  it('load the in-memory index to the same state and answers as quantising the float32 rows', async () => {
+    const store = new SqliteIndex(fx.db, 'read');
+    const fromCodes = new VectorIndex(store, FP);
+    // The same store without its codes: the index quantises the float32 rows itself.
+    const noCodes = new VectorIndex(
+      {
+        loadVectors: (f) => store.loadVectors(f),
+        scanVectors: (f, sink) => store.scanVectors(f, sink),
+        vectorsOf: (f, refs) => store.vectorsOf(f, refs),
+        vectorScores: (f, refs, q) => store.vectorScores(f, refs, q),
+        generation: () => store.generation(),
+      },
+      FP,
+    );
+    const embedder = new HashEmbedder(256);
+    for (const q of queries) {
+      const [v] = await embedder.embed([q]);
+      expect(await fromCodes.search(v!, 5)).toEqual(await noCodes.search(v!, 5));
+    }
+    type State = { refs: Int32Array; scales: Float32Array; residuals: Float32Array; dims: number; kernel: { vectors: Int8Array } };
+    const [a, b] = [fromCodes, noCodes].map((i) => (i as unknown as { state: State }).state);
+    expect(a!.refs).toEqual(b!.refs);
+    expect(a!.scales).toEqual(b!.scales);
+    expect(a!.residuals).toEqual(b!.residuals);
+    const n = a!.refs.length * a!.dims;
+    expect(a!.kernel.vectors.subarray(0, n)).toEqual(b!.kernel.vectors.subarray(0, n));
+    await store.close();
+  });
+
+  it('are backfilled when a writer opens an index made before them; readers refuse it until then', async () => {
+    const raw = new BetterSqlite3(fx.db);
+    raw.exec('DROP TRIGGER vector_codes_delete; DROP TRIGGER vector_codes_update; DROP TABLE vector_codes; DROP TABLE vectors_complete; DELETE FROM schema_migrations WHERE version = 10;');
+    raw.close();
+    expect(() => new SqliteIndex(fx.db, 'read')).toThrow(/run "ragsync index" once to upgrade it/);
+    const writer = new SqliteIndex(fx.db);
+    expect(expectCodesMatchVectors(writer.db)).toBe(11);
+    await writer.close();
+    // A backfill killed half-way (or a hand edit) leaves vectors without codes: the next writer fills them in.
+    const raw2 = new BetterSqlite3(fx.db);
+    raw2.exec('DELETE FROM vector_codes WHERE rowid IN (SELECT rowid FROM vector_codes LIMIT 4)');
+    raw2.close();
+    const again = new SqliteIndex(fx.db);
+    expect(expectCodesMatchVectors(again.db)).toBe(11);
+    await again.close();
+  });
+
+  it('one-shot searches rank from the codes as the in-memory index does, and from the float32 rows when a code is missing', async () => {
+    const config = loadConfig(fx.configFile);
+    const warm = Searcher.open(config);
+    const modes: SearchMode[] = ['vector', 'hybrid'];
+    const compare = async (exact: boolean) => {
+      const cold = Searcher.open(config, undefined, null, { oneShot: true });
+      for (const q of queries) {
+        for (const mode of modes) {
+          const opts = { mode, k: 4, dedupe: false };
+          const [c, w] = [await cold.search(q, opts), await warm.search(q, opts)];
+          if (exact) expect(c).toEqual(w);
+          // The float32 kernel's cosine may differ from the store's in the last float32 digit.
+          else expect(c.map(({ score, ...r }) => ({ ...r, score: Math.round(score * 1e6) }))).toEqual(w.map(({ score, ...r }) => ({ ...r, score: Math.round(score * 1e6) })));
+        }
+      }
+      const rescored = (cold.vectors as VectorScan).rescored;
+      await cold.close();
+      return rescored;
+    };
+    expect(await compare(true)).toBeGreaterThan(0); // ranked from the codes, the best rescored
+    // A vector changed in place by hand loses its code (trigger): the float32 rows are read instead.
+    const raw = new BetterSqlite3(fx.db);
+    raw.prepare("UPDATE vectors SET created_at = 'edited' WHERE text_hash = (SELECT min(text_hash) FROM vectors)").run();
+    raw.close();
+    expect(await compare(false)).toBe(0); // the float32 rows, scored exactly
+    await warm.close();
+  });
+});
+
+describe('the check for chunk texts without a vector', () => {
+  it('is skipped while the generation and the vector count stay as it last found them complete, and runs again when either moves', async () => {
+    const store = new SqliteIndex(fx.db);
+    const checks = () => store.db.prepare('SELECT count(*) FROM vectors_complete').pluck().get();
+    expect(await store.storedTextsMissingVectors('classics', FP)).toEqual([]);
+    expect(checks()).toBe(1);
+    // A vector removed by hand (no generation bump): the count moved, so the check runs and finds it.
+    const [hash] = store.db.prepare("SELECT c.text_hash FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.path = 'ditian/tongshen.md'").pluck().all() as string[];
+    store.db.prepare('DELETE FROM vectors WHERE text_hash = ?').run(hash);
+    expect((await store.storedTextsMissingVectors('classics', FP)).map((r) => r.textHash)).toEqual([hash]);
+    const [v] = await new HashEmbedder(256).embed(['x']);
+    await store.putVectors(FP, [{ textHash: hash!, vector: v! }]);
+    expect(await store.storedTextsMissingVectors('classics', FP)).toEqual([]);
+    // A new chunk without a vector (the generation moves).
+    await store.writeDocuments('classics', [record({ path: 'new.md', chunks: [['h', '魁罡日主']] })]);
+    expect((await store.storedTextsMissingVectors('classics', FP)).map((r) => r.path)).toEqual(['new.md']);
+    await store.close();
+  });
+});
