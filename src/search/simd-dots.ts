@@ -116,7 +116,7 @@ const MODULE8 = kernelModule('dots8', 2, rowLoop(2, 2,
 ));
 
 const compiled = new Map<Uint8Array<ArrayBuffer>, WebAssembly.Module | null>();
-function module(bytes: Uint8Array<ArrayBuffer> = MODULE): WebAssembly.Module | null {
+function module(bytes: Uint8Array<ArrayBuffer>): WebAssembly.Module | null {
   if (!compiled.has(bytes)) {
     let m: WebAssembly.Module | null = null;
     try {
@@ -132,6 +132,23 @@ function module(bytes: Uint8Array<ArrayBuffer> = MODULE): WebAssembly.Module | n
 const PAGE = 65536;
 const MAX_BYTES = 4 * 1024 ** 3 - PAGE;
 
+type KernelFn = (v: number, q: number, n: number, d: number, out: number) => void;
+
+/** A kernel module instantiated over a fresh memory of `bytes`, or null (no WASM SIMD, too big, out of memory). */
+function instantiate(bytes: Uint8Array<ArrayBuffer>, exportName: string, size: number): { memory: WebAssembly.Memory; dotsFn: KernelFn } | null {
+  if (size > MAX_BYTES) return null;
+  const mod = module(bytes);
+  if (!mod) return null;
+  let memory: WebAssembly.Memory;
+  try {
+    memory = new WebAssembly.Memory({ initial: Math.ceil(size / PAGE) });
+  } catch {
+    return null;
+  }
+  const instance = new WebAssembly.Instance(mod, { env: { memory } });
+  return { memory, dotsFn: instance.exports[exportName] as KernelFn };
+}
+
 export interface DotKernel {
   /** n × dims, inside wasm memory: fill it (or pass `source`), then call dots(). */
   readonly vectors: Float32Array;
@@ -143,17 +160,9 @@ export interface DotKernel {
 export function createDotKernel(n: number, dims: number): DotKernel | null {
   if (dims % 16 !== 0 || n < 1) return null;
   const bytes = (n * dims + dims + n) * 4;
-  if (bytes > MAX_BYTES) return null;
-  const mod = module();
-  if (!mod) return null;
-  let memory: WebAssembly.Memory;
-  try {
-    memory = new WebAssembly.Memory({ initial: Math.ceil(bytes / PAGE) });
-  } catch {
-    return null;
-  }
-  const instance = new WebAssembly.Instance(mod, { env: { memory } });
-  const dotsFn = instance.exports.dots as (v: number, q: number, n: number, d: number, out: number) => void;
+  const k = instantiate(MODULE, 'dots', bytes);
+  if (!k) return null;
+  const { memory, dotsFn } = k;
   const vectors = new Float32Array(memory.buffer, 0, n * dims);
   const qOffset = n * dims * 4;
   const outOffset = qOffset + dims * 4;
@@ -187,17 +196,9 @@ export function createInt8Kernel(n: number, dims: number): Int8Kernel | null {
   const qOffset = Math.ceil((n * dims) / 16) * 16;
   const outOffset = qOffset + dims * 2;
   const bytes = outOffset + n * 4;
-  if (bytes > MAX_BYTES) return null;
-  const mod = module(MODULE8);
-  if (!mod) return null;
-  let memory: WebAssembly.Memory;
-  try {
-    memory = new WebAssembly.Memory({ initial: Math.ceil(bytes / PAGE) });
-  } catch {
-    return null;
-  }
-  const instance = new WebAssembly.Instance(mod, { env: { memory } });
-  const dotsFn = instance.exports.dots8 as (v: number, q: number, n: number, d: number, out: number) => void;
+  const k = instantiate(MODULE8, 'dots8', bytes);
+  if (!k) return null;
+  const { memory, dotsFn } = k;
   const vectors = new Int8Array(memory.buffer, 0, n * dims);
   const q = new Int16Array(memory.buffer, qOffset, dims);
   const out = new Int32Array(memory.buffer, outOffset, n);

@@ -1,6 +1,7 @@
 import type { IndexReader, VectorSet } from '../storage/roles.ts';
 import { encodeInt8, normalizeRows } from '../core/quantize.ts';
 import { createDotKernel, createInt8Kernel, type DotKernel, type Int8Kernel } from './simd-dots.ts';
+import { indexOfSorted } from '../core/sorted-ids.ts';
 
 export { normalizeRows, quantizeRow } from '../core/quantize.ts';
 
@@ -43,8 +44,8 @@ export interface RankScope {
 /** A scope whose passing rows form more runs than this is scanned whole (the runs would cost more than they save). */
 const MAX_RUNS = 64;
 
-/** Dot product of query with the row at base; four accumulators let V8 pipeline the loop. */
-function dotAt(v: Float32Array, base: number, q: Float32Array, dims: number): number {
+/** Dot product of query with the row at base (the JS fallback); four accumulators let V8 pipeline the loop. */
+export function dotAt(v: Float32Array, base: number, q: Float32Array, dims: number): number {
   let a = 0;
   let b = 0;
   let c = 0;
@@ -150,6 +151,31 @@ interface Quantised {
   kernel: Int8Kernel;
   /** Per scope key: the [start, end) row runs that pass it, or null to scan every row. */
   runs: Map<string, [number, number][] | null>;
+}
+
+/** The first `count` rows loaded into a kernel, as the index holds them. */
+function quantised(
+  generation: number,
+  dims: number,
+  count: number,
+  refs: Int32Array,
+  scales: Float32Array,
+  residuals: Float32Array,
+  kernel: Int8Kernel,
+): Quantised {
+  let maxResidual = 0;
+  for (let i = 0; i < count; i++) maxResidual = Math.max(maxResidual, residuals[i]!);
+  return {
+    kind: 'int8',
+    generation,
+    dims,
+    refs: refs.subarray(0, count),
+    scales: scales.subarray(0, count),
+    residuals: residuals.subarray(0, count),
+    maxResidual,
+    runs: new Map(),
+    kernel,
+  };
 }
 
 interface Floats {
@@ -358,20 +384,8 @@ export class VectorIndex implements VectorSource {
       scales[row] = sc[from]!;
       residuals[row] = re[from]!;
     });
-    let maxResidual = 0;
-    for (let i = 0; i < count; i++) maxResidual = Math.max(maxResidual, residuals[i]!);
     // Rows past `count` (the start count is an upper bound) stay zero and are never returned.
-    return {
-      kind: 'int8',
-      generation,
-      dims,
-      refs: refs.subarray(0, count),
-      scales: scales.subarray(0, count),
-      residuals: residuals.subarray(0, count),
-      maxResidual,
-      runs: new Map(),
-      kernel: k,
-    };
+    return quantised(generation, dims, count, refs, scales, residuals, k);
   }
 
   /** Streams the rows into int8 wasm memory; null when the kernel cannot serve this shape. */
@@ -398,19 +412,7 @@ export class VectorIndex implements VectorSource {
         },
       });
       // Rows skipped by the scan (foreign dimensions) leave zero rows at the end: never returned.
-      let maxResidual = 0;
-      for (let i = 0; i < count; i++) maxResidual = Math.max(maxResidual, residuals[i]!);
-      return {
-        kind: 'int8',
-        generation,
-        dims,
-        refs: refs.subarray(0, count),
-        scales: scales.subarray(0, count),
-        residuals: residuals.subarray(0, count),
-        maxResidual,
-        runs: new Map(),
-        kernel: kernel!,
-      };
+      return quantised(generation, dims, count, refs, scales, residuals, kernel!);
     } catch (err) {
       if (err === NO_INT8) return null;
       throw err;
@@ -493,10 +495,10 @@ export class VectorIndex implements VectorSource {
     const st = await this.load();
     if (st.kind === 'float32') {
       const { refs, vectors, dims } = st.set;
-      const row = rowOf(refs, ref);
+      const row = indexOfSorted(refs, ref);
       return row < 0 ? null : vectors.subarray(row * dims, (row + 1) * dims);
     }
-    if (rowOf(st.refs, ref) < 0) return null;
+    if (indexOfSorted(st.refs, ref) < 0) return null;
     const v = (await this.store.vectorsOf(this.fingerprint, [ref])).get(ref);
     if (!v || v.length !== st.dims) return null;
     normalizeRows(v, st.dims);
@@ -525,16 +527,3 @@ function runsOf(st: Quantised, scope: RankScope): [number, number][] | null {
   return runs;
 }
 
-/** Row of a ref in ascending refs (the store hands rows out by chunk id), or -1. */
-function rowOf(refs: Int32Array, ref: number): number {
-  let lo = 0;
-  let hi = refs.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = refs[mid]!;
-    if (v === ref) return mid;
-    if (v < ref) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
-}

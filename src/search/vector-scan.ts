@@ -1,6 +1,6 @@
 import type { CodeSink, IndexReader, VectorSink } from '../storage/roles.ts';
 import { createDotKernel, createInt8Kernel, type DotKernel, type Int8Kernel } from './simd-dots.ts';
-import { int8Query, int8Rank, normalizeRows, RESCORE, topKOfScores, type Int8Query, type Rank, type VectorSource } from './vector-index.ts';
+import { dotAt, int8Query, int8Rank, normalizeRows, RESCORE, topKOfScores, type Int8Query, type Rank, type VectorSource } from './vector-index.ts';
 
 /** What the scan reads of the store. */
 export type ScanStore = Pick<IndexReader, 'streamVectors' | 'streamCodes' | 'vectorScores' | 'vectorsOf'>;
@@ -124,7 +124,7 @@ export class VectorScan implements VectorSource {
     const flush = () => {
       if (!filled) return;
       if (kernel) scores.set(kernel.dots(q).subarray(0, filled), base);
-      else for (let r = 0; r < filled; r++) scores[base + r] = dot(block, r * dims, q, dims);
+      else for (let r = 0; r < filled; r++) scores[base + r] = dotAt(block, r * dims, q, dims);
       base += filled;
       filled = 0;
     };
@@ -180,23 +180,6 @@ export class VectorScan implements VectorSource {
     }
     return this.knownDims ?? 0;
   }
-}
-
-/** The JS fallback's dot product (when WASM SIMD is missing), as VectorIndex computes it. */
-function dot(v: Float32Array, base: number, q: Float32Array, dims: number): number {
-  let a = 0;
-  let b = 0;
-  let c = 0;
-  let d = 0;
-  let j = 0;
-  for (; j + 3 < dims; j += 4) {
-    a += v[base + j]! * q[j]!;
-    b += v[base + j + 1]! * q[j + 1]!;
-    c += v[base + j + 2]! * q[j + 2]!;
-    d += v[base + j + 3]! * q[j + 3]!;
-  }
-  for (; j < dims; j++) a += v[base + j]! * q[j]!;
-  return a + b + c + d;
 }
 
 /** The Searcher option of a process that answers one query and exits (`vectors` in SearcherOptions). */

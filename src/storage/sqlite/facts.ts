@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { ChunkFilter } from '../../core/types.ts';
+import { indexOfSorted } from '../../core/sorted-ids.ts';
 
 /**
  * What a reader asks of chunks beside their texts: their source and broken flag (the common
@@ -182,23 +183,9 @@ export function textHashOf(facts: ChunkFacts, id: number): string | null {
   return row < 0 ? null : Buffer.from(facts.hashes.buffer, facts.hashes.byteOffset + row * 32, 32).toString('hex');
 }
 
-/** Row of a chunk id in the facts, or -1. */
 /** The row of chunk `id` in the facts (ids ascending), -1 when absent. */
 export function rowOf(facts: ChunkFacts, id: number): number {
-  const ids = facts.ids;
-  // Ids are dense until deletions leave gaps: the row the first id implies is right most of the time.
-  const guess = id - ids[0]!;
-  if (guess >= 0 && guess < ids.length && ids[guess] === id) return guess;
-  let lo = 0;
-  let hi = ids.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = ids[mid]!;
-    if (v === id) return mid;
-    if (v < id) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
+  return indexOfSorted(facts.ids, id);
 }
 
 /** A test of chunk ids for a filter the facts can answer; also the share of chunks it may pass. */

@@ -217,44 +217,14 @@ export class SqliteIndexReader implements IndexReader {
   }
 
   async scanVectors(fingerprint: string, sink: VectorSink): Promise<{ generation: number; dims: number; count: number }> {
-    return this.db.transaction(() => {
-      const generation = readGeneration(this.db);
-      const dims = (this.db.prepare('SELECT dims FROM embedders WHERE fingerprint = ?').pluck().get(fingerprint) ??
-        0) as number;
-      const total = this.db
-        .prepare('SELECT count(*) FROM chunks c JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash')
-        .pluck()
-        .get(fingerprint) as number;
-      sink.start(total, dims);
-      const row = new Float32Array(dims);
-      const bytes = new Uint8Array(row.buffer);
-      let i = 0;
-      // Each page is read once: a small page cache for the scan (the default, 16 MB with
-      // better-sqlite3, would keep 16 MB of vector pages resident for nothing).
-      const cache = this.db.pragma('cache_size', { simple: true }) as number;
-      this.db.pragma('cache_size = -1024');
-      const rows = this.db
-        .prepare(
-          // CROSS JOIN: chunks outer, in id order, each vector found by its key; a plain JOIN lets
-          // the planner read the vectors first and sort every BLOB into a temporary b-tree.
-          `SELECT c.id, v.embedding FROM chunks c CROSS JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash
-           ORDER BY c.id`,
-        )
-        .raw()
-        .iterate(fingerprint) as IterableIterator<[number, Buffer]>;
-      try {
-        for (const [id, blob] of rows) {
-          if (blob.byteLength !== dims * 4) continue; // a foreign row: never mix dimensions
-          if (LITTLE) bytes.set(blob);
-          else row.set(decodeVector(blob));
-          sink.row(i++, id, row);
-        }
-      } finally {
-        rows.return?.();
-        this.db.pragma(`cache_size = ${cache}`);
-      }
-      return { generation, dims, count: i };
-    })();
+    // CROSS JOIN: chunks outer, in id order, each vector found by its key; a plain JOIN lets the
+    // planner read the vectors first and sort every BLOB into a temporary b-tree.
+    return this.vectorRows(
+      fingerprint,
+      sink,
+      `SELECT c.id, v.embedding FROM chunks c CROSS JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash
+       ORDER BY c.id`,
+    );
   }
 
   async vectorScores(fingerprint: string, refs: readonly number[], query: Float32Array): Promise<Map<number, number>> {
@@ -287,6 +257,12 @@ export class SqliteIndexReader implements IndexReader {
   }
 
   async streamVectors(fingerprint: string, sink: VectorSink): Promise<{ generation: number; dims: number; count: number }> {
+    // No ORDER BY: sorting would copy every BLOB into a temporary b-tree first.
+    return this.vectorRows(fingerprint, sink, 'SELECT c.id, v.embedding FROM chunks c JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash');
+  }
+
+  /** Every chunk's vector of `fingerprint` handed to `sink` one row at a time, in the order `sql` gives (id, embedding). */
+  private vectorRows(fingerprint: string, sink: VectorSink, sql: string): { generation: number; dims: number; count: number } {
     return this.db.transaction(() => {
       const generation = readGeneration(this.db);
       const dims = (this.db.prepare('SELECT dims FROM embedders WHERE fingerprint = ?').pluck().get(fingerprint) ??
@@ -299,14 +275,11 @@ export class SqliteIndexReader implements IndexReader {
       const row = new Float32Array(dims);
       const bytes = new Uint8Array(row.buffer);
       let i = 0;
-      // Each page is read once: a small page cache for the stream, the connection's own afterwards.
+      // Each page is read once: a small page cache for the scan (the default, 16 MB with
+      // better-sqlite3, would keep 16 MB of vector pages resident for nothing), the connection's own afterwards.
       const cache = this.db.pragma('cache_size', { simple: true }) as number;
       this.db.pragma('cache_size = -1024');
-      // No ORDER BY: sorting would copy every BLOB into a temporary b-tree first.
-      const rows = this.db
-        .prepare('SELECT c.id, v.embedding FROM chunks c JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash')
-        .raw()
-        .iterate(fingerprint) as IterableIterator<[number, Buffer]>;
+      const rows = this.db.prepare(sql).raw().iterate(fingerprint) as IterableIterator<[number, Buffer]>;
       try {
         for (const [id, blob] of rows) {
           if (blob.byteLength !== dims * 4) continue; // a foreign row: never mix dimensions

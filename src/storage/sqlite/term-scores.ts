@@ -2,6 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { matchExpression } from '../../core/text/analyzer.ts';
 import type { RefScore } from '../roles.ts';
 import type { ChunkFacts } from './facts.ts';
+import { indexOfSorted } from '../../core/sorted-ids.ts';
 
 /**
  * BM25 over ORed terms from per-term scores kept for the current generation.
@@ -53,19 +54,6 @@ function cacheOf(db: Database, facts: ChunkFacts, headWeight: number): Cache {
   return c;
 }
 
-/** Row of a chunk id in the facts, or -1. */
-function rowOf(ids: Int32Array, id: number): number {
-  let lo = 0;
-  let hi = ids.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = ids[mid]!;
-    if (v === id) return mid;
-    if (v < id) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
-}
 
 function termList(c: Cache, facts: ChunkFacts, term: string): TermList {
   const hit = c.terms.get(term);
@@ -80,7 +68,7 @@ function termList(c: Cache, facts: ChunkFacts, term: string): TermList {
   let n = 0;
   for (const [id, score] of found) {
     // A keyword row without a chunk in the facts passes no filter: left out, as the filter would.
-    const row = rowOf(facts.ids, id);
+    const row = indexOfSorted(facts.ids, id);
     if (row < 0) continue;
     rows[n] = row;
     scores[n++] = score;
