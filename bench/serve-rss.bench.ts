@@ -11,7 +11,9 @@
  * (anonymous / file-backed) before the first search, after it (the index loaded) and after the
  * 200, and VmHWM (the peak). "index bytes" is what the in-memory vector index and the chunk facts
  * hold for that many rows (int8 wasm memory, per-row refs / scales / residuals, the per-query score
- * array, facts: ids, source, broken flag and text hash).
+ * array, facts: ids, source, broken flag and text hash; the keyword merge's per-chunk accumulator). "BLOB stream residue" is what reading every
+ * vector BLOB once (one Buffer a row, as the load does) leaves resident after a full GC in a bare
+ * node process: memory the allocator keeps, not held by anything.
  *
  *   npm run build && npx tsx bench/serve-rss.bench.ts [--dir /tmp/ragsync-rss] [--keep] [--searches 200] [N ...]
  *
@@ -255,7 +257,30 @@ async function measure(config: string, port: number) {
 function indexBytes(n: number): number {
   const PAGE = 65_536;
   const wasm = Math.ceil((Math.ceil((n * DIMS) / 16) * 16 + DIMS * 2 + n * 4) / PAGE) * PAGE;
-  return wasm + n * 12 + n * 4 + n * (4 + 2 + 1 + 32);
+  // + refs, scales, residuals; the per-query approximate scores; facts; the keyword merge's accumulator.
+  return wasm + n * 12 + n * 4 + n * (4 + 2 + 1 + 32) + n * 8;
+}
+
+/**
+ * What streaming every vector BLOB through better-sqlite3 (one Buffer a row, as the index load
+ * does) leaves resident after a full GC, in a bare node process: anonymous MB before → after.
+ */
+async function blobResidue(db: string): Promise<string> {
+  const code = `
+    const Database = require(${JSON.stringify(join(here, 'node_modules/better-sqlite3'))});
+    const anon = () => Number(/RssAnon:\\s+(\\d+)/.exec(require('fs').readFileSync('/proc/self/status', 'utf8'))[1]) / 1024;
+    const db = new Database(${JSON.stringify(db)}, { readonly: true });
+    db.pragma('cache_size = -1024');
+    gc(); const before = anon();
+    const row = new Uint8Array(${DIMS * 4});
+    for (const [, blob] of db.prepare('SELECT rowid, embedding FROM vectors').raw().iterate()) row.set(blob);
+    gc(); gc();
+    console.log(before.toFixed(0) + ' → ' + anon().toFixed(0));`;
+  const child = spawn(process.execPath, ['--expose-gc', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+  await new Promise((r) => child.once('exit', r));
+  return out.trim();
 }
 
 const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
@@ -275,9 +300,10 @@ for (const n of [0, ...SIZES]) {
   if (n === 0 || !keep || !existsSync(db)) built = `${(await build(db, n)).toFixed(0)} s`;
   else configFor(db);
   const r = await measure(db.replace(/\.db$/, '.json'), 18_800);
+  const residue = n ? await blobResidue(db) : '–';
   const line =
     `| ${n ? n.toLocaleString('en') : '0 (floor)'} | ${mb(dbBytes(db))} MB | ${n ? mb(indexBytes(n)) : 0} MB | ${fmt(r.idle)} | ${fmt(r.first)} | ` +
-    `${fmt(r.after)} | ${r.after.hwm.toFixed(0)} | ${r.firstMs.toFixed(0)} | ${r.median.toFixed(1)} | ${r.hits.toFixed(1)} | ${built} |`;
+    `${fmt(r.after)} | ${r.after.hwm.toFixed(0)} | ${r.firstMs.toFixed(0)} | ${r.median.toFixed(1)} | ${r.hits.toFixed(1)} | ${residue} | ${built} |`;
   rows.push(line);
   console.error(line);
   if (!keep && n) for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
@@ -287,6 +313,6 @@ console.log(
     `${availableParallelism()} cores (shared), load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}; node -e 0 idle: ${fmt(nodeIdle)} MB`,
 );
 console.log('RSS in MB as total (anonymous / file-backed); HWM = VmHWM, the peak RSS over the server\'s life');
-console.log('| chunks = vectors | db file | index bytes | RSS idle | RSS after 1st search | RSS after all | HWM | 1st search ms | median ms | results / search | db written |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('| chunks = vectors | db file | index bytes | RSS idle | RSS after 1st search | RSS after all | HWM | 1st search ms | median ms | results / search | BLOB stream residue, anon MB | db written |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);
