@@ -374,16 +374,31 @@ export class VectorIndex implements VectorSource {
     if (!done) return null;
     const { generation, dims, count } = done;
     const k = kernel! as Int8Kernel;
-    // The store streams rows in its own order: put them in chunk order (refs ascending), as loadInt8 holds them.
-    const order = Array.from({ length: count }, (_, i) => i).sort((a, b) => refs[a]! - refs[b]!);
-    const codes = k.vectors.slice(0, count * dims);
-    const [r, sc, re] = [refs.slice(0, count), scales.slice(0, count), residuals.slice(0, count)];
-    order.forEach((from, row) => {
-      k.vectors.set(codes.subarray(from * dims, (from + 1) * dims), row * dims);
-      refs[row] = r[from]!;
-      scales[row] = sc[from]!;
-      residuals[row] = re[from]!;
-    });
+    // The store streams rows in its own order: put them in chunk order (refs ascending), as loadInt8
+    // holds them — in place, cycle by cycle with one row of scratch (a copy of every code would
+    // double the peak memory of the load).
+    const order = Int32Array.from({ length: count }, (_, i) => i).sort((a, b) => refs[a]! - refs[b]!);
+    const v = k.vectors;
+    const placed = new Uint8Array(count);
+    const scratch = new Int8Array(dims);
+    for (let start = 0; start < count; start++) {
+      if (placed[start]) continue;
+      scratch.set(v.subarray(start * dims, (start + 1) * dims));
+      const [ref0, scale0, residual0] = [refs[start]!, scales[start]!, residuals[start]!];
+      // Each row of the cycle takes the row `order` names for it; the last takes the saved first.
+      for (let row = start; ; ) {
+        placed[row] = 1;
+        const from = order[row]!;
+        if (from === start) {
+          v.set(scratch, row * dims);
+          [refs[row], scales[row], residuals[row]] = [ref0, scale0, residual0];
+          break;
+        }
+        v.copyWithin(row * dims, from * dims, (from + 1) * dims);
+        [refs[row], scales[row], residuals[row]] = [refs[from]!, scales[from]!, residuals[from]!];
+        row = from;
+      }
+    }
     // Rows past `count` (the start count is an upper bound) stay zero and are never returned.
     return quantised(generation, dims, count, refs, scales, residuals, k);
   }

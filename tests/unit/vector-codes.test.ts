@@ -37,6 +37,34 @@ function expectCodesMatchVectors(db: BetterSqlite3.Database): number {
 
 const queries = ['甲木寅月用神', '伤官配印', 'SQLite small services', 'jitter backoff'];
 
+/** The index loaded from the stored codes holds the same state and answers as one quantising the float32 rows. */
+async function expectCodesLoadAsQuantising(store: SqliteIndex): Promise<void> {
+  const fromCodes = new VectorIndex(store, FP);
+  // The same store without its codes: the index quantises the float32 rows itself.
+  const noCodes = new VectorIndex(
+    {
+      loadVectors: (f) => store.loadVectors(f),
+      scanVectors: (f, sink) => store.scanVectors(f, sink),
+      vectorsOf: (f, refs) => store.vectorsOf(f, refs),
+      vectorScores: (f, refs, q) => store.vectorScores(f, refs, q),
+      generation: () => store.generation(),
+    },
+    FP,
+  );
+  const embedder = new HashEmbedder(256);
+  for (const q of queries) {
+    const [v] = await embedder.embed([q]);
+    expect(await fromCodes.search(v!, 5)).toEqual(await noCodes.search(v!, 5));
+  }
+  type State = { refs: Int32Array; scales: Float32Array; residuals: Float32Array; dims: number; kernel: { vectors: Int8Array } };
+  const [a, b] = [fromCodes, noCodes].map((i) => (i as unknown as { state: State }).state);
+  expect(a!.refs).toEqual(b!.refs);
+  expect(a!.scales).toEqual(b!.scales);
+  expect(a!.residuals).toEqual(b!.residuals);
+  const n = a!.refs.length * a!.dims;
+  expect(a!.kernel.vectors.subarray(0, n)).toEqual(b!.kernel.vectors.subarray(0, n));
+}
+
 describe('int8 codes stored beside the vectors (migration 010)', () => {
   it('are written with every vector, as the in-memory index quantises it, and leave with it', async () => {
     const store = new SqliteIndex(fx.db);
@@ -51,30 +79,19 @@ describe('int8 codes stored beside the vectors (migration 010)', () => {
 
   it('load the in-memory index to the same state and answers as quantising the float32 rows', async () => {
     const store = new SqliteIndex(fx.db, 'read');
-    const fromCodes = new VectorIndex(store, FP);
-    // The same store without its codes: the index quantises the float32 rows itself.
-    const noCodes = new VectorIndex(
-      {
-        loadVectors: (f) => store.loadVectors(f),
-        scanVectors: (f, sink) => store.scanVectors(f, sink),
-        vectorsOf: (f, refs) => store.vectorsOf(f, refs),
-        vectorScores: (f, refs, q) => store.vectorScores(f, refs, q),
-        generation: () => store.generation(),
-      },
-      FP,
-    );
-    const embedder = new HashEmbedder(256);
-    for (const q of queries) {
-      const [v] = await embedder.embed([q]);
-      expect(await fromCodes.search(v!, 5)).toEqual(await noCodes.search(v!, 5));
-    }
-    type State = { refs: Int32Array; scales: Float32Array; residuals: Float32Array; dims: number; kernel: { vectors: Int8Array } };
-    const [a, b] = [fromCodes, noCodes].map((i) => (i as unknown as { state: State }).state);
-    expect(a!.refs).toEqual(b!.refs);
-    expect(a!.scales).toEqual(b!.scales);
-    expect(a!.residuals).toEqual(b!.residuals);
-    const n = a!.refs.length * a!.dims;
-    expect(a!.kernel.vectors.subarray(0, n)).toEqual(b!.kernel.vectors.subarray(0, n));
+    await expectCodesLoadAsQuantising(store);
+    await store.close();
+  });
+
+  it('load in chunk order whatever order the codes table holds its rows in', async () => {
+    const raw = new BetterSqlite3(fx.db);
+    // Rewritten in reverse: the load streams the table in storage order and must sort it.
+    raw.exec('CREATE TEMP TABLE r AS SELECT * FROM vector_codes ORDER BY rowid DESC; DELETE FROM vector_codes; INSERT INTO vector_codes SELECT * FROM r;');
+    const first = raw.prepare('SELECT text_hash FROM vector_codes ORDER BY rowid LIMIT 1').pluck().get();
+    expect(first).toBe(raw.prepare('SELECT text_hash FROM vectors ORDER BY rowid DESC LIMIT 1').pluck().get());
+    raw.close();
+    const store = new SqliteIndex(fx.db, 'read');
+    await expectCodesLoadAsQuantising(store);
     await store.close();
   });
 
