@@ -3,7 +3,8 @@
 // BENCHMARKS.md for what it gives. Code split at the dynamic imports, so a command still loads
 // only its own chunks (no MCP SDK, undici or AI SDK on paths that do not use them).
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 /**
  * zod's classic API re-exports every locale (about 300 kB, 40 % of what `search` parses) as
@@ -34,6 +35,28 @@ const noAjvInMcpServer = {
     );
   },
 };
+/**
+ * The config and search-request schemas use zod/mini, which shares zod's core with the classic API
+ * (MCP and AI SDK tool schemas). esbuild splits by module, so the shared core chunk would hold all
+ * the core the classic API and its JSON Schema export use (~220 kB, parsed by every command). The
+ * mini imports of src/ get a private copy of the zod modules instead: a one-shot command loads only
+ * what mini uses (~50 kB); `mcp` loads both copies. Global config (the English messages) lives on
+ * globalThis, shared by both.
+ */
+const privateZodMini = {
+  name: 'private-zod-mini',
+  setup(b) {
+    const copy = async (args) => {
+      const r = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: { plain: true } });
+      return r.errors.length ? { errors: r.errors } : { path: r.path, namespace: 'zod-mini' };
+    };
+    b.onResolve({ filter: /^zod\/(mini|v4\/locales\/en\.js)$/ }, (args) =>
+      args.pluginData?.plain || args.namespace !== 'file' || !/[\\/]src[\\/]/.test(args.importer) ? undefined : copy(args),
+    );
+    b.onResolve({ filter: /.*/, namespace: 'zod-mini' }, copy);
+    b.onLoad({ filter: /.*/, namespace: 'zod-mini' }, (args) => ({ contents: readFileSync(args.path, 'utf8'), loader: 'js', resolveDir: dirname(args.path) }));
+  },
+};
 const STUBS = {
   'zod-locales': 'export {};',
   'ajv-provider': `export class AjvJsonSchemaValidator {
@@ -59,6 +82,6 @@ await build({
   legalComments: 'none',
   minifyWhitespace: true,
   minifySyntax: true,
-  plugins: [noZodLocales, noAjvInMcpServer],
+  plugins: [noZodLocales, noAjvInMcpServer, privateZodMini],
   logLevel: 'warning',
 });

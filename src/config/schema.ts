@@ -1,4 +1,7 @@
-import { z } from 'zod';
+// zod/mini, the functional API: the same checks and messages as the classic one in a fraction of
+// the code, and every command parses the config (a one-shot search paid ~35 ms for classic zod).
+import * as z from 'zod/mini';
+import './zod-english.ts';
 import { PRESETS, allowedDimensionsFor, type RemoteProvider } from './presets.ts';
 import { createRequire } from 'node:module';
 import { unsafeGitUrl } from './git-url.ts';
@@ -7,17 +10,19 @@ import { unsafeGitUrl } from './git-url.ts';
 const validCron = (expr: string): boolean =>
   (createRequire(import.meta.url)('node-cron') as typeof import('node-cron')).validate(expr);
 
-const name = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, "_", "-" or "." only');
+const name = z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, "_", "-" or "." only'));
 
 /** A node-cron expression: 5 fields, or 6 with seconds first. */
-const cronExpression = z
-  .string()
-  .min(1)
-  .refine((v) => validCron(v), {
+const cronExpression = z.string().check(
+  z.minLength(1),
+  z.refine((v: string) => validCron(v), {
     error: (iss) => `not a valid cron expression (5 fields, or 6 with seconds first) (got ${JSON.stringify(iss.input)})`,
-  });
+  }),
+);
+
+/** Classic zod's `.int().min(min).max(max)`. */
+const int = (min: number, max: number) => z.number().check(z.int(), z.minimum(min), z.maximum(max));
+const str1 = () => z.string().check(z.minLength(1));
 
 function validTimeZone(tz: string): boolean {
   try {
@@ -28,127 +33,122 @@ function validTimeZone(tz: string): boolean {
   }
 }
 
-export const daemonSchema = z
-  .object({
-    /** When `ragsync daemon` syncs every source without a schedule of its own. */
-    schedule: cronExpression.default('0 * * * *'),
-    /** IANA zone the schedules are read in (default: the system's). */
-    timezone: z
-      .string()
-      .min(1)
-      .refine(validTimeZone, { error: (iss) => `not a known IANA time zone (got ${JSON.stringify(iss.input)})` })
-      .optional(),
-    /** Also run once when the daemon starts. */
-    runOnStart: z.boolean().default(false),
-    /** On SIGTERM/SIGINT, how long to wait for the current batch before giving up. */
-    stopTimeoutMs: z.number().int().min(1000).max(600_000).default(20_000),
-    /** /healthz (and `status`) turn unhealthy after this many failed runs in a row. */
-    failuresToUnhealthy: z.number().int().min(1).max(1000).default(1),
-  })
-  .strict();
+export const daemonSchema = z.strictObject({
+  /** When `ragsync daemon` syncs every source without a schedule of its own. */
+  schedule: z._default(cronExpression, '0 * * * *'),
+  /** IANA zone the schedules are read in (default: the system's). */
+  timezone: z.optional(
+    z.string().check(
+      z.minLength(1),
+      z.refine(validTimeZone, { error: (iss) => `not a known IANA time zone (got ${JSON.stringify(iss.input)})` }),
+    ),
+  ),
+  /** Also run once when the daemon starts. */
+  runOnStart: z._default(z.boolean(), false),
+  /** On SIGTERM/SIGINT, how long to wait for the current batch before giving up. */
+  stopTimeoutMs: z._default(int(1000, 600_000), 20_000),
+  /** /healthz (and `status`) turn unhealthy after this many failed runs in a row. */
+  failuresToUnhealthy: z._default(int(1, 1000), 1),
+});
 
-export const chunkingSchema = z
-  .object({
-    /** Target chunk size in estimated tokens (a CJK character counts as one). */
-    targetTokens: z.number().int().min(50).max(8000).default(500),
-    /** Fraction of the target carried over from the previous chunk. */
-    overlap: z.number().min(0).max(0.5).default(0.15),
-  })
-  .strict();
+export const chunkingSchema = z.strictObject({
+  /** Target chunk size in estimated tokens (a CJK character counts as one). */
+  targetTokens: z._default(int(50, 8000), 500),
+  /** Fraction of the target carried over from the previous chunk. */
+  overlap: z._default(z.number().check(z.minimum(0), z.maximum(0.5)), 0.15),
+});
 
 export const sourceSchema = z
-  .object({
+  .strictObject({
     name,
-    kind: z.enum(['git', 'dir']).default('git'),
+    kind: z._default(z.enum(['git', 'dir']), 'git'),
     /** git: the upstream to clone (URL or local path). Never an option or a transport-helper command. */
-    url: z
-      .string()
-      .min(1)
-      .refine((u) => unsafeGitUrl(u) === null, { error: (iss) => `${unsafeGitUrl(String(iss.input))} (got ${JSON.stringify(iss.input)})` })
-      .optional(),
-    branch: z
-      .string()
-      .min(1)
-      // Not an option ("-…"), no whitespace, control or revision-syntax characters: a branch name git accepts.
-      .regex(/^(?!-)(?!.*\.\.)[^\s~^:?*[\\\x00-\x1f\x7f]+$/, 'not a valid branch name')
-      .default('main'),
+    url: z.optional(
+      z.string().check(
+        z.minLength(1),
+        z.refine((u: string) => unsafeGitUrl(u) === null, { error: (iss) => `${unsafeGitUrl(String(iss.input))} (got ${JSON.stringify(iss.input)})` }),
+      ),
+    ),
+    branch: z._default(
+      z.string().check(
+        z.minLength(1),
+        // Not an option ("-…"), no whitespace, control or revision-syntax characters: a branch name git accepts.
+        z.regex(/^(?!-)(?!.*\.\.)[^\s~^:?*[\\\x00-\x1f\x7f]+$/, 'not a valid branch name'),
+      ),
+      'main',
+    ),
     /** git: where the checkout lives (default: <checkouts>/<name>); dir: the folder to index. */
-    path: z.string().min(1).optional(),
-    include: z.array(z.string().min(1)).min(1).default(['**/*.md']),
-    exclude: z.array(z.string().min(1)).default([]),
-    chunker: z.string().min(1).default('markdown'),
+    path: z.optional(str1()),
+    include: z._default(z.array(str1()).check(z.minLength(1)), ['**/*.md']),
+    exclude: z._default(z.array(str1()), []),
+    chunker: z._default(str1(), 'markdown'),
     /** The profile whose analysis, filters and result fields apply (default: the one bringing the chunker). */
-    profile: z.string().min(1).optional(),
-    chunking: chunkingSchema.partial().optional(),
-    maxFileBytes: z.number().int().positive().default(2_000_000),
+    profile: z.optional(str1()),
+    chunking: z.optional(z.partial(chunkingSchema)),
+    maxFileBytes: z._default(z.number().check(z.int(), z.positive()), 2_000_000),
     /** Daemon: sync this source on its own cron schedule instead of the daemon's. */
-    schedule: cronExpression.optional(),
+    schedule: z.optional(cronExpression),
     /** This source may list no files and so lose every document (else such a run is refused). */
-    allowEmpty: z.boolean().default(false),
+    allowEmpty: z._default(z.boolean(), false),
     /** Largest share of this source's documents one run may delete (default: the top-level maxDeleteShare). */
-    maxDeleteShare: z.number().min(0).max(1).optional(),
+    maxDeleteShare: z.optional(z.number().check(z.minimum(0), z.maximum(1))),
     /** Build and use the corpus lexicon (English → Chinese words) for this source (default: its profile's choice). */
-    lexicon: z.boolean().optional(),
+    lexicon: z.optional(z.boolean()),
   })
-  .strict()
-  .superRefine((s, ctx) => {
-    if (s.kind === 'git' && !s.url) ctx.addIssue({ code: 'custom', path: ['url'], message: 'required for a git source' });
-    if (s.kind === 'dir' && !s.path) ctx.addIssue({ code: 'custom', path: ['path'], message: 'required for a dir source' });
-  });
+  .check(
+    z.superRefine((s, ctx) => {
+      if (s.kind === 'git' && !s.url) ctx.addIssue({ code: 'custom', path: ['url'], message: 'required for a git source' });
+      if (s.kind === 'dir' && !s.path) ctx.addIssue({ code: 'custom', path: ['path'], message: 'required for a dir source' });
+    }),
+  );
 
-const hashEmbedderSchema = z
-  .object({
-    provider: z.literal('hash'),
-    dims: z.number().int().min(16).max(8192).default(1024),
-    batchSize: z.number().int().positive().max(4096).default(256),
-  })
-  .strict();
-
-const int = (min: number, max: number) => z.number().int().min(min).max(max);
+const hashEmbedderSchema = z.strictObject({
+  provider: z.literal('hash'),
+  dims: z._default(int(16, 8192), 1024),
+  batchSize: z._default(z.number().check(z.int(), z.positive(), z.maximum(4096)), 256),
+});
 
 /** Fields every remote provider takes; unset ones come from the provider's preset (src/config/presets.ts). */
 const remoteFields = {
-  model: z.string().min(1).optional(),
+  model: z.optional(str1()),
   /** The API root; POST {baseUrl}/embeddings (Ollama: /api/embed, TEI: /embed). */
-  baseUrl: z.url({ protocol: /^https?$/ }).optional(),
-  dimensions: int(1, 16384).optional(),
+  baseUrl: z.optional(z.url({ protocol: /^https?$/ })),
+  dimensions: z.optional(int(1, 16384)),
   /** Name of the environment variable (or .env entry) holding the API key: the key itself never goes in config. */
-  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name').optional(),
+  apiKeyEnv: z.optional(z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'))),
   /** Texts per request (at most the provider's maximum). */
-  batchSize: int(1, 4096).optional(),
+  batchSize: z.optional(int(1, 4096)),
   /** Longer inputs are truncated (and logged by text hash). */
-  maxInputTokens: int(16, 1_000_000).optional(),
+  maxInputTokens: z.optional(int(16, 1_000_000)),
   /** Requests per minute (sliding window); unset = unlimited. */
-  rpm: int(1, 1_000_000).optional(),
+  rpm: z.optional(int(1, 1_000_000)),
   /** Estimated tokens per minute (sliding window); unset = unlimited. */
-  tpm: int(1, 1_000_000_000).optional(),
+  tpm: z.optional(int(1, 1_000_000_000)),
   /** Requests in flight at once. */
-  concurrency: int(1, 64).default(4),
+  concurrency: z._default(int(1, 64), 4),
   /** Per request: no response headers or body progress within this long counts as a timeout (retried). */
-  timeoutMs: int(10, 600_000).default(60_000),
+  timeoutMs: z._default(int(10, 600_000), 60_000),
   /**
    * Per request, whole: a reply not complete within this long counts as a timeout (retried), even
    * if bytes keep trickling in. Bounds how long one request can hold a run and the index lock.
    */
-  deadlineMs: int(10, 3_600_000).default(120_000),
+  deadlineMs: z._default(int(10, 3_600_000), 120_000),
   /** Retries of one batch after 429, 5xx, resets, timeouts or a malformed response. */
-  maxRetries: int(0, 20).default(5),
+  maxRetries: z._default(int(0, 20), 5),
   /** This many failed requests in a row open the circuit: the run ends, stored batches stay. */
-  breakerThreshold: int(1, 1000).default(8),
+  breakerThreshold: z._default(int(1, 1000), 8),
   /** Prepended to every document text / query (e.g. instruction-tuned models); part of the fingerprint. */
-  inputPrefix: z.string().optional(),
+  inputPrefix: z.optional(z.string()),
   /** Refused with a pointer to apiKeyEnv; the value is never echoed. */
-  apiKey: z
-    .never({ error: 'keys do not belong in config: set apiKeyEnv to the name of an environment variable holding it (got [redacted])' })
-    .optional(),
-  queryPrefix: z.string().optional(),
+  apiKey: z.optional(
+    z.never({ error: 'keys do not belong in config: set apiKeyEnv to the name of an environment variable holding it (got [redacted])' }),
+  ),
+  queryPrefix: z.optional(z.string()),
 };
 
 const remote = <P extends RemoteProvider>(provider: P) =>
-  z
-    .object({ provider: z.literal(provider), ...remoteFields })
-    .strict()
-    .superRefine((c, ctx) => {
+  z.strictObject({ provider: z.literal(provider), ...remoteFields }).check(
+    z.superRefine((c, ctx) => {
       const preset = PRESETS[provider];
       if (c.batchSize !== undefined && c.batchSize > preset.maxBatch) {
         ctx.addIssue({ code: 'custom', path: ['batchSize'], input: c.batchSize, message: `${provider} takes at most ${preset.maxBatch} inputs per request (got ${c.batchSize})` });
@@ -163,7 +163,8 @@ const remote = <P extends RemoteProvider>(provider: P) =>
           if (c[f] === undefined) ctx.addIssue({ code: 'custom', path: [f], message: 'required for provider "openai-compatible" (got none)' });
         }
       }
-    });
+    }),
+  );
 
 export const EMBEDDER_PROVIDERS = [
   'hash', 'zhipu', 'siliconflow', 'openai', 'dashscope', 'openai-compatible', 'ollama', 'tei', 'llamacpp', 'lmstudio', 'vllm',
@@ -194,35 +195,36 @@ const discriminated = z.discriminatedUnion(
 );
 
 /** An embedder without a provider is the hash one (configs written before remote providers existed). */
-export const embedderSchema = z.preprocess(
-  (v) => (v && typeof v === 'object' && !Array.isArray(v) && !('provider' in v) ? { ...v, provider: 'hash' } : v),
+export const embedderSchema = z.pipe(
+  z.transform((v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) && !('provider' in v) ? { ...v, provider: 'hash' } : v)),
   discriminated,
 );
 
 export const configSchema = z
-  .object({
-    db: z.string().min(1).default('data/ragsync.db'),
+  .strictObject({
+    db: z._default(str1(), 'data/ragsync.db'),
     /** Folder holding git checkouts (default: "checkouts" beside the db). */
-    checkouts: z.string().min(1).optional(),
-    embedder: embedderSchema.default({ provider: 'hash', dims: 1024, batchSize: 256 }),
-    chunking: chunkingSchema.default({ targetTokens: 500, overlap: 0.15 }),
-    sources: z.array(sourceSchema).min(1),
-    daemon: daemonSchema.default({ schedule: '0 * * * *', runOnStart: false, stopTimeoutMs: 20_000, failuresToUnhealthy: 1 }),
+    checkouts: z.optional(str1()),
+    embedder: z._default(embedderSchema, { provider: 'hash', dims: 1024, batchSize: 256 }),
+    chunking: z._default(chunkingSchema, { targetTokens: 500, overlap: 0.15 }),
+    sources: z.array(sourceSchema).check(z.minLength(1)),
+    daemon: z._default(daemonSchema, { schedule: '0 * * * *', runOnStart: false, stopTimeoutMs: 20_000, failuresToUnhealthy: 1 }),
     /** Largest share (0..1) of a source's documents one run may delete; more is refused unless confirmed. */
-    maxDeleteShare: z.number().min(0).max(1).default(0.5),
+    maxDeleteShare: z._default(z.number().check(z.minimum(0), z.maximum(1)), 0.5),
     /** Search defaults: `expand: false` turns query expansion off for every request. */
-    search: z.object({ expand: z.boolean().default(true) }).strict().default({ expand: true }),
+    search: z._default(z.strictObject({ expand: z._default(z.boolean(), true) }), { expand: true }),
     /** pino level; $RAGSYNC_LOG_LEVEL wins over it. */
-    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
+    logLevel: z.optional(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])),
   })
-  .strict()
-  .superRefine((c, ctx) => {
-    const seen = new Set<string>();
-    c.sources.forEach((s, i) => {
-      if (seen.has(s.name)) ctx.addIssue({ code: 'custom', path: ['sources', i, 'name'], message: `duplicate source name "${s.name}"` });
-      seen.add(s.name);
-    });
-  });
+  .check(
+    z.superRefine((c, ctx) => {
+      const seen = new Set<string>();
+      c.sources.forEach((s, i) => {
+        if (seen.has(s.name)) ctx.addIssue({ code: 'custom', path: ['sources', i, 'name'], message: `duplicate source name "${s.name}"` });
+        seen.add(s.name);
+      });
+    }),
+  );
 
 export type ConfigInput = z.input<typeof configSchema>;
 export type ChunkingConfig = z.output<typeof chunkingSchema>;

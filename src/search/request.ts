@@ -1,4 +1,6 @@
-import { z } from 'zod';
+// zod/mini (see config/schema.ts): every search parses its request here.
+import * as z from 'zod/mini';
+import '../config/zod-english.ts';
 import { describeIssue } from '../config/load.ts';
 import { RagsyncError, EXIT } from '../core/errors.ts';
 
@@ -17,47 +19,48 @@ export const MAX_QUERY_CHARS = 1000;
 /** Most values of one list (sources, one filter's values): beyond it a request is refused, not slow. */
 export const MAX_LIST = 64;
 
-const list = z.array(z.string().trim().min(1).max(200)).max(MAX_LIST, { error: `at most ${MAX_LIST} values` });
+const list = z.array(z.string().check(z.trim(), z.minLength(1), z.maxLength(200))).check(z.maxLength(MAX_LIST, { error: `at most ${MAX_LIST} values` }));
 
-export const searchOptionsSchema = z
-  .object({
-    k: z.number().int().min(1).max(MAX_K).default(DEFAULT_K),
-    mode: z.enum(MODES, { error: (iss) => `mode must be one of ${MODES.join('|')} (got ${JSON.stringify(iss.input)})` }).default('hybrid'),
-    /** Only these sources (default: all). */
-    sources: list.optional(),
-    /** picomatch glob on the document path. */
-    path: z.string().trim().min(1, { error: 'path glob is empty' }).max(500).optional(),
-    /** Results scoring below are dropped (the score of the mode: cosine, -bm25 or RRF). */
-    minScore: z.number().finite().optional(),
-    /** RRF weights of the vector and keyword lists (default 1 and 1). */
-    weights: z
-      .object({ vector: z.number().min(0).finite().default(1), keyword: z.number().min(0).finite().default(1) })
-      .refine((w) => w.vector + w.keyword > 0, { error: 'weights must not both be 0' })
-      .optional(),
-    /** MMR lambda in (0, 1]; 1 = no diversification. */
-    mmr: z.number().gt(0, { error: 'mmr must be in (0, 1]' }).max(1, { error: 'mmr must be in (0, 1]' }).default(1),
-    /** Collapse identical / near-identical texts. */
-    dedupe: z.boolean().default(true),
-    /** Temporal decay half-life in days on the results' date; off by default. */
-    halfLifeDays: z.number().positive({ error: 'halfLifeDays must be > 0' }).optional(),
-    /** Keep chunks a chunker marked broken. */
-    includeBroken: z.boolean().default(false),
-    /** Attach each result's component ranks and scores. */
-    explain: z.boolean().default(false),
-    /**
-     * Add expansions (a profile's synonyms and glossary, the corpus lexicon's Chinese words for
-     * English ones) as secondary terms; false searches the query's own words only.
-     */
-    expand: z.boolean().default(true),
-    /** Apply the searcher's reranker to the fused top N (when one is configured). */
-    rerank: z.boolean().default(true),
-    /** Profile filters by name: one value, or several for repeatable ones (held as a list either way). */
-    filters: z.record(z.string(), z.preprocess((v) => (typeof v === 'string' ? [v] : v), list)).default({}),
-  })
-  .strict();
+export const searchOptionsSchema = z.strictObject({
+  k: z._default(z.number().check(z.int(), z.minimum(1), z.maximum(MAX_K)), DEFAULT_K),
+  mode: z._default(z.enum(MODES, { error: (iss) => `mode must be one of ${MODES.join('|')} (got ${JSON.stringify(iss.input)})` }), 'hybrid'),
+  /** Only these sources (default: all). */
+  sources: z.optional(list),
+  /** picomatch glob on the document path. */
+  path: z.optional(z.string().check(z.trim(), z.minLength(1, { error: 'path glob is empty' }), z.maxLength(500))),
+  /** Results scoring below are dropped (the score of the mode: cosine, -bm25 or RRF). */
+  minScore: z.optional(z.number()),
+  /** RRF weights of the vector and keyword lists (default 1 and 1). */
+  weights: z.optional(
+    z
+      .object({ vector: z._default(z.number().check(z.minimum(0)), 1), keyword: z._default(z.number().check(z.minimum(0)), 1) })
+      .check(z.refine((w) => w.vector + w.keyword > 0, { error: 'weights must not both be 0' })),
+  ),
+  /** MMR lambda in (0, 1]; 1 = no diversification. */
+  mmr: z._default(z.number().check(z.gt(0, { error: 'mmr must be in (0, 1]' }), z.maximum(1, { error: 'mmr must be in (0, 1]' })), 1),
+  /** Collapse identical / near-identical texts. */
+  dedupe: z._default(z.boolean(), true),
+  /** Temporal decay half-life in days on the results' date; off by default. */
+  halfLifeDays: z.optional(z.number().check(z.positive({ error: 'halfLifeDays must be > 0' }))),
+  /** Keep chunks a chunker marked broken. */
+  includeBroken: z._default(z.boolean(), false),
+  /** Attach each result's component ranks and scores. */
+  explain: z._default(z.boolean(), false),
+  /**
+   * Add expansions (a profile's synonyms and glossary, the corpus lexicon's Chinese words for
+   * English ones) as secondary terms; false searches the query's own words only.
+   */
+  expand: z._default(z.boolean(), true),
+  /** Apply the searcher's reranker to the fused top N (when one is configured). */
+  rerank: z._default(z.boolean(), true),
+  /** Profile filters by name: one value, or several for repeatable ones (held as a list either way). */
+  filters: z._default(z.record(z.string(), z.pipe(z.transform((v: unknown) => (typeof v === 'string' ? [v] : v)), list)), {}),
+});
 
-export const searchRequestSchema = searchOptionsSchema.extend({
-  query: z.string().trim().min(1, { error: 'empty query' }).max(MAX_QUERY_CHARS, { error: `query longer than ${MAX_QUERY_CHARS} characters` }),
+export const searchRequestSchema = z.extend(searchOptionsSchema, {
+  query: z
+    .string()
+    .check(z.trim(), z.minLength(1, { error: 'empty query' }), z.maxLength(MAX_QUERY_CHARS, { error: `query longer than ${MAX_QUERY_CHARS} characters` })),
 });
 
 export type SearchOptions = z.input<typeof searchOptionsSchema>;

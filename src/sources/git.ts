@@ -107,13 +107,30 @@ function processAlive(pid: number): boolean {
  * walk up to whatever repository encloses the folder — and fetch into it and reset it.
  */
 function run(cwd: string, args: string[]): Promise<string> {
+  return runBoth(cwd, args).then((r) => r.stdout);
+}
+
+function runBoth(cwd: string, args: string[]): Promise<{ stdout: string; stderr: string }> {
   const inRepo = [`--git-dir=${join(cwd, '.git')}`, `--work-tree=${cwd}`, ...args];
   return new Promise((resolve, reject) => {
     execFile('git', inRepo, { cwd, env: ENV, timeout: TIMEOUT_MS, maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (!err) return resolve(stdout);
+      if (!err) return resolve({ stdout, stderr });
       const timedOut = (err as { killed?: boolean }).killed === true;
       reject(Object.assign(new Error(stderr.trim() || err.message), { failure: { stderr: stderr || err.message, timedOut } }));
     });
+  });
+}
+
+/**
+ * Whether `git fetch -v` reported `dst` unchanged: its ref lines are "<flag> <summary> <from> -> <to>"
+ * (git-fetch(1), OUTPUT), and "=" is the flag of a ref that is up to date. Anything else, or no such
+ * line, counts as changed: the caller then asks rev-parse.
+ */
+export function fetchLeftUnchanged(stderr: string, dst: string): boolean {
+  const short = dst.replace(/^refs\/remotes\//, '');
+  return stderr.split('\n').some((l) => {
+    const m = /^ = \[up to date\]\s+\S+\s+-> (\S+)$/.exec(l.trimEnd());
+    return m !== null && (m[1] === short || m[1] === dst);
   });
 }
 
@@ -147,7 +164,7 @@ function remoteBranches(url: string): Promise<string[] | null> {
  * branch, so upstream force-pushes work) and, unless a dry run, hard-resets the working tree to it.
  * Files are listed and read from the fetched commit's objects, so the plan always matches exactly
  * one commit. A checkout that git cannot use (deleted .git, corrupted objects) is cloned again once.
- * An unchanged upstream costs three git processes: fetch, rev-parse, ls-tree.
+ * An unchanged upstream costs three git processes: rev-parse, fetch, ls-tree.
  */
 export async function gitSnapshot(o: GitSourceOptions, match: (path: string) => boolean): Promise<Snapshot> {
   // The config schema refuses these; a library caller that builds options by hand meets it here.
@@ -185,6 +202,9 @@ async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolea
   const where = `source "${o.name}" (${redactUrl(o.url)})`;
   // Whose folder is this? Only ragsync's own checkouts are reset or replaced (sources/checkout-guard.ts).
   const state = inspectCheckout(o.root, o.url);
+  const ref = `refs/remotes/origin/${o.branch}`;
+  /** HEAD and the remote-tracking branch before the fetch, when read. */
+  let known: [string, string] | undefined;
   if (state.kind === 'foreign') throw new RagsyncError(`${where}: ${state.reason}`);
   if (state.kind === 'ours-broken') throw new BrokenCheckout(state.reason);
   if (state.kind === 'absent' || state.kind === 'empty') {
@@ -200,12 +220,22 @@ async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolea
     });
   } else if (o.updateWorkTree) {
     // Before the fetch: commits the user made here are those on no remote-tracking branch yet
-    // (after a force-pushed fetch, the upstream's old commits would look local too).
-    await refuseUnsaved(o.root, where, { commits: await localCommits(o.root, run).catch(broken), files: [] });
+    // (after a force-pushed fetch, the upstream's old commits would look local too). HEAD on the
+    // fetched branch itself (the state every run leaves) has none, and needs no log to say so.
+    known = await run(o.root, ['rev-parse', 'HEAD', `${ref}^{commit}`]).then(
+      (out) => {
+        const ids = out.trim().split('\n');
+        return ids.length === 2 && ids.every((id) => /^[0-9a-f]{40,64}$/.test(id)) ? (ids as [string, string]) : undefined;
+      },
+      () => undefined,
+    );
+    if (!known || known[0] !== known[1]) {
+      await refuseUnsaved(o.root, where, { commits: await localCommits(o.root, run).catch(broken), files: [] });
+    }
   }
-  const ref = `refs/remotes/origin/${o.branch}`;
+  let fetched: { stderr: string };
   try {
-    await run(o.root, ['fetch', '--quiet', '--prune', '--no-tags', '--', o.url, `+refs/heads/${o.branch}:${ref}`]);
+    fetched = await runBoth(o.root, ['fetch', '-v', '--no-progress', '--prune', '--no-tags', '--', o.url, `+refs/heads/${o.branch}:${ref}`]);
   } catch (err) {
     const msg = gitError(err);
     if (!failureOf(err).timedOut && /not a git repository|corrupt|bad object|unable to read/i.test(msg)) throw new BrokenCheckout(msg);
@@ -213,10 +243,15 @@ async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolea
   }
   let head: string;
   let commit: string;
-  try {
-    [head, commit] = (await run(o.root, ['rev-parse', 'HEAD', `${ref}^{commit}`])).trim().split('\n') as [string, string];
-  } catch (err) {
-    throw new BrokenCheckout(gitError(err));
+  if (known && fetchLeftUnchanged(fetched.stderr, ref)) {
+    // The fetch left the branch where rev-parse found it: no second rev-parse.
+    [head, commit] = known;
+  } else {
+    try {
+      [head, commit] = (await run(o.root, ['rev-parse', 'HEAD', `${ref}^{commit}`])).trim().split('\n') as [string, string];
+    } catch (err) {
+      throw new BrokenCheckout(gitError(err));
+    }
   }
   if (o.updateWorkTree && head !== commit) {
     await refuseUnsaved(o.root, where, { commits: [], files: await uncommittedFiles(o.root, run).catch(broken) });

@@ -207,6 +207,11 @@ export interface IndexWriter {
    * document is never visible half-written.
    */
   writeDocuments(source: string, docs: DocumentRecord[], removePaths?: string[]): Promise<void>;
+  /**
+   * Rewrites a derived copy of `fingerprint`'s vectors that one-shot searches read, when it no
+   * longer matches the index (absent in a backend without one); true when it wrote.
+   */
+  refreshCodePack?(fingerprint: string): Promise<boolean>;
 }
 
 /** Search's view: keyword search, chunk rows and the active fingerprint's vectors. */

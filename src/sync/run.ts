@@ -277,6 +277,11 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
         log.error({ source: source.name }, result.error);
       }
     }
+    // The packed codes one-shot searches read: rewritten when the run (or an older one) moved the
+    // index past them. A derived cache: failing to write it costs searches speed, not results.
+    if (!dryRun && !unusable && !aborted && store.refreshCodePack) {
+      await store.refreshCodePack(fingerprint).catch((err: unknown) => log.warn({ err: errorMessage(err) }, 'could not write the packed vector codes'));
+    }
     const status = overallStatus(results, aborted, failures.some((e) => e instanceof EmbedderFailure));
     const result: IndexResult = {
       status,

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readFileSync, existsSync, rmSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { Upstream } from '../helpers/upstream.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { gitConfig, index, snapshotDb } from '../helpers/index-fixture.ts';
@@ -116,6 +117,28 @@ describe('git source sync', () => {
     expect(r.sources[0]!.planned.documents).toMatchObject({ changed: 1 });
     const hits = await search(config, 'Rewritten history', { k: 1 });
     expect(hits[0]!.path).toBe('b.md');
+  });
+
+  it("refuses to reset its own checkout when a commit was made in it, and follows a remote-tracking branch moved by hand", async () => {
+    await index(config);
+    const root = config.sources[0]!.root;
+    const inCheckout = (...args: string[]) => execFileSync('git', ['-C', root, ...args], { encoding: 'utf8' }).trim();
+    // Someone fetched into the checkout between runs: the run's own fetch then finds the branch
+    // up to date, yet HEAD is behind it and must move.
+    up.write('e.md', '# E\n\n新的一篇。\n').commit('add e');
+    inCheckout('fetch', '-q', up.bare, '+refs/heads/main:refs/remotes/origin/main');
+    const moved = await index(config);
+    expect(moved.sources[0]!.commit).toBe(up.git('rev-parse', 'HEAD'));
+    expect(moved.sources[0]!.planned.documents).toMatchObject({ added: 1, unchanged: 3 });
+    expect(inCheckout('rev-parse', 'HEAD')).toBe(up.git('rev-parse', 'HEAD'));
+
+    // HEAD off the remote-tracking branch: the local commit is found and nothing is reset.
+    inCheckout('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-q', '--allow-empty', '-m', 'my local work');
+    const head = inCheckout('rev-parse', 'HEAD');
+    up.write('f.md', '# F\n\n又一篇。\n').commit('add f');
+    const refused = await index(config);
+    expect(refused.sources[0]!.error).toMatch(/1 local commit not on the upstream \([0-9a-f]+ my local work\)/);
+    expect(inCheckout('rev-parse', 'HEAD')).toBe(head);
   });
 
   it.each([

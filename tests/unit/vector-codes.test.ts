@@ -139,6 +139,50 @@ describe('int8 codes stored beside the vectors (migration 010)', () => {
     expect(await compare(false)).toBe(0); // the float32 rows, scored exactly
     await warm.close();
   });
+
+  it('are read from their pack (migration 011) while it is current, from the rows once the index moved past it', async () => {
+    const config = loadConfig(fx.configFile);
+    const store = new SqliteIndex(fx.db);
+    const packed = () => store.db.prepare('SELECT generation, vectors, count FROM vector_code_packs').all();
+    expect(packed()).toEqual([]);
+    expect(await store.refreshCodePack(FP)).toBe(true);
+    expect(await store.refreshCodePack(FP)).toBe(false); // current: not written again
+    expect(packed()).toEqual([{ generation: await store.generation(), vectors: 11, count: 11 }]);
+
+    /** What a one-shot scan hands the ranker: (ref, scale, residual, code) per row, in ref order. */
+    const scanned = async () => {
+      const reader = new SqliteIndex(fx.db, 'read');
+      const rows: [number, number, number, number[]][] = [];
+      const done = await reader.streamCodes(FP, { start: () => {}, row: (_i, ref, scale, residual, code) => rows.push([ref, scale, residual, [...code]]) });
+      await reader.close();
+      return { done, rows: rows.sort((x, y) => x[0] - y[0]) };
+    };
+    const fromPack = await scanned();
+    // The same rows as the per-chunk code rows give.
+    store.db.prepare('DELETE FROM vector_code_packs').run();
+    const fromRows = await scanned();
+    expect(fromPack.rows).toEqual(fromRows.rows);
+    expect(fromPack.done).toEqual({ ...fromRows.done, count: 11 });
+
+    // A stale pack (the index moved: a new chunk and vector) is not read; the rows are.
+    expect(await store.refreshCodePack(FP)).toBe(true);
+    await writeFixture(store, 'classics', [{ path: 'new.md', chunks: [['h', '魁罡日主，性刚果断']] }]);
+    const afterWrite = await scanned();
+    expect(afterWrite.rows).toHaveLength(12);
+    // gc deleting a vector does not move the generation: the vector count tells the pack is stale.
+    expect(await store.refreshCodePack(FP)).toBe(true);
+    await store.writeDocuments('classics', [], ['new.md']);
+    expect(await store.refreshCodePack(FP)).toBe(true);
+    expect((await store.gc()).vectors).toBe(1);
+    expect((await scanned()).rows).toEqual(fromRows.rows);
+
+    // Searches answer the same from the pack as the long-lived in-memory index.
+    expect(await store.refreshCodePack(FP)).toBe(true);
+    const warm = Searcher.open(config);
+    const cold = Searcher.open(config, undefined, null, { oneShot: true });
+    for (const q of queries) for (const mode of ['vector', 'hybrid'] as SearchMode[]) expect(await cold.search(q, { mode, k: 4 })).toEqual(await warm.search(q, { mode, k: 4 }));
+    await Promise.all([warm.close(), cold.close(), store.close()]);
+  });
 });
 
 describe('the check for chunk texts without a vector', () => {

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { endianness } from 'node:os';
 import { encodeInt8, normalizeRows } from '../../core/quantize.ts';
 import { decodeVector } from './blob.ts';
 
@@ -54,4 +55,96 @@ export function backfillVectorCodes(db: Database): number {
     }
   })();
   return written;
+}
+
+/**
+ * The pack of a fingerprint's codes (migration 011): the rows the code scan streams, in one row of
+ * four BLOBs, so a one-shot search reads them without a BLOB per chunk. Native byte order: packs are
+ * written and read on little-endian machines only (elsewhere searches keep reading the rows).
+ */
+const PACKS = endianness() === 'LE';
+
+/** How many vectors a fingerprint has (the narrow key index). */
+const vectorCount = (db: Database, fingerprint: string): number =>
+  db.prepare('SELECT count(*) FROM vectors INDEXED BY vectors_key WHERE fingerprint = ?').pluck().get(fingerprint) as number;
+
+const readGeneration = (db: Database): number =>
+  (db.prepare("SELECT value FROM meta WHERE key = 'generation'").pluck().get() ?? 0) as number;
+
+/**
+ * Writes the pack of `fingerprint` when it is missing or stale and every vector has its code;
+ * returns whether it wrote one. One transaction: the pack matches the generation it names.
+ */
+export function refreshCodePack(db: Database, fingerprint: string): boolean {
+  if (!PACKS) return false;
+  return db.transaction(() => {
+    const generation = readGeneration(db);
+    const vectors = vectorCount(db, fingerprint);
+    const held = db.prepare('SELECT generation, vectors FROM vector_code_packs WHERE fingerprint = ?').get(fingerprint) as
+      | { generation: number; vectors: number }
+      | undefined;
+    if (held && held.generation === generation && held.vectors === vectors) return false;
+    const codes = db.prepare('SELECT count(*) FROM vector_codes WHERE fingerprint = ?').pluck().get(fingerprint) as number;
+    const dims = (db.prepare('SELECT dims FROM embedders WHERE fingerprint = ?').pluck().get(fingerprint) ?? 0) as number;
+    if (codes !== vectors || !vectors || !dims) {
+      db.prepare('DELETE FROM vector_code_packs WHERE fingerprint = ?').run(fingerprint);
+      return false;
+    }
+    // The rows the code scan streams (storage/sqlite/reader.ts streamCodes), read in full before writing.
+    const rows = db
+      .prepare(
+        `SELECT c.id, q.scale, q.residual, q.code FROM vector_codes q NOT INDEXED
+         CROSS JOIN chunks c INDEXED BY chunks_text_hash ON c.text_hash = q.text_hash WHERE q.fingerprint = ?`,
+      )
+      .raw()
+      .all(fingerprint) as [number, number, number, Buffer][];
+    const kept = rows.filter((r) => r[3].byteLength === dims);
+    const refs = new Int32Array(kept.length);
+    const scales = new Float64Array(kept.length);
+    const residuals = new Float64Array(kept.length);
+    const packed = Buffer.allocUnsafe(kept.length * dims);
+    kept.forEach(([id, scale, residual, code], i) => {
+      refs[i] = id;
+      scales[i] = scale;
+      residuals[i] = residual;
+      code.copy(packed, i * dims);
+    });
+    const bytes = (a: Int32Array | Float64Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+    db.prepare(
+      `INSERT OR REPLACE INTO vector_code_packs (fingerprint, generation, vectors, dims, count, refs, scales, residuals, codes)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(fingerprint, generation, vectors, dims, kept.length, bytes(refs), bytes(scales), bytes(residuals), packed);
+    return true;
+  }).immediate();
+}
+
+export interface CodePack {
+  dims: number;
+  count: number;
+  refs: Int32Array;
+  scales: Float64Array;
+  residuals: Float64Array;
+  codes: Int8Array;
+}
+
+/** The pack of `fingerprint` when it is current (its generation and vector count the index's), else null. */
+export function readCodePack(db: Database, fingerprint: string, generation: number, vectors: number, dims: number): CodePack | null {
+  if (!PACKS) return null;
+  const row = db
+    .prepare('SELECT generation, vectors, dims, count, refs, scales, residuals, codes FROM vector_code_packs WHERE fingerprint = ?')
+    .get(fingerprint) as
+    | { generation: number; vectors: number; dims: number; count: number; refs: Buffer; scales: Buffer; residuals: Buffer; codes: Buffer }
+    | undefined;
+  if (!row || row.generation !== generation || row.vectors !== vectors || row.dims !== dims) return null;
+  const n = row.count;
+  if (row.refs.byteLength !== n * 4 || row.scales.byteLength !== n * 8 || row.residuals.byteLength !== n * 8 || row.codes.byteLength !== n * dims) return null;
+  // Copied into aligned arrays (a BLOB's Buffer may start at any byte).
+  const refs = new Int32Array(n);
+  new Uint8Array(refs.buffer).set(row.refs);
+  const scales = new Float64Array(n);
+  new Uint8Array(scales.buffer).set(row.scales);
+  const residuals = new Float64Array(n);
+  new Uint8Array(residuals.buffer).set(row.residuals);
+  const codes = new Int8Array(row.codes.buffer, row.codes.byteOffset, row.codes.byteLength);
+  return { dims, count: n, refs, scales, residuals, codes };
 }

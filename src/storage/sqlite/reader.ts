@@ -8,6 +8,7 @@ import { decodeVector, encodeVector } from './blob.ts';
 import { parseJson } from './connection.ts';
 import { CachedFacts, chunkFacts, factsCanFilter, factsFilter, LookupFacts, rowOf, type Facts } from './facts.ts';
 import { filterSql } from './filter.ts';
+import { readCodePack } from './codes.ts';
 import { mergedTermScores } from './term-scores.ts';
 
 const LITTLE = endianness() === 'LE';
@@ -310,6 +311,15 @@ export class SqliteIndexReader implements IndexReader {
       const generation = readGeneration(this.db);
       const dims = (this.db.prepare('SELECT dims FROM embedders WHERE fingerprint = ?').pluck().get(fingerprint) ??
         0) as number;
+      // The packed copy when it is current (written by the last index run): one row instead of one per chunk.
+      const pack = vectors ? readCodePack(this.db, fingerprint, generation, vectors, dims) : null;
+      if (pack) {
+        sink.start(pack.count, dims);
+        for (let i = 0; i < pack.count; i++) {
+          sink.row(i, pack.refs[i]!, pack.scales[i]!, pack.residuals[i]!, pack.codes.subarray(i * dims, (i + 1) * dims));
+        }
+        return { generation, dims, count: pack.count };
+      }
       // An upper bound (chunks without a vector are not streamed): counting the join would probe every row twice.
       sink.start(vectors ? (this.db.prepare('SELECT count(*) FROM chunks').pluck().get() as number) : 0, dims);
       const code = new Int8Array(dims);

@@ -3,7 +3,7 @@ import { failpoint } from '../../core/failpoint.ts';
 import type { DocumentRecord, EmbedderInfo, LexiconEntry, StoredDocument } from '../../core/types.ts';
 import type { IndexWriter, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
 import { encodeVector } from './blob.ts';
-import { codeWriter } from './codes.ts';
+import { codeWriter, refreshCodePack } from './codes.ts';
 import { bumpGeneration, now, slices } from './connection.ts';
 import { listSources } from './sources.ts';
 
@@ -92,6 +92,10 @@ export class SqliteIndexWriter implements IndexWriter {
          WHERE s.name = ? AND NOT EXISTS (SELECT 1 FROM vectors v INDEXED BY vectors_key WHERE v.fingerprint = ? AND v.text_hash = c.text_hash)`,
       )
       .all(source, fingerprint) as TextToRefill[];
+  }
+
+  async refreshCodePack(fingerprint: string): Promise<boolean> {
+    return refreshCodePack(this.db, fingerprint);
   }
 
   async putVectors(fingerprint: string, vectors: VectorRecord[]): Promise<void> {
