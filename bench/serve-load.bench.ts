@@ -17,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readEvalFile } from '../src/search/eval.ts';
+import { procMemory, startServeOn } from './serve-process.ts';
 
 const args = process.argv.slice(2);
 const opt = (name: string, def: string) => {
@@ -43,28 +44,14 @@ const cases = ['eval/classics.jsonl', 'eval/bookmarks.jsonl', 'bench/eval/classi
 );
 const paths = cases.map((c) => `/search?q=${encodeURIComponent(c.query)}&k=10${c.source ? `&source=${c.source}` : ''}`);
 
-async function startServer(checkout: string, config: string, port: number): Promise<ChildProcess> {
+function startServer(checkout: string, config: string, port: number): Promise<ChildProcess> {
   const entry = dist ? [join(checkout, 'bin/ragsync.js')] : ['--import', 'tsx', join(checkout, 'src/cli/run.ts')];
-  const child = spawn(process.execPath, [...entry, 'serve', '-c', config, '--port', String(port)], {
-    cwd: checkout,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/healthz`)).status) return child;
-    } catch {
-      /* not listening yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill();
-  throw new Error(`serve from ${checkout} did not start`);
+  return startServeOn(entry, config, port, checkout);
 }
 
 function rssMb(pid: number): string {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const mb = (k: string) => (Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN) / 1024).toFixed(0);
-  return `${mb('VmRSS')} MB (anon ${mb('RssAnon')}, file ${mb('RssFile')})`;
+  const m = procMemory(pid);
+  return `${m.rss.toFixed(0)} MB (anon ${m.anon.toFixed(0)}, file ${m.file.toFixed(0)})`;
 }
 
 /** CPU seconds (user + system) of a process so far. */

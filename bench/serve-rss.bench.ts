@@ -33,6 +33,7 @@ import { HashEmbedder } from '../src/embedding/hash.ts';
 import { openIndex } from '../src/storage/open.ts';
 import { headText, pipelineFingerprint } from '../src/sync/plan.ts';
 import { xorshift } from '../tests/helpers/rng.ts';
+import { procMemory, startServeOn } from './serve-process.ts';
 
 const DIMS = 1024;
 const CHUNKS_PER_DOC = 10;
@@ -189,26 +190,10 @@ async function build(db: string, n: number): Promise<number> {
 
 // ---- serving --------------------------------------------------------------------------------
 
-function status(pid: number) {
-  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const mb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? NaN) / 1024;
-  return { rss: mb('VmRSS'), anon: mb('RssAnon'), file: mb('RssFile'), hwm: mb('VmHWM') };
-}
+const status = procMemory;
 const fmt = (s: ReturnType<typeof status>) => `${s.rss.toFixed(0)} (${s.anon.toFixed(0)} / ${s.file.toFixed(0)})`;
 
-async function start(config: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [bin, 'serve', '-c', config, '--port', String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/healthz`)).status) return child;
-    } catch {
-      /* not listening yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill();
-  throw new Error('serve did not start');
-}
+const start = (config: string, port: number) => startServeOn([bin], config, port);
 
 /** The bench's queries: 2–3 words of ranks 20–3,000 (they match hundreds to thousands of chunks at 100k). */
 function queries(count: number): string[] {
