@@ -16,6 +16,18 @@ export interface Facts {
   textHashes(ids: readonly number[]): Map<number, string>;
 }
 
+/**
+ * The facts of chunks, read from the covering index `chunks_facts` (migration 012) alone: the
+ * broken flag's expression is the index's, so neither reads a chunk's texts.
+ */
+export const FACTS_OF_ALL_SQL = `SELECT c.id, d.source_id, s.name, c.text_hash,
+              coalesce(json_extract(c.metadata, '$.broken'), json_extract(d.metadata, '$.broken'), 0) IN (1, 'true')
+       FROM chunks c INDEXED BY chunks_facts JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id
+       ORDER BY c.id`;
+export const FACTS_OF_ID_SQL = `SELECT s.name, coalesce(json_extract(c.metadata, '$.broken'), json_extract(d.metadata, '$.broken'), 0) IN (1, 'true')
+   FROM chunks c INDEXED BY chunks_facts JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id
+   WHERE c.id = ?`;
+
 /** Every chunk's facts in memory, rebuilt when the generation moves (long-lived readers). */
 export class CachedFacts implements Facts {
   constructor(
@@ -62,10 +74,7 @@ export class LookupFacts implements Facts {
     let f = this.seen.get(id);
     if (f === undefined) {
       this.one ??= this.db
-        .prepare(
-          `SELECT s.name, coalesce(json_extract(c.metadata, '$.broken'), json_extract(d.metadata, '$.broken'), 0) IN (1, 'true')
-           FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id WHERE c.id = ?`,
-        )
+        .prepare(FACTS_OF_ID_SQL)
         .raw();
       const row = this.one.get(id) as [string, number] | undefined;
       f = row ? { source: row[0], broken: !!row[1] } : null;
@@ -96,7 +105,7 @@ export class LookupFacts implements Facts {
 
   textHashes(ids: readonly number[]): Map<number, string> {
     const rows = this.db
-      .prepare('SELECT c.id, c.text_hash FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value')
+      .prepare('SELECT c.id, c.text_hash FROM json_each(?) j CROSS JOIN chunks c INDEXED BY chunks_facts ON c.id = j.value')
       .raw()
       .all(JSON.stringify(ids)) as [number, string][];
     return new Map(rows);
@@ -137,11 +146,7 @@ export function chunkFacts(db: Database, generation: number): ChunkFacts {
   const index = new Map<number, number>();
   let i = 0;
   const rows = db
-    .prepare(
-      `SELECT c.id, d.source_id, s.name, c.text_hash,
-              coalesce(json_extract(c.metadata, '$.broken'), json_extract(d.metadata, '$.broken'), 0) IN (1, 'true')
-       FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id ORDER BY c.id`,
-    )
+    .prepare(FACTS_OF_ALL_SQL)
     .raw()
     .iterate() as IterableIterator<[number, number, string, string, number]>;
   for (const [id, sourceId, name, textHash, isBroken] of rows) {
