@@ -2,12 +2,21 @@ import type { Database } from 'better-sqlite3';
 import { endianness } from 'node:os';
 import { encodeInt8, normalizeRows } from '../../core/quantize.ts';
 import { decodeVector } from './blob.ts';
+import { embedderDims, readGeneration, vectorCount } from './statements.ts';
 
 /**
  * The int8 codes beside the float32 vectors (migration 010): what a one-shot search scans. Each is
  * computed from the float32 row exactly as the in-memory index quantises it on load
  * (core/quantize.ts), so both rank alike.
  */
+
+/**
+ * Every code of a fingerprint with its chunk ids (id, scale, residual, code): the codes table in
+ * storage order (no index, no sort), each code's chunks from the narrow text_hash index. What a
+ * one-shot scan streams, and what a pack holds.
+ */
+export const CODE_ROWS_SQL = `SELECT c.id, q.scale, q.residual, q.code FROM vector_codes q NOT INDEXED
+   CROSS JOIN chunks c INDEXED BY chunks_text_hash ON c.text_hash = q.text_hash WHERE q.fingerprint = ?`;
 
 /** A statement writing the code of one vector (call inside the transaction that writes the vector). */
 export function codeWriter(db: Database): (fingerprint: string, textHash: string, vector: Float32Array) => void {
@@ -64,13 +73,6 @@ export function backfillVectorCodes(db: Database): number {
  */
 const PACKS = endianness() === 'LE';
 
-/** How many vectors a fingerprint has (the narrow key index). */
-const vectorCount = (db: Database, fingerprint: string): number =>
-  db.prepare('SELECT count(*) FROM vectors INDEXED BY vectors_key WHERE fingerprint = ?').pluck().get(fingerprint) as number;
-
-const readGeneration = (db: Database): number =>
-  (db.prepare("SELECT value FROM meta WHERE key = 'generation'").pluck().get() ?? 0) as number;
-
 /**
  * Writes the pack of `fingerprint` when it is missing or stale and every vector has its code;
  * returns whether it wrote one. One transaction: the pack matches the generation it names.
@@ -85,17 +87,14 @@ export function refreshCodePack(db: Database, fingerprint: string): boolean {
       | undefined;
     if (held && held.generation === generation && held.vectors === vectors) return false;
     const codes = db.prepare('SELECT count(*) FROM vector_codes WHERE fingerprint = ?').pluck().get(fingerprint) as number;
-    const dims = (db.prepare('SELECT dims FROM embedders WHERE fingerprint = ?').pluck().get(fingerprint) ?? 0) as number;
+    const dims = embedderDims(db, fingerprint);
     if (codes !== vectors || !vectors || !dims) {
       db.prepare('DELETE FROM vector_code_packs WHERE fingerprint = ?').run(fingerprint);
       return false;
     }
-    // The rows the code scan streams (storage/sqlite/reader.ts streamCodes), read in full before writing.
+    // The rows the code scan streams, read in full before writing.
     const rows = db
-      .prepare(
-        `SELECT c.id, q.scale, q.residual, q.code FROM vector_codes q NOT INDEXED
-         CROSS JOIN chunks c INDEXED BY chunks_text_hash ON c.text_hash = q.text_hash WHERE q.fingerprint = ?`,
-      )
+      .prepare(CODE_ROWS_SQL)
       .raw()
       .all(fingerprint) as [number, number, number, Buffer][];
     const kept = rows.filter((r) => r[3].byteLength === dims);

@@ -1,4 +1,4 @@
-import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
+import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { endianness } from 'node:os';
 import type { ChunkFilter, StoredHit } from '../../core/types.ts';
 import { matchExpression } from '../../core/text/analyzer.ts';
@@ -8,7 +8,8 @@ import { decodeVector, encodeVector } from './blob.ts';
 import { parseJson } from './connection.ts';
 import { CachedFacts, chunkFacts, factsCanFilter, factsFilter, LookupFacts, rowOf, type Facts } from './facts.ts';
 import { filterSql } from './filter.ts';
-import { readCodePack } from './codes.ts';
+import { CODE_ROWS_SQL, readCodePack } from './codes.ts';
+import { embedderDims, prepared, readGeneration } from './statements.ts';
 import { mergedTermScores } from './term-scores.ts';
 
 const LITTLE = endianness() === 'LE';
@@ -189,8 +190,7 @@ export class SqliteIndexReader implements IndexReader {
     // One read transaction: the generation and the rows come from the same snapshot.
     return this.db.transaction(() => {
       const generation = readGeneration(this.db);
-      const dims = (this.db.prepare('SELECT dims FROM embedders WHERE fingerprint = ?').pluck().get(fingerprint) ??
-        0) as number;
+      const dims = embedderDims(this.db, fingerprint);
       const count = this.db
         .prepare('SELECT count(*) FROM chunks c JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash')
         .pluck()
@@ -266,8 +266,7 @@ export class SqliteIndexReader implements IndexReader {
   private vectorRows(fingerprint: string, sink: VectorSink, sql: string): { generation: number; dims: number; count: number } {
     return this.db.transaction(() => {
       const generation = readGeneration(this.db);
-      const dims = (this.db.prepare('SELECT dims FROM embedders WHERE fingerprint = ?').pluck().get(fingerprint) ??
-        0) as number;
+      const dims = embedderDims(this.db, fingerprint);
       const total = this.db
         .prepare('SELECT count(*) FROM chunks c JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash')
         .pluck()
@@ -309,8 +308,7 @@ export class SqliteIndexReader implements IndexReader {
         .get(fingerprint, fingerprint) as [number, number];
       if (vectors !== codes) return null;
       const generation = readGeneration(this.db);
-      const dims = (this.db.prepare('SELECT dims FROM embedders WHERE fingerprint = ?').pluck().get(fingerprint) ??
-        0) as number;
+      const dims = embedderDims(this.db, fingerprint);
       // The packed copy when it is current (written by the last index run): one row instead of one per chunk.
       const pack = vectors ? readCodePack(this.db, fingerprint, generation, vectors, dims) : null;
       if (pack) {
@@ -327,12 +325,8 @@ export class SqliteIndexReader implements IndexReader {
       let i = 0;
       const cache = this.db.pragma('cache_size', { simple: true }) as number;
       this.db.pragma('cache_size = -1024');
-      // The codes table in storage order (no index, no sort), each code's chunks from the narrow text_hash index.
       const rows = this.db
-        .prepare(
-          `SELECT c.id, q.scale, q.residual, q.code FROM vector_codes q NOT INDEXED
-           CROSS JOIN chunks c INDEXED BY chunks_text_hash ON c.text_hash = q.text_hash WHERE q.fingerprint = ?`,
-        )
+        .prepare(CODE_ROWS_SQL)
         .raw()
         .iterate(fingerprint) as IterableIterator<[number, number, number, Buffer]>;
       try {
@@ -390,22 +384,6 @@ export function closeReaderExtras(db: Database): void {
   rescorers.delete(db);
 }
 
-const statements = new WeakMap<Database, Map<string, Statement>>();
-/**
- * A statement prepared once per connection (the reader's methods are mixed into SqliteIndex, so
- * the cache hangs off the connection): preparing costs as much as running these small queries.
- */
-function prepared(db: Database, sql: string): Statement {
-  let m = statements.get(db);
-  if (!m) statements.set(db, (m = new Map()));
-  let s = m.get(sql);
-  if (!s) {
-    if (m.size > 200) m.clear(); // filters make the SQL vary: keep the cache bounded
-    m.set(sql, (s = db.prepare(sql)));
-  }
-  return s;
-}
-
 /**
  * The chunk sets of recent terms (concept scoring asks for the same common words query after
  * query, and those are the costly ones), dropped when the index changes; least recently used
@@ -447,6 +425,3 @@ function matchCache(db: Database, generation: number): MatchCache {
   return c;
 }
 
-function readGeneration(db: Database): number {
-  return (prepared(db, "SELECT value FROM meta WHERE key = 'generation'").pluck().get() ?? 0) as number;
-}

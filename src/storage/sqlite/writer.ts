@@ -6,6 +6,7 @@ import { encodeVector } from './blob.ts';
 import { codeWriter, refreshCodePack } from './codes.ts';
 import { bumpGeneration, now, slices } from './connection.ts';
 import { listSources } from './sources.ts';
+import { readGeneration, vectorCount } from './statements.ts';
 
 export class SqliteIndexWriter implements IndexWriter {
   constructor(
@@ -67,8 +68,8 @@ export class SqliteIndexWriter implements IndexWriter {
     // change: once the check below finds none, the generation and the fingerprint's vector count
     // are remembered in meta, and later calls with both unchanged skip it (a run with nothing new
     // then reads no chunk index at all).
-    const generation = this.db.prepare("SELECT value FROM meta WHERE key = 'generation'").pluck().get() as number;
-    const stored = this.db.prepare('SELECT count(*) FROM vectors INDEXED BY vectors_key WHERE fingerprint = ?').pluck().get(fingerprint) as number;
+    const generation = readGeneration(this.db);
+    const stored = vectorCount(this.db, fingerprint);
     const seen = this.db.prepare('SELECT 1 FROM vectors_complete WHERE fingerprint = ? AND generation = ? AND vectors = ?');
     if (seen.get(fingerprint, generation, stored)) return [];
     // Decided from the text_hash index alone (covering, no row reads) before touching the chunk
