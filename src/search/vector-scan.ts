@@ -2,6 +2,19 @@ import type { CodeSink, IndexReader, VectorSink } from '../storage/roles.ts';
 import { createDotKernel, createInt8Kernel, type DotKernel, type Int8Kernel } from './simd-dots.ts';
 import { dotAt, int8Query, int8Rank, normalizeRows, RESCORE, topKOfScores, type Int8Query, type Rank, type VectorSource } from './vector-index.ts';
 
+/**
+ * A picker putting the first `count` rows of parallel arrays in chunk order (refs ascending), as the
+ * in-memory index holds them: equal scores then rank alike. Each call returns a new array.
+ */
+function inChunkOrder(refs: Int32Array, count: number): <T extends Float32Array | Int32Array>(from: T) => T {
+  const order = Int32Array.from({ length: count }, (_, i) => i).sort((a, b) => refs[a]! - refs[b]!);
+  return (from) => {
+    const to = new (from.constructor as new (n: number) => typeof from)(count);
+    for (let row = 0; row < count; row++) to[row] = from[order[row]!]!;
+    return to;
+  };
+}
+
 /** What the scan reads of the store. */
 export type ScanStore = Pick<IndexReader, 'streamVectors' | 'streamCodes' | 'vectorScores' | 'vectorsOf'>;
 
@@ -90,18 +103,8 @@ export class VectorScan implements VectorSource {
     if (!done) return null;
     flush();
     this.knownDims = done.dims;
-    // Rows in chunk order, as the in-memory index holds them: equal scores then rank alike.
-    const order = Array.from({ length: done.count }, (_, i) => i).sort((a, b) => refs[a]! - refs[b]!);
-    const pick = <T extends Float32Array | Int32Array>(from: T, to: T) => {
-      order.forEach((i, row) => (to[row] = from[i]!));
-      return to;
-    };
-    const rows = {
-      refs: pick(refs, new Int32Array(done.count)),
-      scales: pick(scales, new Float32Array(done.count)),
-      residuals: pick(residuals, new Float32Array(done.count)),
-      approx: pick(approx, new Float32Array(done.count)),
-    };
+    const pick = inChunkOrder(refs, done.count);
+    const rows = { refs: pick(refs), scales: pick(scales), residuals: pick(residuals), approx: pick(approx) };
     return int8Rank(rows, iq!, (missing, exact) => this.rescoreExact(q, missing, exact), RESCORE);
   }
 
@@ -148,10 +151,9 @@ export class VectorScan implements VectorSource {
     const { count } = await this.store.streamVectors(this.fingerprint, sink);
     flush();
     this.knownDims = dims;
-    // Rows in chunk order, as the in-memory index holds them: equal scores then rank alike.
-    const order = Array.from({ length: count }, (_, i) => i).sort((a, b) => refs[a]! - refs[b]!);
-    const s = Float32Array.from(order, (i) => scores[i]!);
-    const r = Int32Array.from(order, (i) => refs[i]!);
+    const pick = inChunkOrder(refs, count);
+    const s = pick(scores);
+    const r = pick(refs);
     return async (k, accept) => topKOfScores(s, r, k, accept ? (row) => accept(r[row]!) : undefined);
   }
 
