@@ -153,6 +153,29 @@ interface Quantised {
   runs: Map<string, [number, number][] | null>;
 }
 
+/** What a load of int8 rows fills, allocated when the store announces how many rows come. */
+class Int8Rows {
+  kernel: Int8Kernel | null = null;
+  refs = new Int32Array(0);
+  scales = new Float32Array(0);
+  residuals = new Float32Array(0);
+
+  /** Throws NO_INT8 when no kernel serves n × dims (the caller falls back to float32 rows). */
+  start(n: number, dims: number): void {
+    this.kernel = n > 0 ? createInt8Kernel(n, dims) : null;
+    if (!this.kernel) throw NO_INT8;
+    this.refs = new Int32Array(n);
+    this.scales = new Float32Array(n);
+    this.residuals = new Float32Array(n);
+  }
+
+  set(i: number, ref: number, scale: number, residual: number): void {
+    this.refs[i] = ref;
+    this.scales[i] = scale;
+    this.residuals[i] = residual;
+  }
+}
+
 /** The first `count` rows loaded into a kernel, as the index holds them. */
 function quantised(
   generation: number,
@@ -346,25 +369,14 @@ export class VectorIndex implements VectorSource {
    */
   private async loadCodes(): Promise<Quantised | null> {
     if (!this.store.streamCodes) return null;
-    let kernel: Int8Kernel | null = null;
-    let scales = new Float32Array(0);
-    let residuals = new Float32Array(0);
-    let refs = new Int32Array(0);
+    const rows = new Int8Rows();
     let done: { generation: number; dims: number; count: number } | null;
     try {
       done = await this.store.streamCodes(this.fingerprint, {
-        start(n, dims) {
-          kernel = n > 0 ? createInt8Kernel(n, dims) : null;
-          if (!kernel) throw NO_INT8;
-          scales = new Float32Array(n);
-          residuals = new Float32Array(n);
-          refs = new Int32Array(n);
-        },
+        start: (n, dims) => rows.start(n, dims),
         row(i, ref, scale, residual, code) {
-          kernel!.vectors.set(code, i * code.length);
-          refs[i] = ref;
-          scales[i] = scale;
-          residuals[i] = residual;
+          rows.kernel!.vectors.set(code, i * code.length);
+          rows.set(i, ref, scale, residual);
         },
       });
     } catch (err) {
@@ -373,7 +385,8 @@ export class VectorIndex implements VectorSource {
     }
     if (!done) return null;
     const { generation, dims, count } = done;
-    const k = kernel! as Int8Kernel;
+    const { refs, scales, residuals } = rows;
+    const k = rows.kernel!;
     // The store streams rows in its own order: put them in chunk order (refs ascending), as loadInt8
     // holds them — in place, cycle by cycle with one row of scratch (a copy of every code would
     // double the peak memory of the load).
@@ -405,29 +418,18 @@ export class VectorIndex implements VectorSource {
 
   /** Streams the rows into int8 wasm memory; null when the kernel cannot serve this shape. */
   private async loadInt8(): Promise<Quantised | null> {
-    let kernel: Int8Kernel | null = null;
-    let scales = new Float32Array(0);
-    let residuals = new Float32Array(0);
-    let refs = new Int32Array(0);
+    const rows = new Int8Rows();
     try {
       const { generation, dims, count } = await this.store.scanVectors(this.fingerprint, {
-        start(n, dims) {
-          kernel = n > 0 ? createInt8Kernel(n, dims) : null;
-          if (!kernel) throw NO_INT8;
-          scales = new Float32Array(n);
-          residuals = new Float32Array(n);
-          refs = new Int32Array(n);
-        },
+        start: (n, dims) => rows.start(n, dims),
         row(i, ref, v) {
           normalizeRows(v, v.length);
-          refs[i] = ref;
-          const code = encodeInt8(v, kernel!.vectors.subarray(i * v.length, (i + 1) * v.length));
-          scales[i] = code.scale;
-          residuals[i] = code.residual;
+          const code = encodeInt8(v, rows.kernel!.vectors.subarray(i * v.length, (i + 1) * v.length));
+          rows.set(i, ref, code.scale, code.residual);
         },
       });
       // Rows skipped by the scan (foreign dimensions) leave zero rows at the end: never returned.
-      return quantised(generation, dims, count, refs, scales, residuals, kernel!);
+      return quantised(generation, dims, count, rows.refs, rows.scales, rows.residuals, rows.kernel!);
     } catch (err) {
       if (err === NO_INT8) return null;
       throw err;
