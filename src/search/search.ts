@@ -305,12 +305,15 @@ export class Searcher {
     const { shared, own, ownWeight } = expansions;
     const expanded = shared.length > 0 || own.length > 0;
     this.checkMinScore(req, expansions);
-    // Whether concept scoring ranked the expansion list (else the ORed list did).
-    let structured = false;
     const vectorLeg = (text: string) => (mode === 'keyword' ? [] : this.embedQuery(text).then((v) => this.vectorRefs(v, vectorN, filter)));
-    const [kw, ex, exOwn, vec0] = await Promise.all([
+    // The shared list ranked by concepts covered when the store can (`structured`), else by the ORed terms.
+    const sharedList = async (): Promise<{ list: RefScore[]; structured: boolean }> => {
+      const byConcepts = this.tuning.concepts ? await conceptRefs(this.store, q, shared, pool, filter, analyzers) : null;
+      return byConcepts ? { list: byConcepts, structured: true } : { list: await this.expansionRefs(shared, pool, filter, analyzers), structured: false };
+    };
+    const [kw, { list: ex, structured }, exOwn, vec0] = await Promise.all([
       mode === 'vector' ? [] : this.keywordRefs(q, pool, filter, analyzers),
-      shared.length ? (this.tuning.concepts ? conceptRefs(this.store, q, shared, pool, filter, analyzers) : Promise.resolve(null)).then((r) => (r ? ((structured = true), r) : this.expansionRefs(shared, pool, filter, analyzers))) : [],
+      shared.length ? sharedList() : { list: [], structured: false },
       own.length ? this.expansionRefs(own, pool, filter, analyzers) : [],
       // Without expansions the vector leg does not wait for the keyword one.
       expanded ? null : vectorLeg(q),
