@@ -14,6 +14,7 @@ import { sha256 } from '../../src/core/hash.ts';
 import { FakeProvider } from '../helpers/fake-provider.ts';
 import { captureLog } from '../helpers/remote.ts';
 import { writeCorpus } from '../helpers/corpus.ts';
+import { endianness } from 'node:os';
 
 const repoRoot = resolve(import.meta.dirname, '..', '..');
 const KEY = 'sk-sync-test-a1b2c3d4e5f6a7b8';
@@ -156,8 +157,14 @@ describe('switching models', () => {
         [second.fingerprint, total, total],
       ]);
       expect(await store.gc()).toEqual({ vectors: 0 });
+      // Each run packed its fingerprint's codes (on little-endian machines); gc keeps only the kept one's.
+      const packs = () => store.db.prepare('SELECT fingerprint FROM vector_code_packs ORDER BY fingerprint').pluck().all();
+      const le = endianness() === 'LE';
+      expect(packs()).toEqual(le ? [FP, second.fingerprint].sort() : []);
       expect(await store.gc({ keepOnly: second.fingerprint })).toEqual({ vectors: total });
       expect((await store.status()).coverage.map((c) => c.fingerprint)).toEqual([second.fingerprint]);
+      expect(packs()).toEqual(le ? [second.fingerprint] : []);
+      expect(store.db.prepare('SELECT DISTINCT fingerprint FROM vector_codes').pluck().all()).toEqual([second.fingerprint]);
     } finally {
       await store.close();
     }
