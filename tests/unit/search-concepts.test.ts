@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Expansion } from '../../src/core/profile.ts';
-import { conceptsOf, scoreConcepts, topPositions, type Concept } from '../../src/search/concepts.ts';
+import { conceptsOf, scoreConcepts, type Concept } from '../../src/search/concepts.ts';
+import { topPositions } from '../../src/core/top-positions.ts';
 
 const e = (term: string, from: string, weight: number): Expansion => ({ term, from, weight, via: 'lexicon' });
 const set = (...ps: number[]) => Int32Array.from(ps);

@@ -3,6 +3,7 @@ import { matchExpression } from '../../core/text/analyzer.ts';
 import type { RefScore } from '../roles.ts';
 import type { ChunkFacts } from './facts.ts';
 import { indexOfSorted } from '../../core/sorted-ids.ts';
+import { topPositions } from '../../core/top-positions.ts';
 
 /**
  * BM25 over ORed terms from per-term scores kept for the current generation.
@@ -53,7 +54,6 @@ function cacheOf(db: Database, facts: ChunkFacts, headWeight: number): Cache {
   }
   return c;
 }
-
 
 function termList(c: Cache, facts: ChunkFacts, term: string): TermList {
   const hit = c.terms.get(term);
@@ -117,18 +117,5 @@ export function mergedTermScores(
 
 function topRows(acc: Float64Array, touched: number[], facts: ChunkFacts, k: number, pass: (id: number) => boolean): RefScore[] {
   // Top k by score, then row (= chunk id) ascending, among rows that pass.
-  const best: number[] = [];
-  const better = (a: number, b: number) => acc[a]! > acc[b]! || (acc[a] === acc[b] && a < b);
-  for (const r of touched) {
-    if (best.length === k && !better(r, best[k - 1]!)) continue;
-    if (!pass(facts.ids[r]!)) continue;
-    let i = best.length < k ? best.length : k - 1;
-    if (best.length < k) best.push(r);
-    while (i > 0 && better(r, best[i - 1]!)) {
-      best[i] = best[i - 1]!;
-      i--;
-    }
-    best[i] = r;
-  }
-  return best.map((r) => ({ ref: facts.ids[r]!, score: acc[r]! }));
+  return topPositions(acc, touched, k, (r) => pass(facts.ids[r]!)).map((r) => ({ ref: facts.ids[r]!, score: acc[r]! }));
 }
