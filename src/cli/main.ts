@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { packageRoot } from '../core/package-root.ts';
+import { packageVersion } from '../core/package-root.ts';
 import { DESCRIPTION, topLevelHelp } from './help.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { ENV_FILE_VAR, loadEnvFileOnce } from '../embedding/remote/env.ts';
@@ -27,15 +25,13 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   embedders: () => import('./commands/embedders.ts'),
 };
 
-function packageVersion(): string {
-  return (JSON.parse(readFileSync(join(packageRoot(import.meta.url), 'package.json'), 'utf8')) as { version: string }).version;
-}
+const version = () => packageVersion(import.meta.url);
 
 export async function buildProgram(argv: string[] = []): Promise<Command> {
   const { Command } = await import('commander');
   const program = new Command('ragsync')
     .description(DESCRIPTION)
-    .version(packageVersion(), '-V, --version', 'print the version')
+    .version(version(), '-V, --version', 'print the version')
     // No --env-file flag: Node 20 itself claims that flag anywhere on the command line (and exits 9
     // when the file is missing), so the file is named by $RAGSYNC_ENV_FILE instead.
     .hook('preAction', () => {
@@ -56,7 +52,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (argv.length === 1 && ['--version', '-V'].includes(argv[0]!)) {
-    process.stdout.write(`${packageVersion()}\n`);
+    process.stdout.write(`${version()}\n`);
     return 0;
   }
   const program = await buildProgram(argv);

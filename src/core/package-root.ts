@@ -19,3 +19,8 @@ export function packageRoot(from: string): string {
     dir = up;
   }
 }
+
+/** ragsync's version, from its package.json (what `--version` prints and the MCP server announces). */
+export function packageVersion(from: string): string {
+  return (JSON.parse(readFileSync(join(packageRoot(from), 'package.json'), 'utf8')) as { version: string }).version;
+}

@@ -1,5 +1,6 @@
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { packageVersion } from '../core/package-root.ts';
 
 /**
  * The first moments of `ragsync mcp`: a client spawns the server and waits for its answer to
@@ -11,17 +12,20 @@ import { StringDecoder } from 'node:string_decoder';
  *
  * What the SDK would answer is kept equal to what is written here by tests/e2e/mcp.test.ts.
  */
-export const SERVER_INFO = { name: 'ragsync', version: '0.1.0' };
+/** The server's name and version (ragsync's package version). */
+export function serverInfo(): { name: string; version: string } {
+  return { name: 'ragsync', version: packageVersion(import.meta.url) };
+}
 /** What McpServer announces for a server with tools. */
 export const CAPABILITIES = { tools: { listChanged: true } };
 /** The SDK's SUPPORTED_PROTOCOL_VERSIONS, newest first: a client asking for another gets the newest. */
 export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
 
-export function initializeResult(requested: string): { protocolVersion: string; capabilities: typeof CAPABILITIES; serverInfo: typeof SERVER_INFO } {
+export function initializeResult(requested: string): { protocolVersion: string; capabilities: typeof CAPABILITIES; serverInfo: { name: string; version: string } } {
   return {
     protocolVersion: PROTOCOL_VERSIONS.includes(requested) ? requested : PROTOCOL_VERSIONS[0]!,
     capabilities: CAPABILITIES,
-    serverInfo: SERVER_INFO,
+    serverInfo: serverInfo(),
   };
 }
 

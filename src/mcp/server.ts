@@ -8,7 +8,7 @@ import { filterFields, filtersOf } from '../search/filter-fields.ts';
 import { resultJson } from '../search/present.ts';
 import { MAX_K, MAX_QUERY_CHARS, MODES } from '../search/request.ts';
 import type { Searcher, SearchResult } from '../search/search.ts';
-import { SERVER_INFO, type FrontHandoff } from './front.ts';
+import { serverInfo, type FrontHandoff } from './front.ts';
 
 const text = (results: SearchResult[], expansions?: Expansion[]) => ({
   content: [{ type: 'text' as const, text: JSON.stringify({ results: results.map(resultJson), ...(expansions ? { expansions } : {}) }) }],
@@ -18,8 +18,8 @@ const text = (results: SearchResult[], expansions?: Expansion[]) => ({
 const toolError = (err: unknown) => ({ isError: true, content: [{ type: 'text' as const, text: describeIoError(err) ?? errorMessage(err) }] });
 
 /** An MCP server exposing `search` and `related` over one Searcher. */
-export function createMcpServer(searcher: Searcher, version = SERVER_INFO.version): McpServer {
-  const server = new McpServer({ name: SERVER_INFO.name, version });
+export function createMcpServer(searcher: Searcher, version = serverInfo().version): McpServer {
+  const server = new McpServer({ name: serverInfo().name, version });
   const specs = searcher.filterSpecs();
   server.registerTool(
     'search',
