@@ -2,6 +2,7 @@ import type { Expansion } from '../core/profile.ts';
 import { queryTerms, type Analyzer } from '../core/text/analyzer.ts';
 import { keyRuns } from '../core/text/english-keys.ts';
 import { topPositions } from '../core/top-positions.ts';
+import { foldTerm } from './expand.ts';
 import type { ChunkFilter } from '../core/types.ts';
 import type { RefScore, SearchStore } from '../storage/roles.ts';
 
@@ -29,7 +30,7 @@ export interface Concept {
 
 const CJK_RUN = /\p{Script=Han}{2,}/gu;
 
-const fold = (s: string) => s.normalize('NFKC').toLowerCase().trim();
+const fold = foldTerm;
 
 /**
  * The concepts of a query: one per part of the query expansions stand for (its own words a term

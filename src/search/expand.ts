@@ -26,7 +26,9 @@ export const MAX_CONCEPT_EXPANSIONS = 80;
  */
 export const EXPANSION_TUNING = { weight: 3, besideProfile: 1, literalWeight: 1, expandVector: true, literal: 0.5, concepts: true, perKey: 8 };
 
-const fold = (s: string) => s.normalize('NFKC').toLowerCase().trim();
+/** How terms are compared: compatibility forms folded, lower case, trimmed. */
+export const foldTerm = (s: string) => s.normalize('NFKC').toLowerCase().trim();
+const fold = foldTerm;
 
 /**
  * Every expander's answer for `query`, one entry per term (the strongest weight wins, its `from`
