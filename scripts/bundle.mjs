@@ -1,10 +1,13 @@
-// Bundles the CLI into dist/bundle/ (npm run build runs this after tsc). A one-shot command then
-// loads a few large files instead of resolving hundreds of ES modules: see "Cold start" in
-// BENCHMARKS.md for what it gives. Code split at the dynamic imports, so a command still loads
-// only its own chunks (no MCP SDK, undici or AI SDK on paths that do not use them).
+// Bundles the CLI into dist/bundle/ (npm run build runs this after tsc): ragsync.cjs, the whole
+// CLI; boot.cjs, which the bin runs and which compiles ragsync.cjs with a V8 code cache; and a
+// code cache per command. A one-shot command then neither resolves hundreds of ES modules nor
+// compiles most of its code: see "Cold start" in BENCHMARKS.md for what each step gives.
 import { build } from 'esbuild';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 
 /**
  * zod's classic API re-exports every locale (about 300 kB, 40 % of what `search` parses) as
@@ -36,25 +39,21 @@ const noAjvInMcpServer = {
   },
 };
 /**
- * The config and search-request schemas use zod/mini, which shares zod's core with the classic API
- * (MCP and AI SDK tool schemas). esbuild splits by module, so the shared core chunk would hold all
- * the core the classic API and its JSON Schema export use (~220 kB, parsed by every command). The
- * mini imports of src/ get a private copy of the zod modules instead: a one-shot command loads only
- * what mini uses (~50 kB); `mcp` loads both copies. Global config (the English messages) lives on
- * globalThis, shared by both.
+ * Large leaf libraries that few one-shot commands use (undici: remote embedders and reranking;
+ * csv-stringify and hyparquet-writer: export), each bundled into a file of its own under vendor/:
+ * the CLI bundle, which every command reads and whose code cache every command deserialises, stays
+ * a third smaller. They hold no state that ragsync's modules share, so a second file is safe.
  */
-const privateZodMini = {
-  name: 'private-zod-mini',
+const VENDOR = ['undici', 'csv-stringify', 'hyparquet-writer'];
+const vendorFiles = {
+  name: 'vendor-files',
   setup(b) {
-    const copy = async (args) => {
-      const r = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: { plain: true } });
-      return r.errors.length ? { errors: r.errors } : { path: r.path, namespace: 'zod-mini' };
-    };
-    b.onResolve({ filter: /^zod\/(mini|v4\/locales\/en\.js)$/ }, (args) =>
-      args.pluginData?.plain || args.namespace !== 'file' || !/[\\/]src[\\/]/.test(args.importer) ? undefined : copy(args),
-    );
-    b.onResolve({ filter: /.*/, namespace: 'zod-mini' }, copy);
-    b.onLoad({ filter: /.*/, namespace: 'zod-mini' }, (args) => ({ contents: readFileSync(args.path, 'utf8'), loader: 'js', resolveDir: dirname(args.path) }));
+    b.onResolve({ filter: new RegExp(`^(${VENDOR.join('|')})$`) }, (args) => ({ path: args.path, namespace: 'ragsync-vendor' }));
+    b.onLoad({ filter: /.*/, namespace: 'ragsync-vendor' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(`./vendor/${args.path}.cjs`)});`,
+      loader: 'js',
+    }));
+    b.onResolve({ filter: /^\.\/vendor\// }, (args) => ({ path: args.path, external: true }));
   },
 };
 const STUBS = {
@@ -66,22 +65,46 @@ const STUBS = {
 
 const outdir = new URL('../dist/bundle/', import.meta.url).pathname;
 rmSync(outdir, { recursive: true, force: true });
-await build({
-  entryPoints: { run: new URL('../src/cli/run.ts', import.meta.url).pathname },
-  outdir,
+const common = {
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
-  // Native addons load their .node files relative to their own package.
-  external: ['better-sqlite3', 'sqlite-vec'],
-  // Bundled CommonJS packages (commander, pino …) call require() for node: built-ins.
-  banner: { js: "import { createRequire as __ragsyncRequire } from 'node:module'; const require = __ragsyncRequire(import.meta.url);" },
-  chunkNames: 'chunks/[name]-[hash]',
+  // ES modules' import.meta.url, as the bundle file's URL (package-root walks up from it).
+  define: { 'import.meta.url': '__ragsync_import_meta_url' },
+  banner: { js: "var __ragsync_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
+  outExtension: { '.js': '.cjs' },
   legalComments: 'none',
   minifyWhitespace: true,
   minifySyntax: true,
-  plugins: [noZodLocales, noAjvInMcpServer, privateZodMini],
   logLevel: 'warning',
+};
+// The whole CLI in one file: commands stay lazy (esbuild turns their dynamic imports into module
+// initialisers run on first use), and one file is what a code cache can cover.
+await build({
+  ...common,
+  entryPoints: { ragsync: new URL('../src/cli/start.ts', import.meta.url).pathname },
+  outdir,
+  // Native addons load their .node files relative to their own package.
+  external: ['better-sqlite3', 'sqlite-vec'],
+  plugins: [noZodLocales, noAjvInMcpServer, vendorFiles],
 });
+await build({
+  ...common,
+  entryPoints: Object.fromEntries(VENDOR.map((name) => [`vendor/${name}`, createRequire(import.meta.url).resolve(name)])),
+  outdir,
+});
+const hash = createHash('sha256').update(readFileSync(join(outdir, 'ragsync.cjs'))).digest('hex').slice(0, 16);
+await build({
+  ...common,
+  entryPoints: { boot: new URL('../src/cli/boot.ts', import.meta.url).pathname },
+  outdir,
+  define: { ...common.define, RAGSYNC_BUNDLE_HASH: JSON.stringify(hash) },
+});
+
+// One V8 code cache per command, each made by a process of its own that loaded only that command.
+const boot = join(outdir, 'boot.cjs');
+for (const command of createRequire(import.meta.url)(boot).COMMAND_NAMES) {
+  const made = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(boot)}).writeCodeCache(${JSON.stringify(command)})`], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (made.status !== 0) throw new Error(`bundle: writing the code cache of '${command}' failed (exit ${made.status})`);
+}

@@ -3,6 +3,8 @@
  * summary. The commands register the same summaries with commander (a test holds the two equal),
  * so the top-level help prints from here without importing commander or any implementation.
  */
+import { packageVersion } from '../core/package-root.ts';
+
 export const DESCRIPTION = 'Keep a retrieval index in sync with Markdown in git repositories.';
 
 export const COMMAND_LIST: readonly { usage: string; summary: string }[] = [
@@ -27,6 +29,9 @@ export const COMMAND_LIST: readonly { usage: string; summary: string }[] = [
   { usage: 'mcp [options]', summary: 'serve the index as an MCP server on stdio (tools: search, related)' },
   { usage: 'embedders [options]', summary: 'list embedding providers: default model, dimensions, URL and key variable' },
 ];
+
+/** The command names, as the first word of each usage line. */
+export const COMMAND_NAMES: readonly string[] = COMMAND_LIST.map((c) => c.usage.split(' ')[0]!);
 
 /** The summary a command registers, by name. */
 export const summaryOf = (name: string): string => COMMAND_LIST.find((c) => c.usage.split(' ')[0] === name)!.summary;
@@ -57,4 +62,18 @@ export function topLevelHelp(columns = 80): string {
   const commands: [string, string][] = [...COMMAND_LIST.map((c): [string, string] => [c.usage, c.summary]), ['help [command]', 'display help for command']];
   const termWidth = Math.max(...[...options, ...commands].map(([t]) => t.length));
   return `Usage: ragsync [options] [command]\n\n${DESCRIPTION}\n\nOptions:\n${items(options, termWidth)}\n\nCommands:\n${items(commands, termWidth)}\n`;
+}
+
+/** ragsync's version, from its package.json. */
+export const version = (): string => packageVersion(import.meta.url);
+
+/**
+ * The whole output of `ragsync --help` (or `-h`, `help`) and `--version` (`-V`) given alone, which
+ * need neither commander nor any command's code; undefined for every other command line.
+ */
+export function quickAnswer(argv: readonly string[], columns?: number): string | undefined {
+  if (argv.length !== 1) return undefined;
+  if (['--help', '-h', 'help'].includes(argv[0]!)) return topLevelHelp(columns);
+  if (['--version', '-V'].includes(argv[0]!)) return `${version()}\n`;
+  return undefined;
 }

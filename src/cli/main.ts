@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { packageVersion } from '../core/package-root.ts';
-import { DESCRIPTION, topLevelHelp } from './help.ts';
+import { DESCRIPTION, quickAnswer, version } from './help.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { ENV_FILE_VAR, loadEnvFileOnce } from '../embedding/remote/env.ts';
 import { describeIoError } from '../core/io-errors.ts';
@@ -25,8 +24,6 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   embedders: () => import('./commands/embedders.ts'),
 };
 
-const version = () => packageVersion(import.meta.url);
-
 export async function buildProgram(argv: string[] = []): Promise<Command> {
   const { Command } = await import('commander');
   const program = new Command('ragsync')
@@ -47,12 +44,9 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
 
 export async function main(argv: string[]): Promise<number> {
   // The top-level help and the version need neither commander nor any command's code.
-  if (argv.length === 1 && ['--help', '-h', 'help'].includes(argv[0]!)) {
-    process.stdout.write(topLevelHelp(process.stdout.isTTY ? process.stdout.columns : undefined));
-    return 0;
-  }
-  if (argv.length === 1 && ['--version', '-V'].includes(argv[0]!)) {
-    process.stdout.write(`${version()}\n`);
+  const quick = quickAnswer(argv, process.stdout.isTTY ? process.stdout.columns : undefined);
+  if (quick !== undefined) {
+    process.stdout.write(quick);
     return 0;
   }
   const program = await buildProgram(argv);

@@ -1,10 +1,5 @@
-// Entry point of the `ragsync` command.
-import { main } from './main.ts';
+// Entry point of the `ragsync` command when run from the sources (`npm run ragsync`, the tests);
+// the bin runs the same start() from the bundle (boot.ts).
+import { start } from './start.ts';
 
-// `ragsync export | head`: a reader that stops early is not an error; stop writing, quietly.
-process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw err;
-});
-
-process.exitCode = await main(process.argv.slice(2));
+await start(process.argv.slice(2));
