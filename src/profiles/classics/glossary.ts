@@ -235,15 +235,21 @@ interface Phrase {
   terms: Entry[1];
   words: number;
 }
-const PHRASES: Phrase[] = GLOSSARY.flatMap(([phrases, terms]) =>
-  phrases.map((p) => ({
-    phrase: p,
-    terms,
-    words: p.split(/[\s-]+/).length,
-    // Word boundaries; a trailing plural "s" allowed; "-" and spaces alike between words.
-    re: new RegExp(`(?<![a-z0-9])${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/[\s-]+/g, '[\\s-]+')}s?(?![a-z0-9])`, 'gi'),
-  })),
-).sort((a, b) => b.phrase.length - a.phrase.length);
+/**
+ * The phrases, longest first: built on the first English query (about a thousand regular
+ * expressions, ~3 ms that a process with no English to look up should not pay).
+ */
+let phraseList: Phrase[] | undefined;
+const phraseTable = (): Phrase[] =>
+  (phraseList ??= GLOSSARY.flatMap(([phrases, terms]) =>
+    phrases.map((p) => ({
+      phrase: p,
+      terms,
+      words: p.split(/[\s-]+/).length,
+      // Word boundaries; a trailing plural "s" allowed; "-" and spaces alike between words.
+      re: new RegExp(`(?<![a-z0-9])${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/[\s-]+/g, '[\\s-]+')}s?(?![a-z0-9])`, 'gi'),
+    })),
+  ).sort((a, b) => b.phrase.length - a.phrase.length));
 
 /** True when the query has Latin letters worth looking up. */
 export const hasLatin = (q: string) => /[a-z]{2}/i.test(q);
@@ -258,7 +264,7 @@ export function glossaryMatches(query: string, mentions: Mentions): Match[] {
   const text = query.normalize('NFKC').replace(/[()[\]{},;:!?"“”]/g, ' ').replace(/\s+/g, ' ');
   const taken = new Uint8Array(text.length);
   const out: Match[] = [];
-  for (const p of PHRASES) {
+  for (const p of phraseTable()) {
     for (const m of text.matchAll(p.re)) {
       const start = m.index!;
       const end = start + m[0].length;
