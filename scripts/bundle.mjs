@@ -39,21 +39,47 @@ const noAjvInMcpServer = {
   },
 };
 /**
- * Large leaf libraries that few one-shot commands use (undici: remote embedders and reranking;
- * csv-stringify and hyparquet-writer: export), each bundled into a file of its own under vendor/:
- * the CLI bundle, which every command reads and whose code cache every command deserialises, stays
- * a third smaller. They hold no state that ragsync's modules share, so a second file is safe.
+ * Libraries that few one-shot commands use, bundled into files of their own under vendor/: undici
+ * (remote embedders, reranking), csv-stringify and hyparquet-writer (export), and zod's classic API
+ * with the MCP SDK built on it (mcp, the AI SDK tool, eval). The CLI bundle, which every command
+ * reads and whose code cache every command deserialises, is then half the size. A vendor file holds
+ * one copy of what it bundles, so the MCP SDK and ragsync's own schemas share one zod; the config
+ * and request schemas use zod/mini, whose core the CLI bundle keeps a copy of (zod's global
+ * config, the English messages, lives on globalThis: both copies read it).
  */
-const VENDOR = ['undici', 'csv-stringify', 'hyparquet-writer'];
-const vendorFiles = {
-  name: 'vendor-files',
+const VENDOR = {
+  undici: ['undici'],
+  'csv-stringify': ['csv-stringify'],
+  'hyparquet-writer': ['hyparquet-writer'],
+  mcp: ['zod', '@modelcontextprotocol/sdk/server/mcp.js', '@modelcontextprotocol/sdk/server/stdio.js'],
+};
+const vendorOf = new Map(Object.entries(VENDOR).flatMap(([file, specifiers]) => specifiers.map((s) => [s, file])));
+const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+/** In the CLI bundle: an import of a vendored package reads it from its vendor file. */
+const fromVendorFiles = {
+  name: 'from-vendor-files',
   setup(b) {
-    b.onResolve({ filter: new RegExp(`^(${VENDOR.join('|')})$`) }, (args) => ({ path: args.path, namespace: 'ragsync-vendor' }));
+    b.onResolve({ filter: new RegExp(`^(${[...vendorOf.keys()].map(escape).join('|')})$`) }, (args) => ({ path: args.path, namespace: 'ragsync-vendor' }));
     b.onLoad({ filter: /.*/, namespace: 'ragsync-vendor' }, (args) => ({
-      contents: `module.exports = require(${JSON.stringify(`./vendor/${args.path}.cjs`)});`,
+      contents: `module.exports = require(${JSON.stringify(`./vendor/${vendorOf.get(args.path)}.cjs`)}).modules[${JSON.stringify(args.path)}];`,
       loader: 'js',
     }));
     b.onResolve({ filter: /^\.\/vendor\// }, (args) => ({ path: args.path, external: true }));
+  },
+};
+/** A vendor file's entry: its packages' namespaces, by specifier. */
+const vendorEntries = {
+  name: 'vendor-entries',
+  setup(b) {
+    b.onResolve({ filter: /^vendor-entry:/ }, (args) => ({ path: args.path.slice('vendor-entry:'.length), namespace: 'vendor-entry' }));
+    b.onLoad({ filter: /.*/, namespace: 'vendor-entry' }, (args) => {
+      const specifiers = VENDOR[args.path];
+      return {
+        contents: `${specifiers.map((s, i) => `import * as m${i} from ${JSON.stringify(s)};`).join('\n')}\nexport const modules = { ${specifiers.map((s, i) => `${JSON.stringify(s)}: m${i}`).join(', ')} };`,
+        loader: 'js',
+        resolveDir: new URL('..', import.meta.url).pathname,
+      };
+    });
   },
 };
 const STUBS = {
@@ -87,12 +113,13 @@ await build({
   outdir,
   // Native addons load their .node files relative to their own package.
   external: ['better-sqlite3', 'sqlite-vec'],
-  plugins: [noZodLocales, noAjvInMcpServer, vendorFiles],
+  plugins: [noZodLocales, fromVendorFiles],
 });
 await build({
   ...common,
-  entryPoints: Object.fromEntries(VENDOR.map((name) => [`vendor/${name}`, createRequire(import.meta.url).resolve(name)])),
+  entryPoints: Object.fromEntries(Object.keys(VENDOR).map((file) => [`vendor/${file}`, `vendor-entry:${file}`])),
   outdir,
+  plugins: [noZodLocales, noAjvInMcpServer, vendorEntries],
 });
 const hash = createHash('sha256').update(readFileSync(join(outdir, 'ragsync.cjs'))).digest('hex').slice(0, 16);
 await build({
