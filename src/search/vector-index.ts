@@ -378,6 +378,10 @@ export class VectorIndex implements VectorSource {
           rows.kernel!.vectors.set(code, i * code.length);
           rows.set(i, ref, scale, residual);
         },
+        rows(first, refs, scales, residuals, codes) {
+          rows.kernel!.vectors.set(codes, first * (codes.length / refs.length));
+          for (let j = 0; j < refs.length; j++) rows.set(first + j, refs[j]!, scales[j]!, residuals[j]!);
+        },
       });
     } catch (err) {
       if (err === NO_INT8) return null;

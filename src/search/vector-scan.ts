@@ -92,6 +92,17 @@ export class VectorScan implements VectorSource {
         residuals[i] = residual;
         if (++filled === BLOCK) flush();
       },
+      rows(first, r, s, res, codes) {
+        refs.set(r, first);
+        scales.set(s, first);
+        residuals.set(res, first);
+        for (let at = 0; at < r.length; ) {
+          const take = Math.min(BLOCK - filled, r.length - at);
+          kernel!.vectors.set(codes.subarray(at * dims, (at + take) * dims), filled * dims);
+          at += take;
+          if ((filled += take) === BLOCK) flush();
+        }
+      },
     };
     let done: { count: number; dims: number } | null;
     try {

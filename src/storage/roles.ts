@@ -83,6 +83,8 @@ export interface VectorSet {
 export interface CodeSink {
   start(count: number, dims: number): void;
   row(i: number, ref: number, scale: number, residual: number, code: Int8Array): void;
+  /** Rows `first …` at once, their codes back to back (a packed copy): one copy instead of one per row. */
+  rows(first: number, refs: Int32Array, scales: Float64Array, residuals: Float64Array, codes: Int8Array): void;
 }
 
 /** Receives a vector scan: `start` once with the row count (an upper bound), then each row. */

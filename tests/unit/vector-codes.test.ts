@@ -153,7 +153,15 @@ describe('int8 codes stored beside the vectors (migration 010)', () => {
     const scanned = async () => {
       const reader = new SqliteIndex(fx.db, 'read');
       const rows: [number, number, number, number[]][] = [];
-      const done = await reader.streamCodes(FP, { start: () => {}, row: (_i, ref, scale, residual, code) => rows.push([ref, scale, residual, [...code]]) });
+      const row = (ref: number, scale: number, residual: number, code: Int8Array) => rows.push([ref, scale, residual, [...code]]);
+      const done = await reader.streamCodes(FP, {
+        start: () => {},
+        row: (_i, ref, scale, residual, code) => row(ref, scale, residual, code),
+        rows: (_first, refs, scales, residuals, codes) => {
+          const dims = codes.length / refs.length;
+          refs.forEach((ref, j) => row(ref, scales[j]!, residuals[j]!, codes.subarray(j * dims, (j + 1) * dims)));
+        },
+      });
       await reader.close();
       return { done, rows: rows.sort((x, y) => x[0] - y[0]) };
     };

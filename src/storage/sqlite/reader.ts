@@ -313,9 +313,7 @@ export class SqliteIndexReader implements IndexReader {
       const pack = vectors ? readCodePack(this.db, fingerprint, generation, vectors, dims) : null;
       if (pack) {
         sink.start(pack.count, dims);
-        for (let i = 0; i < pack.count; i++) {
-          sink.row(i, pack.refs[i]!, pack.scales[i]!, pack.residuals[i]!, pack.codes.subarray(i * dims, (i + 1) * dims));
-        }
+        sink.rows(0, pack.refs, pack.scales, pack.residuals, pack.codes);
         return { generation, dims, count: pack.count };
       }
       // An upper bound (chunks without a vector are not streamed): counting the join would probe every row twice.
