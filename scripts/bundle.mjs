@@ -111,8 +111,9 @@ await build({
   ...common,
   entryPoints: { ragsync: new URL('../src/cli/start.ts', import.meta.url).pathname },
   outdir,
-  // Native addons load their .node files relative to their own package.
-  external: ['better-sqlite3', 'sqlite-vec'],
+  // sqlite-vec finds its loadable extension relative to its own package; better-sqlite3's JavaScript
+  // is bundled, and its addon is named to it (storage/sqlite/open-sqlite.ts).
+  external: ['sqlite-vec'],
   plugins: [noZodLocales, fromVendorFiles],
 });
 await build({

@@ -1,4 +1,5 @@
-import BetterSqlite3, { type Database } from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
+import { openSqlite } from './open-sqlite.ts';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrate } from './migrate.ts';
@@ -80,23 +81,23 @@ function checked(db: Database, check: (db: Database) => void): Database {
  */
 export function openDatabase(file: string, mode: OpenMode): Database {
   if (mode === 'snapshot') {
-    if (!existsSync(file)) return migrated(prepare(new BetterSqlite3(':memory:')));
+    if (!existsSync(file)) return migrated(prepare(openSqlite(':memory:')));
     if (!existsSync(file + '-wal')) {
       const bytes = readFileSync(file);
       // Header bytes 18-19 say "WAL"; an in-memory copy must be told it is a rollback-journal file.
       if (bytes.length >= 20) bytes[18] = bytes[19] = 1;
-      const copy = bytes.length ? new BetterSqlite3(bytes) : new BetterSqlite3(':memory:');
+      const copy = bytes.length ? openSqlite(bytes) : openSqlite(':memory:');
       return migrated(prepare(checked(copy, (db) => assertOwnSchema(db, file, false))));
     }
     // A writer is active (its WAL holds recent commits): read through it, read-only.
     refuseForeignFile(file);
-    const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 });
+    const db = openSqlite(file, { readonly: true, fileMustExist: true, timeout: 10_000 });
     return prepare(checked(db, (c) => assertOwnSchema(c, file, false)));
   }
   if (mode === 'read') {
     if (!existsSync(file)) throw new Error(`no index at ${file}`);
     refuseForeignFile(file);
-    const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true, timeout: 10_000 });
+    const db = openSqlite(file, { readonly: true, fileMustExist: true, timeout: 10_000 });
     // A reader's hot pages (FTS terms, chunk texts) are few; better-sqlite3's default 16 MB page
     // cache mostly holds pages read once, resident for the life of a server.
     db.pragma(`cache_size = -${READER_CACHE_KIB}`);
@@ -104,7 +105,7 @@ export function openDatabase(file: string, mode: OpenMode): Database {
   }
   mkdirSync(dirname(file), { recursive: true });
   refuseForeignFile(file);
-  const db = checked(new BetterSqlite3(file, { timeout: 10_000 }), (c) => {
+  const db = checked(openSqlite(file, { timeout: 10_000 }), (c) => {
     assertOwnSchema(c, file, false);
     c.pragma('journal_mode = WAL');
   });

@@ -1,4 +1,5 @@
-import BetterSqlite3, { type Database } from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
+import { openSqlite } from './open-sqlite.ts';
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { RagsyncError, EXIT } from '../../core/errors.ts';
 import { migrationVersions } from './migrate.ts';
@@ -70,7 +71,7 @@ export function refuseForeignFile(file: string): void {
   if (header[18] !== 2 || existsSync(file + '-wal') || size > COPY_MAX_BYTES) return;
   const bytes = readFileSync(file);
   bytes[18] = bytes[19] = 1; // read the copy as a rollback-journal file
-  const copy = new BetterSqlite3(bytes);
+  const copy = openSqlite(bytes);
   try {
     if (identify(copy).kind === 'foreign') throw notOurs(file);
   } finally {

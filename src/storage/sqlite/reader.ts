@@ -1,4 +1,5 @@
-import BetterSqlite3, { type Database } from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
+import { openSqlite } from './open-sqlite.ts';
 import { endianness } from 'node:os';
 import type { ChunkFilter, StoredHit } from '../../core/types.ts';
 import { matchExpression } from '../../core/text/analyzer.ts';
@@ -364,7 +365,7 @@ function rescorer(db: Database): Database {
   if (!r) {
     if (db.memory || !db.name) r = db;
     else {
-      r = new BetterSqlite3(db.name, { readonly: true, fileMustExist: true, timeout: 10_000 });
+      r = openSqlite(db.name, { readonly: true, fileMustExist: true, timeout: 10_000 });
       // Vectors are read at random, each rarely twice: the key index's pages are what is worth
       // keeping (better-sqlite3's default cache, 16 MB, fills with vector pages instead).
       r.pragma(`cache_size = -${RESCORER_CACHE_KIB}`);
