@@ -95,7 +95,7 @@ describe('the bundled bin prints what the sources print', () => {
   });
 
   it('search in each mode, as text and as JSON; related', async () => {
-    const runs = [];
+    const runs: string[][] = [];
     for (const mode of ['hybrid', 'vector', 'keyword']) {
       runs.push(['search', '甲木 丙火', '-c', cfg, '--mode', mode], ['search', 'retry backoff', '-c', cfg, '--mode', mode, '--json', '--explain']);
     }
@@ -247,8 +247,9 @@ describe('the code cache', () => {
       // An edit that keeps the file's length: V8 checks no more than the length of the source
       // a cache was made from, so a cache found for it would run the old code.
       const text = readFileSync(join(BUNDLE_DIR, 'ragsync.cjs'), 'utf8');
-      expect(text).toContain("'what to look for'");
-      writeFileSync(bundle, text.replace("'what to look for'", "'WHAT TO LOOK FOR'"));
+      const words = '.argument("<query>","what to look for")';
+      expect(text.includes(words), `the bundle no longer holds ${words}`).toBe(true);
+      writeFileSync(bundle, text.replace(words, words.replace('what to look for', 'WHAT TO LOOK FOR')));
       const edited = await runNode(boot, ['search', '--help'], debug);
       expect(edited.stderr).toBe('ragsync: code cache for search: none\n');
       expect(edited.stdout).toContain('WHAT TO LOOK FOR');
