@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
-import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeProvider } from '../helpers/fake-provider.ts';
 import { Upstream } from '../helpers/upstream.ts';
@@ -223,9 +223,12 @@ describe('the code cache', () => {
   });
 
   it('never meets a bundle it was not made from: a changed copy of the bundle compiles without it, and works', async () => {
-    // The copy stays inside the package (dist/) so that the bundle finds better-sqlite3 and
-    // package.json as the installed one does.
-    const copy = mkdtempSync(join(REPO_ROOT, 'dist', '.bin-test-'));
+    // The copy stays inside the package, so that it finds better-sqlite3 and ragsync's package.json
+    // as the installed bundle does; in node_modules/.cache, so that a run cut short leaves nothing
+    // that `npm pack` would ship (dist/ is in package.json "files").
+    const scratch = join(REPO_ROOT, 'node_modules', '.cache');
+    mkdirSync(scratch, { recursive: true });
+    const copy = mkdtempSync(join(scratch, 'ragsync-bin-test-'));
     try {
       cpSync(BUNDLE_DIR, copy, { recursive: true });
       const boot = [`-e`, `require(${JSON.stringify(join(copy, 'boot.cjs'))}).boot(process.argv.slice(1))`];
