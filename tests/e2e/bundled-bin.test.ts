@@ -94,7 +94,7 @@ describe('the bundled bin prints what the sources print', () => {
     expect(b.stdout).toBe(a.stdout);
   });
 
-  it('search in each mode, as text and as JSON; related', async () => {
+  it('search in the three modes as JSON (with --explain) and as text; related', async () => {
     const runs = [
       ...['hybrid', 'vector', 'keyword'].map((mode) => ['search', 'retry backoff', '-c', cfg, '--mode', mode, '--json', '--explain']),
       ['search', '甲木 丙火', '-c', cfg, '--explain'],
@@ -120,19 +120,27 @@ describe('the bundled bin prints what the sources print', () => {
   });
 
   it('export as JSON lines and CSV (vendor/csv-stringify.cjs) on stdout, Parquet (vendor/hyparquet-writer.cjs) read back', async () => {
-    for (const args of [['export', '-c', cfg, '--vectors'], ['export', '-c', cfg, '--format', 'csv', '--vectors']]) {
-      const r = await both(args);
+    // NODE_DEBUG=module: Node names each CommonJS file it loads: each format loads its vendor file, and only it.
+    const vendorFiles = (stderr: string) => [...new Set(stderr.match(/vendor[\\/][\w-]+\.cjs/g) ?? [])].map((f) => f.slice(7));
+    const cases: [string[], string[]][] = [
+      [['export', '-c', cfg, '--vectors'], []],
+      [['export', '-c', cfg, '--format', 'csv', '--vectors'], ['csv-stringify.cjs']],
+    ];
+    for (const [args, vendor] of cases) {
+      const r = await Promise.all([runCli(args), runBin(args, { NODE_DEBUG: 'module' })]);
       expect(r[1]!.code, r[1]!.stderr).toBe(0);
       expect(r[1]!.stdout.trim().split('\n').length).toBeGreaterThan(4);
+      expect(vendorFiles(r[1]!.stderr)).toEqual(vendor);
       expectSame(r);
     }
     const out = (who: string) => join(t.dir, `${who}.parquet`);
     const r = await Promise.all([
       runCli(['export', '-c', cfg, '--format', 'parquet', '--vectors', '--out', out('src')]),
-      runBin(['export', '-c', cfg, '--format', 'parquet', '--vectors', '--out', out('bin')]),
+      runBin(['export', '-c', cfg, '--format', 'parquet', '--vectors', '--out', out('bin')], { NODE_DEBUG: 'module' }),
     ]);
     expectSame(r);
     expect(r[1]!.code, r[1]!.stderr).toBe(0);
+    expect(vendorFiles(r[1]!.stderr)).toEqual(['hyparquet-writer.cjs']);
     const read = async (file: string) => {
       const bytes = readFileSync(file);
       const ab = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
@@ -178,6 +186,7 @@ describe('the bundled bin prints what the sources print', () => {
     expect(bin.code, bin.stderr).toBe(0);
     expect(src.code, src.stderr).toBe(0);
     expect(bin.stderr).toMatch(/dist[\\/]bundle[\\/]vendor[\\/]undici\.cjs/);
+    expect(bin.stderr).not.toMatch(/vendor[\\/](csv-stringify|hyparquet-writer)\.cjs/);
     const strip = (s: string) => ({ ...(JSON.parse(s) as object), durationMs: 0 });
     expect(strip(bin.stdout)).toEqual(strip(src.stdout));
     expect(JSON.parse(bin.stdout)).toMatchObject({ status: 'ok', fingerprint: `openai-compatible:fake-model:${DIMS}`, embedded: 5 });
