@@ -4,8 +4,7 @@
 // compiles most of its code: see "Cold start" in BENCHMARKS.md for what each step gives.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
@@ -122,12 +121,10 @@ await build({
   outdir,
   plugins: [noZodLocales, noAjvInMcpServer, vendorEntries],
 });
-const hash = createHash('sha256').update(readFileSync(join(outdir, 'ragsync.cjs'))).digest('hex').slice(0, 16);
 await build({
   ...common,
   entryPoints: { boot: new URL('../src/cli/boot.ts', import.meta.url).pathname },
   outdir,
-  define: { ...common.define, RAGSYNC_BUNDLE_HASH: JSON.stringify(hash) },
 });
 
 // One V8 code cache per command, each made by a process of its own that loaded only that command.
