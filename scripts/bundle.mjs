@@ -81,6 +81,13 @@ const vendorEntries = {
     });
   },
 };
+/** sqlite-vec's CommonJS entry: its ES module finds the extension through import.meta.resolve, which a CommonJS bundle lacks. */
+const sqliteVecCommonJs = {
+  name: 'sqlite-vec-commonjs',
+  setup(b) {
+    b.onResolve({ filter: /^sqlite-vec$/ }, () => ({ path: createRequire(import.meta.url).resolve('sqlite-vec') }));
+  },
+};
 const STUBS = {
   'zod-locales': 'export {};',
   'ajv-provider': `export class AjvJsonSchemaValidator {
@@ -110,10 +117,9 @@ await build({
   ...common,
   entryPoints: { ragsync: new URL('../src/cli/start.ts', import.meta.url).pathname },
   outdir,
-  // sqlite-vec finds its loadable extension relative to its own package; better-sqlite3's JavaScript
-  // is bundled, and its addon is named to it (storage/sqlite/open-sqlite.ts).
-  external: ['sqlite-vec'],
-  plugins: [noZodLocales, fromVendorFiles],
+  // Native code stays where npm put it: better-sqlite3's addon is named to it
+  // (storage/sqlite/open-sqlite.ts), and sqlite-vec resolves its extension's package at run time.
+  plugins: [noZodLocales, fromVendorFiles, sqliteVecCommonJs],
 });
 await build({
   ...common,

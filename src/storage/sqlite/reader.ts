@@ -1,10 +1,10 @@
 import type { Database } from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
 import { openSqlite } from './open-sqlite.ts';
 import { endianness } from 'node:os';
 import type { ChunkFilter, StoredHit } from '../../core/types.ts';
 import { matchExpression } from '../../core/text/analyzer.ts';
 import type { ChunkText, CodeSink, IndexReader, KeywordQuery, LexiconRow, MatchSets, RefScore, VectorSet, VectorSink } from '../roles.ts';
-import { createRequire } from 'node:module';
 import { decodeVector, encodeVector } from './blob.ts';
 import { parseJson } from './connection.ts';
 import { CachedFacts, chunkFacts, factsCanFilter, factsFilter, LookupFacts, rowOf, type Facts } from './facts.ts';
@@ -351,8 +351,6 @@ const factStrategies = new WeakMap<Database, Facts>();
 const rescorers = new WeakMap<Database, Database>();
 /** Page cache of the rescoring connection, KiB. */
 const RESCORER_CACHE_KIB = 2048;
-/** sqlite-vec, loaded on the first rescoring: a one-shot command that never rescores skips its import. */
-const sqliteVec = () => createRequire(import.meta.url)('sqlite-vec') as typeof import('sqlite-vec');
 /**
  * The connection rescoring reads through, opened on first use: a second read-only connection to
  * the same file with sqlite-vec's distance functions, so the main connection's page cache keeps
@@ -370,7 +368,7 @@ function rescorer(db: Database): Database {
       // keeping (better-sqlite3's default cache, 16 MB, fills with vector pages instead).
       r.pragma(`cache_size = -${RESCORER_CACHE_KIB}`);
     }
-    sqliteVec().load(r);
+    sqliteVec.load(r);
     rescorers.set(db, r);
   }
   return r;
