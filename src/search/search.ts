@@ -205,7 +205,7 @@ export class Searcher {
   private async vectorRefs(query: Float32Array, n: number, filter: ChunkFilter, exclude?: Set<number>): Promise<RefScore[]> {
     const test = await this.store.refFilter(filter);
     // A filter the store answers from memory names the rows the scan may skip.
-    const scope = test ? { key: JSON.stringify([filter.sources ?? null, !!filter.includeBroken]), accept: test } : undefined;
+    const scope = test ? { key: JSON.stringify([filter.sources ?? null, !!filter.includeBroken]), accept: test, sources: filter.sources } : undefined;
     const rank = await this.vectors.ranker(query, scope);
     if (test) {
       // The store answers the filter from memory: the ranking skips rejected rows itself.

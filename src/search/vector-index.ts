@@ -39,6 +39,8 @@ export interface VectorSource {
 export interface RankScope {
   key: string;
   accept: (ref: number) => boolean;
+  /** The sources every accepted row belongs to (all when absent): a store may read only theirs. */
+  sources?: readonly string[];
 }
 
 /** A scope whose passing rows form more runs than this is scanned whole (the runs would cost more than they save). */

@@ -1,6 +1,6 @@
 import type { CodeSink, IndexReader, VectorSink } from '../storage/roles.ts';
 import { createDotKernel, createInt8Kernel, type DotKernel, type Int8Kernel } from './simd-dots.ts';
-import { dotAt, int8Query, int8Rank, normalizeRows, RESCORE, topKOfScores, type Int8Query, type Rank, type VectorSource } from './vector-index.ts';
+import { dotAt, int8Query, int8Rank, normalizeRows, RESCORE, topKOfScores, type Int8Query, type Rank, type RankScope, type VectorSource } from './vector-index.ts';
 
 /**
  * A picker putting the first `count` rows of parallel arrays in chunk order (refs ascending), as the
@@ -48,14 +48,14 @@ export class VectorScan implements VectorSource {
     readonly fingerprint: string,
   ) {}
 
-  async ranker(query: Float32Array): Promise<Rank> {
+  async ranker(query: Float32Array, scope?: RankScope): Promise<Rank> {
     const q = Float32Array.from(query);
     normalizeRows(q, q.length);
-    return (await this.codeRanker(q)) ?? this.floatRanker(q);
+    return (await this.codeRanker(q, scope?.sources)) ?? this.floatRanker(q);
   }
 
   /** Ranks over the stored int8 codes; null when the store has none to offer or no kernel serves them. */
-  private async codeRanker(q: Float32Array): Promise<Rank | null> {
+  private async codeRanker(q: Float32Array, sources?: readonly string[]): Promise<Rank | null> {
     if (!this.store.streamCodes) return null;
     let kernel: Int8Kernel | null = null;
     let iq: Int8Query | null = null;
@@ -106,7 +106,7 @@ export class VectorScan implements VectorSource {
     };
     let done: { count: number; dims: number } | null;
     try {
-      done = await this.store.streamCodes(this.fingerprint, sink);
+      done = await this.store.streamCodes(this.fingerprint, sink, sources);
     } catch (err) {
       if (err instanceof NoInt8) return null;
       throw err;

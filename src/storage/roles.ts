@@ -259,9 +259,10 @@ export interface IndexReader {
   /**
    * Like streamVectors, over the int8 codes stored beside the vectors (a quarter of the bytes);
    * null, having read nothing, when the store keeps no codes or not one for every vector of
-   * `fingerprint` (the caller then streams the float32 rows).
+   * `fingerprint` (the caller then streams the float32 rows). `sources`: the caller will reject
+   * every row of other sources, so the store may leave them out (it may also stream them).
    */
-  streamCodes?(fingerprint: string, sink: CodeSink): Promise<{ generation: number; dims: number; count: number } | null>;
+  streamCodes?(fingerprint: string, sink: CodeSink, sources?: readonly string[]): Promise<{ generation: number; dims: number; count: number } | null>;
   /** Bumped by every commit that changes chunks or vectors. */
   generation(): Promise<number>;
   /** Corpus lexicon rows whose English gloss key is one of `keys` (absent in a backend without a lexicon). */

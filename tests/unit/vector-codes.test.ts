@@ -140,17 +140,25 @@ describe('int8 codes stored beside the vectors (migration 010)', () => {
     await warm.close();
   });
 
-  it('are read from their pack (migration 011) while it is current, from the rows once the index moved past it', async () => {
+  it('are read from their packs (migrations 011, 014) while they are current, from the rows once the index moved past them', async () => {
     const config = loadConfig(fx.configFile);
     const store = new SqliteIndex(fx.db);
-    const packed = () => store.db.prepare('SELECT generation, vectors, count FROM vector_code_packs').all();
+    const packed = () =>
+      store.db.prepare('SELECT s.name AS source, p.generation, p.vectors, p.count FROM vector_code_packs p JOIN sources s ON s.id = p.source_id ORDER BY s.name').all();
+    const perSource = () =>
+      store.db
+        .prepare('SELECT s.name AS source, count(*) AS count FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id GROUP BY s.name ORDER BY s.name')
+        .all() as { source: string; count: number }[];
     expect(packed()).toEqual([]);
     expect(await store.refreshCodePack(FP)).toBe(true);
     expect(await store.refreshCodePack(FP)).toBe(false); // current: not written again
-    expect(packed()).toEqual([{ generation: await store.generation(), vectors: 11, count: 11 }]);
+    // One pack per source, all of the index's generation, holding every chunk of it.
+    const generation = await store.generation();
+    expect(perSource().length).toBeGreaterThan(1);
+    expect(packed()).toEqual(perSource().map(({ source, count }) => ({ source, generation, vectors: 11, count })));
 
     /** What a one-shot scan hands the ranker: (ref, scale, residual, code) per row, in ref order. */
-    const scanned = async () => {
+    const scanned = async (sources?: string[]) => {
       const reader = new SqliteIndex(fx.db, 'read');
       const rows: [number, number, number, number[]][] = [];
       const row = (ref: number, scale: number, residual: number, code: Int8Array) => rows.push([ref, scale, residual, [...code]]);
@@ -161,7 +169,7 @@ describe('int8 codes stored beside the vectors (migration 010)', () => {
           const dims = codes.length / refs.length;
           refs.forEach((ref, j) => row(ref, scales[j]!, residuals[j]!, codes.subarray(j * dims, (j + 1) * dims)));
         },
-      });
+      }, sources);
       await reader.close();
       return { done, rows: rows.sort((x, y) => x[0] - y[0]) };
     };
@@ -171,6 +179,20 @@ describe('int8 codes stored beside the vectors (migration 010)', () => {
     const fromRows = await scanned();
     expect(fromPack.rows).toEqual(fromRows.rows);
     expect(fromPack.done).toEqual({ ...fromRows.done, count: 11 });
+    // Scoped to a source: that source's pack only (the rows, unscoped, stream every source's).
+    expect(await store.refreshCodePack(FP)).toBe(true);
+    const [first] = perSource();
+    const ofFirst = new Set(
+      store.db
+        .prepare('SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id WHERE s.name = ?')
+        .pluck()
+        .all(first!.source) as number[],
+    );
+    const scoped = await scanned([first!.source]);
+    expect(scoped.rows).toEqual(fromRows.rows.filter((r) => ofFirst.has(r[0])));
+    expect(scoped.done!.count).toBe(first!.count);
+    store.db.prepare('DELETE FROM vector_code_packs').run();
+    expect((await scanned([first!.source])).rows).toEqual(fromRows.rows);
 
     // A stale pack (the index moved: a new chunk and vector) is not read; the rows are.
     expect(await store.refreshCodePack(FP)).toBe(true);
@@ -188,7 +210,14 @@ describe('int8 codes stored beside the vectors (migration 010)', () => {
     expect(await store.refreshCodePack(FP)).toBe(true);
     const warm = Searcher.open(config);
     const cold = Searcher.open(config, undefined, null, { oneShot: true });
-    for (const q of queries) for (const mode of ['vector', 'hybrid'] as SearchMode[]) expect(await cold.search(q, { mode, k: 4 })).toEqual(await warm.search(q, { mode, k: 4 }));
+    for (const q of queries) {
+      for (const mode of ['vector', 'hybrid'] as SearchMode[]) {
+        expect(await cold.search(q, { mode, k: 4 })).toEqual(await warm.search(q, { mode, k: 4 }));
+        for (const { source } of perSource()) {
+          expect(await cold.search(q, { mode, k: 4, sources: [source] })).toEqual(await warm.search(q, { mode, k: 4, sources: [source] }));
+        }
+      }
+    }
     await Promise.all([warm.close(), cold.close(), store.close()]);
   });
 });

@@ -67,58 +67,65 @@ export function backfillVectorCodes(db: Database): number {
 }
 
 /**
- * The pack of a fingerprint's codes (migration 011): the rows the code scan streams, in one row of
- * four BLOBs, so a one-shot search reads them without a BLOB per chunk. Native byte order: packs are
- * written and read on little-endian machines only (elsewhere searches keep reading the rows).
+ * The packs of a fingerprint's codes (migrations 011, 014): the rows the code scan streams, one row
+ * of four BLOBs per source, so a one-shot search reads them without a BLOB per chunk, and only the
+ * sources it is scoped to. Native byte order: packs are written and read on little-endian machines
+ * only (elsewhere searches keep reading the rows).
  */
 const PACKS = endianness() === 'LE';
 
 /**
- * Writes the pack of `fingerprint` when it is missing or stale and every vector has its code;
- * returns whether it wrote one. One transaction: the pack matches the generation it names.
+ * Writes the packs of `fingerprint` when they are missing or stale and every vector has its code;
+ * returns whether it wrote them. One transaction: every pack matches the generation it names.
  */
 export function refreshCodePack(db: Database, fingerprint: string): boolean {
   if (!PACKS) return false;
   return db.transaction(() => {
     const generation = readGeneration(db);
     const vectors = vectorCount(db, fingerprint);
-    const held = db.prepare('SELECT generation, vectors FROM vector_code_packs WHERE fingerprint = ?').get(fingerprint) as
+    const held = db.prepare('SELECT generation, vectors FROM vector_code_packs WHERE fingerprint = ? LIMIT 1').get(fingerprint) as
       | { generation: number; vectors: number }
       | undefined;
     if (held && held.generation === generation && held.vectors === vectors) return false;
+    db.prepare('DELETE FROM vector_code_packs WHERE fingerprint = ?').run(fingerprint);
     const codes = db.prepare('SELECT count(*) FROM vector_codes WHERE fingerprint = ?').pluck().get(fingerprint) as number;
     const dims = embedderDims(db, fingerprint);
-    if (codes !== vectors || !vectors || !dims) {
-      db.prepare('DELETE FROM vector_code_packs WHERE fingerprint = ?').run(fingerprint);
-      return false;
+    if (codes !== vectors || !vectors || !dims) return false;
+    // The rows the code scan streams, read in full before writing, by their chunks' source.
+    const sourceOf = new Map(
+      db.prepare('SELECT c.id, d.source_id FROM chunks c JOIN documents d ON d.id = c.document_id').raw().all() as [number, number][],
+    );
+    const bySource = new Map<number, [number, number, number, Buffer][]>();
+    for (const row of db.prepare(CODE_ROWS_SQL).raw().iterate(fingerprint) as IterableIterator<[number, number, number, Buffer]>) {
+      if (row[3].byteLength !== dims) continue;
+      const source = sourceOf.get(row[0])!;
+      const rows = bySource.get(source);
+      if (rows) rows.push(row);
+      else bySource.set(source, [row]);
     }
-    // The rows the code scan streams, read in full before writing.
-    const rows = db
-      .prepare(CODE_ROWS_SQL)
-      .raw()
-      .all(fingerprint) as [number, number, number, Buffer][];
-    const kept = rows.filter((r) => r[3].byteLength === dims);
-    const refs = new Int32Array(kept.length);
-    const scales = new Float64Array(kept.length);
-    const residuals = new Float64Array(kept.length);
-    const packed = Buffer.allocUnsafe(kept.length * dims);
-    kept.forEach(([id, scale, residual, code], i) => {
-      refs[i] = id;
-      scales[i] = scale;
-      residuals[i] = residual;
-      code.copy(packed, i * dims);
-    });
+    const insert = db.prepare(
+      `INSERT INTO vector_code_packs (fingerprint, source_id, generation, vectors, dims, count, refs, scales, residuals, codes)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
     const bytes = (a: Int32Array | Float64Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
-    db.prepare(
-      `INSERT OR REPLACE INTO vector_code_packs (fingerprint, generation, vectors, dims, count, refs, scales, residuals, codes)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(fingerprint, generation, vectors, dims, kept.length, bytes(refs), bytes(scales), bytes(residuals), packed);
+    for (const [source, kept] of bySource) {
+      const refs = new Int32Array(kept.length);
+      const scales = new Float64Array(kept.length);
+      const residuals = new Float64Array(kept.length);
+      const packed = Buffer.allocUnsafe(kept.length * dims);
+      kept.forEach(([id, scale, residual, code], i) => {
+        refs[i] = id;
+        scales[i] = scale;
+        residuals[i] = residual;
+        code.copy(packed, i * dims);
+      });
+      insert.run(fingerprint, source, generation, vectors, dims, kept.length, bytes(refs), bytes(scales), bytes(residuals), packed);
+    }
     return true;
   }).immediate();
 }
 
 export interface CodePack {
-  dims: number;
   count: number;
   refs: Int32Array;
   scales: Float64Array;
@@ -126,24 +133,46 @@ export interface CodePack {
   codes: Int8Array;
 }
 
-/** The pack of `fingerprint` when it is current (its generation and vector count the index's), else null. */
-export function readCodePack(db: Database, fingerprint: string, generation: number, vectors: number, dims: number): CodePack | null {
+/**
+ * The packs of `fingerprint` when they are current (their generation and vector count the
+ * index's): those of the sources named by `sources`, or all. Null when they are not current.
+ */
+export function readCodePacks(
+  db: Database,
+  fingerprint: string,
+  at: { generation: number; vectors: number; dims: number },
+  sources?: readonly string[],
+): CodePack[] | null {
   if (!PACKS) return null;
-  const row = db
-    .prepare('SELECT generation, vectors, dims, count, refs, scales, residuals, codes FROM vector_code_packs WHERE fingerprint = ?')
-    .get(fingerprint) as
-    | { generation: number; vectors: number; dims: number; count: number; refs: Buffer; scales: Buffer; residuals: Buffer; codes: Buffer }
+  // All packs of a fingerprint are written together: one tells whether they are current.
+  const held = db.prepare('SELECT generation, vectors, dims FROM vector_code_packs WHERE fingerprint = ? LIMIT 1').get(fingerprint) as
+    | { generation: number; vectors: number; dims: number }
     | undefined;
-  if (!row || row.generation !== generation || row.vectors !== vectors || row.dims !== dims) return null;
-  const n = row.count;
-  if (row.refs.byteLength !== n * 4 || row.scales.byteLength !== n * 8 || row.residuals.byteLength !== n * 8 || row.codes.byteLength !== n * dims) return null;
-  // Copied into aligned arrays (a BLOB's Buffer may start at any byte).
-  const refs = new Int32Array(n);
-  new Uint8Array(refs.buffer).set(row.refs);
-  const scales = new Float64Array(n);
-  new Uint8Array(scales.buffer).set(row.scales);
-  const residuals = new Float64Array(n);
-  new Uint8Array(residuals.buffer).set(row.residuals);
-  const codes = new Int8Array(row.codes.buffer, row.codes.byteOffset, row.codes.byteLength);
-  return { dims, count: n, refs, scales, residuals, codes };
+  if (!held || held.generation !== at.generation || held.vectors !== at.vectors || held.dims !== at.dims) return null;
+  const columns = 'SELECT count, refs, scales, residuals, codes FROM vector_code_packs WHERE fingerprint = ?';
+  const rows = (
+    sources
+      ? db
+          .prepare(`${columns} AND source_id IN (SELECT id FROM sources WHERE name IN (SELECT value FROM json_each(?))) ORDER BY source_id`)
+          .all(fingerprint, JSON.stringify(sources))
+      : db.prepare(`${columns} ORDER BY source_id`).all(fingerprint)
+  ) as { count: number; refs: Buffer; scales: Buffer; residuals: Buffer; codes: Buffer }[];
+  const packs: CodePack[] = [];
+  for (const row of rows) {
+    const n = row.count;
+    const { dims } = at;
+    if (row.refs.byteLength !== n * 4 || row.scales.byteLength !== n * 8 || row.residuals.byteLength !== n * 8 || row.codes.byteLength !== n * dims) {
+      return null;
+    }
+    // Copied into aligned arrays (a BLOB's Buffer may start at any byte).
+    const refs = new Int32Array(n);
+    new Uint8Array(refs.buffer).set(row.refs);
+    const scales = new Float64Array(n);
+    new Uint8Array(scales.buffer).set(row.scales);
+    const residuals = new Float64Array(n);
+    new Uint8Array(residuals.buffer).set(row.residuals);
+    const codes = new Int8Array(row.codes.buffer, row.codes.byteOffset, row.codes.byteLength);
+    packs.push({ count: n, refs, scales, residuals, codes });
+  }
+  return packs;
 }

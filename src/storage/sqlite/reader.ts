@@ -9,7 +9,7 @@ import { decodeVector, encodeVector } from './blob.ts';
 import { parseJson } from './connection.ts';
 import { CachedFacts, chunkFacts, factsCanFilter, factsFilter, LookupFacts, rowOf, type Facts } from './facts.ts';
 import { filterSql } from './filter.ts';
-import { CODE_ROWS_SQL, readCodePack } from './codes.ts';
+import { CODE_ROWS_SQL, readCodePacks } from './codes.ts';
 import { embedderDims, prepared, readGeneration } from './statements.ts';
 import { mergedTermScores } from './term-scores.ts';
 
@@ -296,7 +296,7 @@ export class SqliteIndexReader implements IndexReader {
     })();
   }
 
-  async streamCodes(fingerprint: string, sink: CodeSink): Promise<{ generation: number; dims: number; count: number } | null> {
+  async streamCodes(fingerprint: string, sink: CodeSink, sources?: readonly string[]): Promise<{ generation: number; dims: number; count: number } | null> {
     return this.db.transaction(() => {
       // Codes are written with their vectors and deleted with them (trigger): equal counts mean one
       // code per vector. Both counts read only the narrow key indexes.
@@ -310,12 +310,18 @@ export class SqliteIndexReader implements IndexReader {
       if (vectors !== codes) return null;
       const generation = readGeneration(this.db);
       const dims = embedderDims(this.db, fingerprint);
-      // The packed copy when it is current (written by the last index run): one row instead of one per chunk.
-      const pack = vectors ? readCodePack(this.db, fingerprint, generation, vectors, dims) : null;
-      if (pack) {
-        sink.start(pack.count, dims);
-        sink.rows(0, pack.refs, pack.scales, pack.residuals, pack.codes);
-        return { generation, dims, count: pack.count };
+      // The packed copies when they are current (written by the last index run): one row per source
+      // instead of one per chunk, and only the sources the search is scoped to.
+      const packs = vectors ? readCodePacks(this.db, fingerprint, { generation, vectors, dims }, sources) : null;
+      if (packs) {
+        const count = packs.reduce((n, p) => n + p.count, 0);
+        sink.start(count, dims);
+        let first = 0;
+        for (const p of packs) {
+          sink.rows(first, p.refs, p.scales, p.residuals, p.codes);
+          first += p.count;
+        }
+        return { generation, dims, count };
       }
       // An upper bound (chunks without a vector are not streamed): counting the join would probe every row twice.
       sink.start(vectors ? (this.db.prepare('SELECT count(*) FROM chunks').pluck().get() as number) : 0, dims);
