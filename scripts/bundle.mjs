@@ -133,9 +133,14 @@ await build({
   outdir,
 });
 
-// One V8 code cache per command, each made by a process of its own that loaded only that command.
+// One V8 code cache per command, each made by a process of its own that loaded only that command,
+// and one per vendor file.
 const boot = join(outdir, 'boot.cjs');
-for (const command of createRequire(import.meta.url)(boot).COMMAND_NAMES) {
-  const made = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(boot)}).writeCodeCache(${JSON.stringify(command)})`], { stdio: ['ignore', 'ignore', 'inherit'] });
-  if (made.status !== 0) throw new Error(`bundle: writing the code cache of '${command}' failed (exit ${made.status})`);
+const caches = [
+  ...createRequire(import.meta.url)(boot).COMMAND_NAMES.map((command) => `writeCodeCache(${JSON.stringify(command)})`),
+  ...Object.keys(VENDOR).map((file) => `writeVendorCache(${JSON.stringify(`vendor/${file}.cjs`)})`),
+];
+for (const call of caches) {
+  const made = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(boot)}).${call}`], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (made.status !== 0) throw new Error(`bundle: ${call} failed (exit ${made.status})`);
 }

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import { COMMAND_NAMES, quickAnswer } from './help.ts';
@@ -18,28 +18,64 @@ import { COMMAND_NAMES, quickAnswer } from './help.ts';
 const here = dirname(fileURLToPath(import.meta.url));
 const BUNDLE = join(here, 'ragsync.cjs');
 
-/**
- * The bundle's text and its code caches' folder, named by the bundle's size and modification time
- * (as a Python .pyc names its source): V8 checks no more than a source's length, so a cache made
- * for the bundle before an edit of the same length would run the code it held before. Hashing the
- * bytes instead costs a start ~4 ms (node:crypto's load and the hash); a stat, microseconds.
- */
-function readBundle(): { source: string; cacheDir: string } {
-  const { size, mtimeMs } = statSync(BUNDLE);
-  return { source: readFileSync(BUNDLE, 'utf8'), cacheDir: join(here, 'code-cache', `${size}-${Math.trunc(mtimeMs)}`) };
-}
-// The CommonJS wrapper, on the bundle's first line so that its line numbers stay those of the file.
+// The CommonJS wrapper, on the file's first line so that its line numbers stay those of the file.
 const HEAD = '(function (exports, require, module, __filename, __dirname) { ';
 const TAIL = '\n})';
 
-type Bundle = { start(argv: string[]): Promise<void> };
-
-function load(source: string, cachedData: Buffer | undefined): { bundle: Bundle; script: Script } {
-  const script = new Script(HEAD + source + TAIL, { filename: BUNDLE, cachedData });
-  const module = { exports: {} as Bundle };
-  (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, createRequire(BUNDLE), module, BUNDLE, here);
-  return { bundle: module.exports, script };
+interface Loaded {
+  exports: unknown;
+  script: Script;
+  /** Where this file's code cache `name` is (or is to be written). */
+  cacheFile: string;
+  cache: 'none' | 'used' | 'rejected by V8';
 }
+
+/**
+ * Compiles and runs a CommonJS file of dist/bundle with its code cache `name` when there is one.
+ * The caches' folder is named by the file's size and modification time (as a Python .pyc names its
+ * source): V8 checks no more than a source's length, so a cache made before an edit of the same
+ * length would run the code the file held before. Hashing the bytes instead costs a start ~4 ms
+ * (node:crypto's load and the hash); a stat, microseconds.
+ */
+function run(file: string, name: string | undefined, require: NodeJS.Require): Loaded {
+  const { size, mtimeMs } = statSync(file);
+  const cacheFile = join(here, 'code-cache', `${relative(here, file).replace(/[\\/]/g, '_')}-${size}-${Math.trunc(mtimeMs)}`, `${name}.bin`);
+  let cachedData: Buffer | undefined;
+  try {
+    if (name) cachedData = readFileSync(cacheFile);
+  } catch {
+    // No cache of that name (or a build without caches, or for another file): compile as usual.
+  }
+  const script = new Script(HEAD + readFileSync(file, 'utf8') + TAIL, { filename: file, cachedData });
+  const module = { exports: {} };
+  (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, require, module, file, dirname(file));
+  const cache = !cachedData ? 'none' : script.cachedDataRejected ? 'rejected by V8' : 'used';
+  if (process.env.RAGSYNC_DEBUG && name) process.stderr.write(`ragsync: code cache for ${name === VENDOR ? relative(here, file) : name}: ${cache}\n`);
+  return { exports: module.exports, script, cacheFile, cache };
+}
+
+/** The cache name of a vendor file (one cache each, made by loading it). */
+const VENDOR = 'module';
+
+/**
+ * The bundle's require: the vendor files (./vendor/*.cjs, the libraries few commands use) compile
+ * with their own code caches, the rest (Node's built-ins, the addons) load as usual.
+ */
+function bundleRequire(): NodeJS.Require {
+  const plain = createRequire(BUNDLE);
+  const vendors = new Map<string, unknown>();
+  const vendorRequire = (id: string): unknown => {
+    if (!id.startsWith('./vendor/')) return plain(id);
+    if (!vendors.has(id)) {
+      const file = join(here, id);
+      vendors.set(id, run(file, VENDOR, createRequire(file)).exports);
+    }
+    return vendors.get(id);
+  };
+  return Object.assign(vendorRequire, { resolve: plain.resolve, cache: plain.cache, extensions: plain.extensions, main: plain.main });
+}
+
+type Bundle = { start(argv: string[]): Promise<void> };
 
 /** The command a command line runs (the first word that names one), which picks its code cache. */
 const commandOf = (argv: readonly string[]) => argv.find((a) => !a.startsWith('-') && COMMAND_NAMES.includes(a));
@@ -53,19 +89,15 @@ export async function boot(argv: string[] = process.argv.slice(2)): Promise<void
     return;
   }
   const command = commandOf(argv);
-  const { source, cacheDir } = readBundle();
-  let cachedData: Buffer | undefined;
-  try {
-    if (command) cachedData = readFileSync(join(cacheDir, `${command}.bin`));
-  } catch {
-    // No cache for this command (or a build without caches, or for another bundle): compile as usual.
-  }
-  const { bundle, script } = load(source, cachedData);
-  if (process.env.RAGSYNC_DEBUG) {
-    const state = !cachedData ? 'none' : script.cachedDataRejected ? 'rejected by V8' : 'used';
-    process.stderr.write(`ragsync: code cache for ${command ?? '(no command)'}: ${state}\n`);
-  }
-  await bundle.start(argv);
+  const { exports } = run(BUNDLE, command ?? 'none', bundleRequire());
+  await (exports as Bundle).start(argv);
+}
+
+/** Writes what V8 compiled of a loaded file as its cache. */
+function writeCache({ script, cacheFile }: Loaded): void {
+  mkdirSync(dirname(cacheFile), { recursive: true });
+  writeFileSync(`${cacheFile}.tmp`, script.createCachedData());
+  renameSync(`${cacheFile}.tmp`, cacheFile);
 }
 
 /**
@@ -73,11 +105,14 @@ export async function boot(argv: string[] = process.argv.slice(2)): Promise<void
  * command's modules and nothing else) and writes what V8 compiled as that command's cache.
  */
 export async function writeCodeCache(command: string): Promise<void> {
-  const { source, cacheDir } = readBundle();
-  const { bundle, script } = load(source, undefined);
-  await bundle.start([command, '--help']);
-  const file = join(cacheDir, `${command}.bin`);
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(`${file}.tmp`, script.createCachedData());
-  renameSync(`${file}.tmp`, file);
+  const loaded = run(BUNDLE, undefined, bundleRequire());
+  await (loaded.exports as Bundle).start([command, '--help']);
+  writeCache({ ...loaded, cacheFile: join(dirname(loaded.cacheFile), `${command}.bin`) });
+}
+
+/** Run at build time, once per vendor file (`vendor/<name>.cjs`): loads it and writes its cache. */
+export function writeVendorCache(file: string): void {
+  const path = join(here, file);
+  const loaded = run(path, undefined, createRequire(path));
+  writeCache({ ...loaded, cacheFile: join(dirname(loaded.cacheFile), `${VENDOR}.bin`) });
 }

@@ -8,7 +8,6 @@ export function register(program: Command): void {
     .description('serve the index as an MCP server on stdio (tools: search, related)')
     .addOption(configOption())
     .action(async (o) => {
-      keepYoungGenerationSmall();
       // The answer to initialize first; the SDK, the config and the index when a message needs them.
       const { serveWithEarlyInitialize } = await import('../../mcp/front.ts');
       await serveWithEarlyInitialize(async (io) => {
@@ -17,6 +16,8 @@ export function register(program: Command): void {
           import('../../mcp/server.ts'),
           import('../options.ts'),
         ]);
+        // After the SDK's code is loaded: V8 refuses a code cache made under other flags.
+        keepYoungGenerationSmall();
         const searcher = Searcher.open(await withDimensions(config(o)));
         try {
           await serveStdio(searcher, io);
