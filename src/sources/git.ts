@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Snapshot, SourceFile } from './types.ts';
+import type { Snapshot, SourceFile, UnlistedSnapshot } from './types.ts';
 import { readBlobs } from './catfile.ts';
 import { RagsyncError } from '../core/errors.ts';
 import { redactUrl } from '../core/redact.ts';
@@ -28,6 +28,8 @@ export interface GitSourceOptions {
   /** false (dry runs): fetch but leave the working tree as it is. */
   updateWorkTree: boolean;
   log: Logger;
+  /** When the fetched commit is this one, the files are not listed (an UnlistedSnapshot). */
+  unlistedAt?: string;
 }
 
 // Only what git needs: simple-git refuses to run with editor/pager/askpass-style variables set,
@@ -166,7 +168,7 @@ function remoteBranches(url: string): Promise<string[] | null> {
  * one commit. A checkout that git cannot use (deleted .git, corrupted objects) is cloned again once.
  * An unchanged upstream costs three git processes: rev-parse, fetch, ls-tree.
  */
-export async function gitSnapshot(o: GitSourceOptions, match: (path: string) => boolean): Promise<Snapshot> {
+export async function gitSnapshot(o: GitSourceOptions, match: (path: string) => boolean): Promise<Snapshot | UnlistedSnapshot> {
   // The config schema refuses these; a library caller that builds options by hand meets it here.
   const unsafe = unsafeGitUrl(o.url);
   if (unsafe) throw new RagsyncError(`source "${o.name}" (${redactUrl(o.url)}): ${unsafe}`);
@@ -198,7 +200,7 @@ async function refuseUnsaved(root: string, where: string, work: { files: string[
   if (why) throw new RagsyncError(`${where}: ${why}`);
 }
 
-async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolean): Promise<Snapshot> {
+async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolean): Promise<Snapshot | UnlistedSnapshot> {
   const where = `source "${o.name}" (${redactUrl(o.url)})`;
   // Whose folder is this? Only ragsync's own checkouts are reset or replaced (sources/checkout-guard.ts).
   const state = inspectCheckout(o.root, o.url);
@@ -258,19 +260,24 @@ async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolea
     await run(o.root, ['reset', '--hard', '--quiet', commit]);
   }
   if (o.updateWorkTree && state.kind === 'ours' && state.markedFor) markCheckout(o.root, o.url);
-  let files: SourceFile[];
+  if (o.unlistedAt !== undefined && commit === o.unlistedAt) return { commit, unlisted: true, list: () => listed(o.root, commit, match) };
   try {
-    files = await listTree(o.root, commit, match);
+    return await listed(o.root, commit, match);
   } catch (err) {
     throw new BrokenCheckout(gitError(err));
   }
+}
+
+/** The snapshot of the files at `commit`, listed now. */
+async function listed(root: string, commit: string, match: (path: string) => boolean): Promise<Snapshot> {
+  const files = await listTree(root, commit, match);
   const shaByPath = new Map(files.map((f) => [f.path, f.stamp]));
   return {
     commit,
     files,
     read: (paths) =>
       readBlobs(
-        o.root,
+        root,
         paths.map((path) => ({ path, sha: shaByPath.get(path)! })),
       ),
   };
