@@ -1,7 +1,7 @@
 /**
  * Cold start: each one-shot command against `node -e 0`, side by side in one run, medians.
  *
- *   npx tsx bench/cold/cold.bench.ts [--base DIR] [--runs N] [--fixture DIR] [--interleave]
+ *   npx tsx bench/cold/cold.bench.ts [--base DIR] [--runs N] [--fixture DIR] [--interleave] [--only NAME]
  *
  * Indexes both bundles' tips (RAGSYNC_CORPORA) with the offline hash embedder into a fixture
  * folder (kept with --fixture, so a second run skips indexing), then times each command of this
@@ -76,6 +76,10 @@ const cases: Case[] = [
   },
   { name: 'index (no-op)', cmd: (d) => `node ${bin(d)} index -c ${cfgOf(d)}`, floor: FLOOR },
 ];
+
+// --only <text>: just the cases whose name contains it (e.g. --only index).
+const only = arg('--only');
+if (only) cases.splice(0, cases.length, ...cases.filter((c) => c.name.includes(only)));
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);

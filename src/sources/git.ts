@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Snapshot, SourceFile } from './types.ts';
+import type { Snapshot, SourceFile, UnlistedSnapshot } from './types.ts';
 import { readBlobs } from './catfile.ts';
 import { RagsyncError } from '../core/errors.ts';
 import { redactUrl } from '../core/redact.ts';
@@ -28,6 +28,8 @@ export interface GitSourceOptions {
   /** false (dry runs): fetch but leave the working tree as it is. */
   updateWorkTree: boolean;
   log: Logger;
+  /** When the fetched commit is this one, the files are not listed (an UnlistedSnapshot). */
+  unlistedAt?: string;
 }
 
 // Only what git needs: simple-git refuses to run with editor/pager/askpass-style variables set,
@@ -164,9 +166,10 @@ function remoteBranches(url: string): Promise<string[] | null> {
  * branch, so upstream force-pushes work) and, unless a dry run, hard-resets the working tree to it.
  * Files are listed and read from the fetched commit's objects, so the plan always matches exactly
  * one commit. A checkout that git cannot use (deleted .git, corrupted objects) is cloned again once.
- * An unchanged upstream costs three git processes: rev-parse, fetch, ls-tree.
+ * An unchanged upstream costs one git process, the fetch (HEAD and the branch read from the
+ * checkout's ref files), and a second, ls-tree, unless the run knows the listing (`unlistedAt`).
  */
-export async function gitSnapshot(o: GitSourceOptions, match: (path: string) => boolean): Promise<Snapshot> {
+export async function gitSnapshot(o: GitSourceOptions, match: (path: string) => boolean): Promise<Snapshot | UnlistedSnapshot> {
   // The config schema refuses these; a library caller that builds options by hand meets it here.
   const unsafe = unsafeGitUrl(o.url);
   if (unsafe) throw new RagsyncError(`source "${o.name}" (${redactUrl(o.url)}): ${unsafe}`);
@@ -198,7 +201,7 @@ async function refuseUnsaved(root: string, where: string, work: { files: string[
   if (why) throw new RagsyncError(`${where}: ${why}`);
 }
 
-async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolean): Promise<Snapshot> {
+async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolean): Promise<Snapshot | UnlistedSnapshot> {
   const where = `source "${o.name}" (${redactUrl(o.url)})`;
   // Whose folder is this? Only ragsync's own checkouts are reset or replaced (sources/checkout-guard.ts).
   const state = inspectCheckout(o.root, o.url);
@@ -222,7 +225,7 @@ async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolea
     // Before the fetch: commits the user made here are those on no remote-tracking branch yet
     // (after a force-pushed fetch, the upstream's old commits would look local too). HEAD on the
     // fetched branch itself (the state every run leaves) has none, and needs no log to say so.
-    known = await run(o.root, ['rev-parse', 'HEAD', `${ref}^{commit}`]).then(
+    known = sameRefs(o.root, ref) ?? await run(o.root, ['rev-parse', 'HEAD', `${ref}^{commit}`]).then(
       (out) => {
         const ids = out.trim().split('\n');
         return ids.length === 2 && ids.every((id) => /^[0-9a-f]{40,64}$/.test(id)) ? (ids as [string, string]) : undefined;
@@ -258,22 +261,75 @@ async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolea
     await run(o.root, ['reset', '--hard', '--quiet', commit]);
   }
   if (o.updateWorkTree && state.kind === 'ours' && state.markedFor) markCheckout(o.root, o.url);
-  let files: SourceFile[];
+  if (o.unlistedAt !== undefined && commit === o.unlistedAt) return { commit, unlisted: true, list: () => listed(o.root, commit, match) };
   try {
-    files = await listTree(o.root, commit, match);
+    return await listed(o.root, commit, match);
   } catch (err) {
     throw new BrokenCheckout(gitError(err));
   }
+}
+
+/** The snapshot of the files at `commit`, listed now. */
+async function listed(root: string, commit: string, match: (path: string) => boolean): Promise<Snapshot> {
+  const files = await listTree(root, commit, match);
   const shaByPath = new Map(files.map((f) => [f.path, f.stamp]));
   return {
     commit,
     files,
     read: (paths) =>
       readBlobs(
-        o.root,
+        root,
         paths.map((path) => ({ path, sha: shaByPath.get(path)! })),
       ),
   };
+}
+
+const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+/**
+ * HEAD and `ref` read from the checkout's own ref files, as git resolves them (a loose ref file,
+ * else packed-refs), when both name the same commit: the state every run leaves, known without
+ * starting git. Anything else — different commits, a .git file, reftable, a symbolic ref, an
+ * unreadable file — gives undefined, and the caller asks `git rev-parse`.
+ */
+export function sameRefs(root: string, ref: string): [string, string] | undefined {
+  const gitDir = join(root, '.git');
+  let packed: Map<string, string> | undefined;
+  const resolve = (name: string): string | undefined => {
+    if (!/^refs\/[\w.\/-]+$/.test(name) || name.split('/').some((p) => p === '' || p === '.' || p === '..')) return undefined;
+    try {
+      const id = readFileSync(join(gitDir, name), 'utf8').trim();
+      return OID.test(id) ? id : undefined;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
+    }
+    packed ??= packedRefs(gitDir);
+    return packed.get(name);
+  };
+  try {
+    const head = readFileSync(join(gitDir, 'HEAD'), 'utf8').trim();
+    const headId = head.startsWith('ref: ') ? resolve(head.slice(5)) : OID.test(head) ? head : undefined;
+    const refId = resolve(ref);
+    return headId !== undefined && headId === refId ? [headId, refId] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** packed-refs: "<id> <name>" lines ("#" headers and "^<id>" peeled lines skipped); empty when absent. */
+function packedRefs(gitDir: string): Map<string, string> {
+  const refs = new Map<string, string>();
+  let text: string;
+  try {
+    text = readFileSync(join(gitDir, 'packed-refs'), 'utf8');
+  } catch {
+    return refs;
+  }
+  for (const line of text.split('\n')) {
+    const m = /^([0-9a-f]+) (refs\/\S+)$/.exec(line);
+    if (m && OID.test(m[1]!)) refs.set(m[2]!, m[1]!);
+  }
+  return refs;
 }
 
 /** `git ls-tree -r -l -z`: regular files (no links, no submodules) that match, with blob id and size. */

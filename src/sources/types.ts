@@ -14,3 +14,14 @@ export interface Snapshot {
   /** Reads the given files' bytes; yields in any order. */
   read(paths: string[]): AsyncIterable<{ path: string; bytes: Buffer }>;
 }
+
+/**
+ * A git source fetched at the commit its last complete run indexed, under the same listing key
+ * (sync/listing.ts): nothing is listed unless the run asks for it.
+ */
+export interface UnlistedSnapshot {
+  commit: string;
+  unlisted: true;
+  /** Lists the files after all (the run found a reason to plan the source in full). */
+  list(): Promise<Snapshot>;
+}

@@ -195,7 +195,12 @@ export interface Closable {
 export interface IndexWriter {
   /** Creates or updates a source's row (kind, url, branch) and returns its state. */
   ensureSource(info: SourceInfo): Promise<SourceState>;
-  setSourceCommit(name: string, commit: string | null, indexedAt: string): Promise<void>;
+  /** Records the commit a source is indexed at, with its listing key (sync/listing.ts) when the run indexed it in full. */
+  setSourceCommit(name: string, commit: string | null, indexedAt: string, listing?: string | null): Promise<void>;
+  /** The source's commit with the listing key recorded with it (listing null: list the source); null for an unknown source. */
+  sourceListing(name: string): Promise<{ commit: string | null; listing: string | null } | null>;
+  /** Drops the listing key: called before a run writes the source's documents. */
+  forgetSourceListing(name: string): Promise<void>;
   listDocuments(source: string): Promise<StoredDocument[]>;
   registerEmbedder(info: EmbedderInfo): Promise<void>;
   /** The subset of `textHashes` that has no vector for `fingerprint`. */

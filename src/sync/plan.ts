@@ -225,3 +225,32 @@ export async function planSource(
     tokens,
   };
 }
+
+/**
+ * The plan of a git source fetched at the commit its last complete run indexed, under the same
+ * listing key (sync/listing.ts): nothing to write, every stored document unchanged. Null when some
+ * stored text has no vector under `fingerprint`: the source is then listed and planned in full.
+ */
+export async function planUnlisted(
+  store: IndexWriter,
+  source: SourceConfig,
+  commit: string,
+  documents: number,
+  opts: PlanOptions,
+): Promise<SourcePlan | null> {
+  if ((await store.storedTextsMissingVectors(source.name, opts.fingerprint)).length) return null;
+  return {
+    source: source.name,
+    fingerprint: opts.fingerprint,
+    commitBefore: opts.commitBefore,
+    commitAfter: commit,
+    write: [],
+    delete: [],
+    deferred: 0,
+    skipped: [],
+    embed: new Map(),
+    refill: new Map(),
+    counts: { documents: documentCounts([], 0, documents, 0), chunks: 0, chunksReused: 0, texts: 0 },
+    tokens: 0,
+  };
+}

@@ -12,14 +12,15 @@ import type { Embedder } from '../embedding/types.ts';
 import { dirSnapshot } from '../sources/dir.ts';
 import { gitSnapshot } from '../sources/git.ts';
 import { pathMatcher } from '../sources/match.ts';
-import type { Snapshot } from '../sources/types.ts';
+import type { Snapshot, UnlistedSnapshot } from '../sources/types.ts';
 import { openIndex } from '../storage/open.ts';
 import type { RunSourceRecord, SyncStore } from '../storage/roles.ts';
 import { applyPlan, AbortedError, noWork, type Progress } from './apply.ts';
 import { EmbedderFailure } from './embedder-failure.ts';
 import { acquireIndexLock, type IndexLock } from './lock.ts';
 import { cedictLexicon } from './lexicon/cedict.ts';
-import { planSource, type Pipeline, type SkippedFile, type SourcePlan } from './plan.ts';
+import { pipelineFingerprint, planSource, planUnlisted, type Pipeline, type SkippedFile, type SourcePlan } from './plan.ts';
+import { listingKey } from './listing.ts';
 import { judgeDeletions } from './delete-guard.ts';
 
 export interface IndexOptions {
@@ -91,13 +92,25 @@ export const STATUS_EXIT: Record<IndexStatus, number> = {
 
 export { selectSources };
 
-async function snapshotOf(source: SourceConfig, dryRun: boolean, log: Logger): Promise<Snapshot> {
+async function snapshotOf(source: SourceConfig, dryRun: boolean, log: Logger, unlistedAt: string | undefined): Promise<Snapshot | UnlistedSnapshot> {
   const match = pathMatcher(source.include, source.exclude);
   if (source.kind === 'dir') return dirSnapshot(source.root, match);
   return gitSnapshot(
-    { name: source.name, url: source.url!, branch: source.branch, root: source.root, updateWorkTree: !dryRun, log },
+    { name: source.name, url: source.url!, branch: source.branch, root: source.root, updateWorkTree: !dryRun, log, unlistedAt },
     match,
   );
+}
+
+/**
+ * The commit at which a git source need not be listed: the one its last complete run recorded
+ * under the listing key these settings give. Any doubt lists: dry runs, --force, --max-docs, no
+ * key (never indexed in full, partial, deferred, or a run that wrote and did not finish).
+ */
+async function unlistedCommit(store: SyncStore, source: SourceConfig, key: (commit: string) => string, opts: IndexOptions): Promise<string | undefined> {
+  if (source.kind !== 'git' || opts.dryRun || opts.force || opts.maxDocs !== undefined) return undefined;
+  const held = await store.sourceListing(source.name);
+  if (!held?.commit || !held.listing) return undefined;
+  return held.listing === key(held.commit) ? held.commit : undefined;
 }
 
 function emptyResult(name: string, commitBefore: string | null): SourceResult {
@@ -182,9 +195,12 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
     }
     // Every source is fetched at once (network waits and git processes overlap); planning and
     // applying then go one source at a time. A failed fetch surfaces when its source's turn comes.
+    const keyOf = (s: SourceConfig) => (commit: string) => listingKey(s, commit, pipelineFingerprint(pipelines.get(s.name)!), fingerprint);
+    const unlistedAt = new Map<string, string | undefined>();
+    for (const s of unusable ? [] : selected) unlistedAt.set(s.name, await unlistedCommit(store, s, keyOf(s), opts));
     const snapshots = new Map(
       (unusable ? [] : selected).map((s) => {
-        const p = snapshotOf(s, dryRun, log);
+        const p = snapshotOf(s, dryRun, log, unlistedAt.get(s.name));
         p.catch(() => {}); // handled in the loop below
         return [s.name, p] as const;
       }),
@@ -208,18 +224,25 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
         if (unusable) result.status = 'failed';
         continue;
       }
-      let plan: SourcePlan;
-      let listed: number;
+      let plan: SourcePlan | null = null;
+      let listed = state.documents;
       try {
-        const snapshot = await snapshots.get(source.name)!;
+        let snapshot = await snapshots.get(source.name)!;
         result.commit = snapshot.commit;
-        listed = snapshot.files.length;
-        plan = await planSource(store, source, snapshot, pipelines.get(source.name)!, {
-          force: !!opts.force,
-          maxDocs: opts.maxDocs,
-          fingerprint,
-          commitBefore: state.commit,
-        });
+        const planOpts = { force: !!opts.force, maxDocs: opts.maxDocs, fingerprint, commitBefore: state.commit };
+        if ('unlisted' in snapshot) {
+          plan = await planUnlisted(store, source, snapshot.commit, state.documents, planOpts);
+          if (plan) log.debug({ source: source.name, commit: snapshot.commit }, 'unchanged since its last complete run: not listed');
+          else {
+            await store.forgetSourceListing(source.name);
+            snapshot = await snapshot.list();
+          }
+        }
+        if (!plan && !('unlisted' in snapshot)) {
+          listed = snapshot.files.length;
+          plan = await planSource(store, source, snapshot, pipelines.get(source.name)!, planOpts);
+        }
+        if (!plan) throw new Error(`source "${source.name}": no plan`);
       } catch (err) {
         result.status = 'failed';
         result.error = errorMessage(err);
@@ -259,13 +282,19 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
         continue;
       }
       try {
+        // Whatever this run writes, the recorded listing no longer vouches for the documents until it finishes.
+        if (plan.write.length || plan.delete.length) await store.forgetSourceListing(source.name);
         yield* applyPlan(
           plan,
           { store, embedder, embeddedThisRun, signal: opts.signal, stopTimeoutMs: config.daemon?.stopTimeoutMs, dropped },
           result.written,
         );
         // The commit is recorded only once everything up to it is indexed; a deferred rest keeps the old one.
-        if (plan.deferred === 0) await store.setSourceCommit(source.name, plan.commitAfter, new Date().toISOString());
+        // With it, when nothing was left out, the listing key: the next run at this commit and these settings lists nothing.
+        if (plan.deferred === 0) {
+          const complete = source.kind === 'git' && !partial && plan.commitAfter !== null;
+          await store.setSourceCommit(source.name, plan.commitAfter, new Date().toISOString(), complete ? keyOf(source)(plan.commitAfter!) : null);
+        }
         result.status = partial ? 'partial' : 'ok';
       } catch (err) {
         failures.push(err);

@@ -27,8 +27,19 @@ export class SqliteIndexWriter implements IndexWriter {
     return listSources(this.db, info.name)[0] ?? { ...info, commit: null, indexedAt: null, documents: 0, chunks: 0 };
   }
 
-  async setSourceCommit(name: string, commit: string | null, indexedAt: string): Promise<void> {
-    this.db.prepare('UPDATE sources SET commit_sha = ?, indexed_at = ? WHERE name = ?').run(commit, indexedAt, name);
+  async setSourceCommit(name: string, commit: string | null, indexedAt: string, listing: string | null = null): Promise<void> {
+    this.db.prepare('UPDATE sources SET commit_sha = ?, indexed_at = ?, listing = ? WHERE name = ?').run(commit, indexedAt, listing, name);
+  }
+
+  async sourceListing(name: string): Promise<{ commit: string | null; listing: string | null } | null> {
+    return (this.db.prepare("SELECT commit_sha AS 'commit', listing FROM sources WHERE name = ?").get(name) ?? null) as {
+      commit: string | null;
+      listing: string | null;
+    } | null;
+  }
+
+  async forgetSourceListing(name: string): Promise<void> {
+    if (!this.dryRun) this.db.prepare('UPDATE sources SET listing = NULL WHERE name = ? AND listing IS NOT NULL').run(name);
   }
 
   async listDocuments(source: string): Promise<StoredDocument[]> {

@@ -1,0 +1,37 @@
+import { sha256 } from '../core/hash.ts';
+import { redactUrl } from '../core/redact.ts';
+import type { SourceConfig } from '../config/load.ts';
+
+/**
+ * Bump when listing or planning files changes in a way none of the fingerprints below records
+ * (which files `git ls-tree` yields, how a file is read or decoded): every source is listed again.
+ */
+const FORMAT = 1;
+
+/**
+ * The key a run records with a git source's commit once it indexed the source in full: the commit
+ * and everything the listing and the plan read besides the stored documents. A later run that
+ * fetches the same commit under the same key has nothing to list: the documents are the listing's.
+ * A hash: the URL is redacted first all the same, so no credential goes into it.
+ */
+export function listingKey(source: SourceConfig, commit: string, pipelineFingerprint: string, embedderFingerprint: string): string {
+  return sha256(
+    JSON.stringify([
+      FORMAT,
+      commit,
+      source.kind,
+      source.url ? redactUrl(source.url) : null,
+      source.branch,
+      source.root,
+      source.include,
+      source.exclude,
+      source.maxFileBytes,
+      source.chunker,
+      source.chunking,
+      source.profile,
+      source.lexicon,
+      pipelineFingerprint,
+      embedderFingerprint,
+    ]),
+  );
+}
