@@ -1,4 +1,3 @@
-import { sha256 } from '../core/hash.ts';
 import { redactUrl } from '../core/redact.ts';
 import type { SourceConfig } from '../config/load.ts';
 
@@ -12,26 +11,25 @@ const FORMAT = 1;
  * The key a run records with a git source's commit once it indexed the source in full: the commit
  * and everything the listing and the plan read besides the stored documents. A later run that
  * fetches the same commit under the same key has nothing to list: the documents are the listing's.
- * A hash: the URL is redacted first all the same, so no credential goes into it.
+ * Kept as the JSON itself, readable with sqlite3 (and no hash to load node:crypto for on a no-op
+ * run); the URL is redacted, so no credential goes into it.
  */
 export function listingKey(source: SourceConfig, commit: string, pipelineFingerprint: string, embedderFingerprint: string): string {
-  return sha256(
-    JSON.stringify([
-      FORMAT,
-      commit,
-      source.kind,
-      source.url ? redactUrl(source.url) : null,
-      source.branch,
-      source.root,
-      source.include,
-      source.exclude,
-      source.maxFileBytes,
-      source.chunker,
-      source.chunking,
-      source.profile,
-      source.lexicon,
-      pipelineFingerprint,
-      embedderFingerprint,
-    ]),
-  );
+  return JSON.stringify([
+    FORMAT,
+    commit,
+    source.kind,
+    source.url ? redactUrl(source.url) : null,
+    source.branch,
+    source.root,
+    source.include,
+    source.exclude,
+    source.maxFileBytes,
+    source.chunker,
+    source.chunking,
+    source.profile,
+    source.lexicon,
+    pipelineFingerprint,
+    embedderFingerprint,
+  ]);
 }

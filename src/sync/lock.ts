@@ -1,7 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
+
+/**
+ * Names this holding of the lock (a holder tells its own lock from a later one): unique enough
+ * without node:crypto, which a no-op run would load for this alone.
+ */
+const lockToken = () => `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}-${Math.random().toString(36).slice(2)}`;
 import type { LockHolder, RunLog } from '../storage/roles.ts';
 import { RagsyncError, EXIT } from '../core/errors.ts';
 
@@ -88,7 +93,7 @@ export async function acquireIndexLock(store: RunLog, dbPath: string, log?: Logg
   }
   const at = new Date().toISOString();
   const holder: LockHolder = {
-    token: randomUUID(),
+    token: lockToken(),
     pid: process.pid,
     host: hostname(),
     procStart: processStart(process.pid),

@@ -93,7 +93,9 @@ export const STATUS_EXIT: Record<IndexStatus, number> = {
 export { selectSources };
 
 async function snapshotOf(source: SourceConfig, dryRun: boolean, log: Logger, unlistedAt: string | undefined): Promise<Snapshot | UnlistedSnapshot> {
-  const match = pathMatcher(source.include, source.exclude);
+  // Compiled on the first path: an unchanged source that is not listed needs none.
+  let matcher: ((path: string) => boolean) | undefined;
+  const match = (path: string) => (matcher ??= pathMatcher(source.include, source.exclude))(path);
   if (source.kind === 'dir') return dirSnapshot(source.root, match);
   return gitSnapshot(
     { name: source.name, url: source.url!, branch: source.branch, root: source.root, updateWorkTree: !dryRun, log, unlistedAt },

@@ -58,7 +58,10 @@ describe('an unchanged git source is not listed', () => {
     const config = configWith();
     const first = await run(config);
     expect(first.unlisted).toBe(false);
-    expect(listingOf(config)).toMatch(/^[0-9a-f]{64}$/);
+    // The key as JSON, readable with sqlite3: the commit and the settings, the URL without credentials.
+    const key = JSON.parse(listingOf(config)!) as unknown[];
+    expect(key[1]).toBe(first.sources[0]!.commit);
+    expect(key[6]).toEqual(config.sources[0]!.include);
     const full = await run(config, { dryRun: true }); // dry runs always list: the full path's plan
     expect(full.unlisted).toBe(false);
 
