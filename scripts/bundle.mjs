@@ -3,8 +3,9 @@
 // code cache per command. A one-shot command then neither resolves hundreds of ES modules nor
 // compiles most of its code: see "Cold start" in BENCHMARKS.md for what each step gives.
 import { build } from 'esbuild';
-import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
@@ -133,14 +134,69 @@ await build({
   outdir,
 });
 
-// One V8 code cache per command, each made by a process of its own that loaded only that command,
-// and one per vendor file.
+// One V8 code cache per command, each made by a process of its own that ran only that command, and
+// one per vendor file. The hourly no-op `index` and a one-shot `search` or `status` warm up on a
+// real run over a small index made here (what V8 compiles for `--help` leaves out the code of the
+// run itself: ~10 ms of a no-op `index`); every other command, and these should that index fail to
+// build, on `<command> --help`.
 const boot = join(outdir, 'boot.cjs');
-const caches = [
-  ...createRequire(import.meta.url)(boot).COMMAND_NAMES.map((command) => `writeCodeCache(${JSON.stringify(command)})`),
-  ...Object.keys(VENDOR).map((file) => `writeVendorCache(${JSON.stringify(`vendor/${file}.cjs`)})`),
-];
-for (const call of caches) {
-  const made = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(boot)}).${call}`], { stdio: ['ignore', 'ignore', 'inherit'] });
-  if (made.status !== 0) throw new Error(`bundle: ${call} failed (exit ${made.status})`);
+const bin = new URL('../bin/ragsync.js', import.meta.url).pathname;
+const node = (args) => spawnSync(process.execPath, args, { stdio: ['ignore', 'ignore', 'ignore'] }).status === 0;
+const writeCache = (command, args) =>
+  node(['-e', `require(${JSON.stringify(boot)}).writeCodeCache(${JSON.stringify(command)}, ${JSON.stringify(args)})`]);
+
+const warm = warmIndex();
+try {
+  const realRuns = warm && {
+    index: ['index', '-c', warm.config],
+    search: ['search', '伤官配印 retry backoff', '--source', 'classics', '-c', warm.config],
+    status: ['status', '-c', warm.config],
+  };
+  for (const command of createRequire(import.meta.url)(boot).COMMAND_NAMES) {
+    if (realRuns?.[command] && writeCache(command, realRuns[command])) continue;
+    if (!writeCache(command, [command, '--help'])) throw new Error(`bundle: writing the code cache of '${command}' failed`);
+  }
+} finally {
+  if (warm) rmSync(warm.dir, { recursive: true, force: true });
+}
+for (const file of Object.keys(VENDOR)) {
+  if (!node(['-e', `require(${JSON.stringify(boot)}).writeVendorCache(${JSON.stringify(`vendor/${file}.cjs`)})`])) {
+    throw new Error(`bundle: writing the code cache of vendor/${file}.cjs failed`);
+  }
+}
+
+/**
+ * A temporary git repository of two Markdown files indexed twice by the built bin (the second run
+ * is the no-op the hourly job usually is): what the warm-up runs read. Null when that fails (no
+ * git, say): the caches are then made from `--help`.
+ */
+function warmIndex() {
+  const dir = mkdtempSync(join(tmpdir(), 'ragsync-build-'));
+  try {
+    const upstream = join(dir, 'upstream');
+    mkdirSync(upstream);
+    writeFileSync(join(upstream, 'a.md'), '# 伤官配印\n\n伤官配印，用印制伤。甲木生于寅月，以丙火为用。\n\n## 用神\n\n身弱财旺，以印比为用。\n');
+    writeFileSync(join(upstream, 'b.md'), '# Retries\n\nRetry with exponential backoff and jitter; give up after a deadline.\n');
+    const git = (...args) => execFileSync('git', ['-C', upstream, '-c', 'user.name=ragsync build', '-c', 'user.email=build@ragsync.invalid', ...args], { stdio: 'ignore' });
+    git('init', '--quiet', '--initial-branch=main');
+    git('add', '.');
+    git('commit', '--quiet', '-m', 'warm-up');
+    const config = join(dir, 'ragsync.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        db: 'warm.db',
+        embedder: { provider: 'hash', dims: 256 },
+        sources: [
+          { name: 'classics', url: upstream, chunker: 'classics' },
+          { name: 'notes', url: upstream, chunker: 'bookmarks' },
+        ],
+      }),
+    );
+    if (!node([bin, 'index', '-c', config])) throw new Error('index failed');
+    return { dir, config };
+  } catch {
+    rmSync(dir, { recursive: true, force: true });
+    return null;
+  }
 }

@@ -101,12 +101,13 @@ function writeCache({ script, cacheFile }: Loaded): void {
 }
 
 /**
- * Run at build time, once per command: compiles the bundle, runs `<command> --help` (which loads the
- * command's modules and nothing else) and writes what V8 compiled as that command's cache.
+ * Run at build time, once per command: compiles the bundle, runs the command line `args` (a real
+ * run over a small index the build makes, or `<command> --help`, which loads the command's modules
+ * and nothing else) and writes what V8 compiled as that command's cache.
  */
-export async function writeCodeCache(command: string): Promise<void> {
+export async function writeCodeCache(command: string, args: string[] = [command, '--help']): Promise<void> {
   const loaded = run(BUNDLE, undefined, bundleRequire());
-  await (loaded.exports as Bundle).start([command, '--help']);
+  await (loaded.exports as Bundle).start(args);
   writeCache({ ...loaded, cacheFile: join(dirname(loaded.cacheFile), `${command}.bin`) });
 }
 
