@@ -5,20 +5,27 @@ import { SIMPLIFIED, TRADITIONAL } from './t2s-table.ts';
  * default analysis of every source. Profiles add their own field's spellings on top.
  */
 
-const T2S = new Map<string, string>();
-{
-  const t = [...TRADITIONAL];
-  const s = [...SIMPLIFIED];
-  t.forEach((ch, i) => T2S.set(ch, s[i]!));
+/**
+ * Traditional → simplified by character, and one character class of every traditional character
+ * (the regex engine skips the usual runs of simplified text natively instead of a Map lookup and a
+ * string append per character). Built on the first fold: a run that folds nothing (the hourly no-op)
+ * skips it.
+ */
+let table: { map: Map<string, string>; re: RegExp } | undefined;
+function traditional(): { map: Map<string, string>; re: RegExp } {
+  if (!table) {
+    const map = new Map<string, string>();
+    const s = [...SIMPLIFIED];
+    [...TRADITIONAL].forEach((ch, i) => map.set(ch, s[i]!));
+    table = { map, re: new RegExp(`[${[...map.keys()].join('').replace(/[\\\]^-]/g, '\\$&')}]`, 'gu') };
+  }
+  return table;
 }
-
-// One character class of every traditional character: the regex engine skips the (usual) runs of
-// simplified text natively instead of a Map lookup and a string append per character.
-const TRADITIONAL_RE = new RegExp(`[${[...T2S.keys()].join('').replace(/[\\\]^-]/g, '\\$&')}]`, 'gu');
 
 /** Traditional → simplified, character by character. */
 export function toSimplified(text: string): string {
-  return text.replace(TRADITIONAL_RE, (ch) => T2S.get(ch)!);
+  const { map, re } = traditional();
+  return text.replace(re, (ch) => map.get(ch)!);
 }
 
 const HAN = '\\p{Script=Han}';
