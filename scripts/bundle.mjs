@@ -179,7 +179,7 @@ function warmIndex() {
     mkdirSync(upstream);
     writeFileSync(join(upstream, 'a.md'), '# 伤官配印\n\n伤官配印，用印制伤。甲木生于寅月，以丙火为用。\n\n## 用神\n\n身弱财旺，以印比为用。\n');
     writeFileSync(join(upstream, 'b.md'), '# Retries\n\nRetry with exponential backoff and jitter; give up after a deadline.\n');
-    const git = (...args) => execFileSync('git', ['-C', upstream, '-c', 'user.name=ragsync build', '-c', 'user.email=build@ragsync.invalid', ...args], { stdio: 'ignore' });
+    const git = (...args) => execFileSync('git', ['-C', upstream, '-c', 'user.name=ragsync build', '-c', 'user.email=build@ragsync.invalid', '-c', 'commit.gpgsign=false', ...args], { stdio: 'ignore' });
     git('init', '--quiet', '--initial-branch=main');
     git('add', '.');
     git('commit', '--quiet', '-m', 'warm-up');
