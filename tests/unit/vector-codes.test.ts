@@ -97,19 +97,36 @@ describe('int8 codes stored beside the vectors (migration 010)', () => {
 
   it('are backfilled when a writer opens an index made before them; readers refuse it until then', async () => {
     const raw = new BetterSqlite3(fx.db);
-    raw.exec('DROP TRIGGER vector_codes_delete; DROP TRIGGER vector_codes_update; DROP TABLE vector_codes; DROP TABLE vectors_complete; DELETE FROM schema_migrations WHERE version = 10;');
+    raw.exec('DROP TRIGGER vector_codes_delete; DROP TRIGGER vector_codes_update; DROP TABLE vector_codes; DROP TABLE vectors_complete; DELETE FROM schema_migrations WHERE version IN (10, 15);');
     raw.close();
     expect(() => new SqliteIndex(fx.db, 'read')).toThrow(/run "ragsync index" once to upgrade it/);
     const writer = new SqliteIndex(fx.db);
     expect(expectCodesMatchVectors(writer.db)).toBe(11);
     await writer.close();
-    // A backfill killed half-way (or a hand edit) leaves vectors without codes: the next writer fills them in.
+    // Codes deleted by hand, or a vector changed in place (its code goes with the update), mark the
+    // loss (migration 015): the next writer fills them in and clears the mark.
+    const lost = (db: BetterSqlite3.Database) => db.prepare("SELECT value FROM meta WHERE key = 'codes_missing'").pluck().get();
     const raw2 = new BetterSqlite3(fx.db);
+    expect(lost(raw2)).toBeUndefined();
     raw2.exec('DELETE FROM vector_codes WHERE rowid IN (SELECT rowid FROM vector_codes LIMIT 4)');
+    expect(lost(raw2)).toBe(1);
     raw2.close();
     const again = new SqliteIndex(fx.db);
     expect(expectCodesMatchVectors(again.db)).toBe(11);
+    expect(lost(again.db)).toBeUndefined();
     await again.close();
+    const raw3 = new BetterSqlite3(fx.db);
+    raw3.prepare("UPDATE vectors SET created_at = 'edited' WHERE text_hash = (SELECT min(text_hash) FROM vectors)").run();
+    expect(raw3.prepare('SELECT count(*) FROM vector_codes').pluck().get()).toBe(10);
+    expect(lost(raw3)).toBe(1);
+    raw3.close();
+    const third = new SqliteIndex(fx.db);
+    expect(expectCodesMatchVectors(third.db)).toBe(11);
+    expect(lost(third.db)).toBeUndefined();
+    // A vector deleted takes its code along and marks nothing.
+    third.db.prepare('DELETE FROM vectors WHERE text_hash = (SELECT min(text_hash) FROM vectors)').run();
+    expect(lost(third.db)).toBeUndefined();
+    await third.close();
   });
 
   it('one-shot searches rank from the codes as the in-memory index does, and from the float32 rows when a code is missing', async () => {

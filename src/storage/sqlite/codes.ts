@@ -32,15 +32,15 @@ export function codeWriter(db: Database): (fingerprint: string, textHash: string
   };
 }
 
-/** Whether some vector has no code (codes exist only with their vector: the counts tell). */
-export function vectorCodesMissing(db: Database): boolean {
-  return !!db
-    .prepare('SELECT (SELECT count(*) FROM vectors INDEXED BY vectors_key) > (SELECT count(*) FROM vector_codes)')
-    .pluck()
-    .get();
+/** Whether a code was lost while its vector stayed (migration 015's mark): a writer then refills them. */
+export function vectorCodesLost(db: Database): boolean {
+  return !!db.prepare("SELECT 1 FROM meta WHERE key = 'codes_missing' AND value = 1").get();
 }
 
-/** Codes for every vector that has none (an index made before migration 010), in one transaction. */
+/**
+ * Codes for every vector that has none (an index made before migration 010, or codes lost since),
+ * in one transaction that also clears the mark of lost codes.
+ */
 export function backfillVectorCodes(db: Database): number {
   const write = codeWriter(db);
   let written = 0;
@@ -62,6 +62,7 @@ export function backfillVectorCodes(db: Database): number {
       const end = rows[rows.length - 1]!;
       last = [end[0], end[1]];
     }
+    db.prepare("DELETE FROM meta WHERE key = 'codes_missing'").run();
   })();
   return written;
 }

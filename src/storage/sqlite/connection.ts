@@ -3,7 +3,7 @@ import { openSqlite } from './open-sqlite.ts';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrate } from './migrate.ts';
-import { backfillVectorCodes, vectorCodesMissing } from './codes.ts';
+import { backfillVectorCodes, vectorCodesLost } from './codes.ts';
 import { assertOwnSchema, refuseForeignFile } from './identity.ts';
 import { registerGlob } from './filter.ts';
 import { defaultAnalyzer, indexTerms } from '../../core/text/analyzer.ts';
@@ -32,9 +32,9 @@ function prepare(db: Database): Database {
 function migrated(db: Database): Database {
   const applied = migrate(db);
   if (applied.includes(KEYWORD_INDEX_MIGRATION)) backfillKeywordIndex(db);
-  // Codes for vectors without one: all of them once migration 010 is applied, and any a killed
-  // backfill or a hand edit left without one (checked on every writer open: two index counts).
-  if (applied.includes(VECTOR_CODES_MIGRATION) || vectorCodesMissing(db)) backfillVectorCodes(db);
+  // Codes for vectors without one: all of them once migration 010 is applied, and any lost since
+  // (a vector changed in place, a code deleted by hand: marked by a trigger, migration 015).
+  if (applied.includes(VECTOR_CODES_MIGRATION) || vectorCodesLost(db)) backfillVectorCodes(db);
   return db;
 }
 
