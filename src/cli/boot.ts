@@ -10,9 +10,10 @@ import { COMMAND_NAMES, quickAnswer } from './help.ts';
  * (ragsync.cjs) that this compiles with a V8 code cache for the command at hand: a one-shot command
  * then skips parsing and compiling most of its code, the largest start-up cost left (Node 20 has no
  * module compile cache; a vm.Script's cachedData is the way to one). `npm run build` writes a cache
- * per command by running `<command> --help` once (writeCodeCache), filed under the size and
- * modification time of the bundle it was made from, so a cache never meets another bundle; without
- * one, or when V8 rejects it (another Node, other V8 flags), the bundle compiles as usual.
+ * per command by running it once (writeCodeCache: a real run for the commands a small build-time
+ * index serves, `<command> --help` for the rest) and one per vendor file, each filed under the size
+ * and modification time of the file it was made from, so a cache never meets another file; without
+ * one, or when V8 rejects it (another Node, other V8 flags), the file compiles as usual.
  */
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -89,7 +90,7 @@ export async function boot(argv: string[] = process.argv.slice(2)): Promise<void
     return;
   }
   const command = commandOf(argv);
-  const { exports } = run(BUNDLE, command ?? 'none', bundleRequire());
+  const { exports } = run(BUNDLE, command, bundleRequire());
   await (exports as Bundle).start(argv);
 }
 
