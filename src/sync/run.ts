@@ -226,25 +226,24 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
         if (unusable) result.status = 'failed';
         continue;
       }
-      let plan: SourcePlan | null = null;
+      let plan: SourcePlan;
       let listed = state.documents;
       try {
-        let snapshot = await snapshots.get(source.name)!;
-        result.commit = snapshot.commit;
+        const fetched = await snapshots.get(source.name)!;
+        result.commit = fetched.commit;
         const planOpts = { force: !!opts.force, maxDocs: opts.maxDocs, fingerprint, commitBefore: state.commit };
-        if ('unlisted' in snapshot) {
-          plan = await planUnlisted(store, source, snapshot.commit, state.documents, planOpts);
-          if (plan) log.debug({ source: source.name, commit: snapshot.commit }, 'unchanged since its last complete run: not listed');
-          else {
-            await store.forgetSourceListing(source.name);
-            snapshot = await snapshot.list();
-          }
-        }
-        if (!plan && !('unlisted' in snapshot)) {
+        const unlisted = 'unlisted' in fetched ? await planUnlisted(store, source, fetched.commit, state.documents, planOpts) : null;
+        if (unlisted) {
+          log.debug({ source: source.name, commit: fetched.commit }, 'unchanged since its last complete run: not listed');
+          plan = unlisted;
+        } else {
+          // An unlisted snapshot here has a stored text without its vector: the recorded listing no
+          // longer vouches for the documents, and the source is listed after all.
+          if ('unlisted' in fetched) await store.forgetSourceListing(source.name);
+          const snapshot = 'unlisted' in fetched ? await fetched.list() : fetched;
           listed = snapshot.files.length;
           plan = await planSource(store, source, snapshot, pipelines.get(source.name)!, planOpts);
         }
-        if (!plan) throw new Error(`source "${source.name}": no plan`);
       } catch (err) {
         result.status = 'failed';
         result.error = errorMessage(err);
