@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { endianness } from 'node:os';
 import { encodeInt8, normalizeRows } from '../../core/quantize.ts';
 import { decodeVector } from './blob.ts';
-import { embedderDims, readGeneration, vectorCount } from './statements.ts';
+import { codeCount, embedderDims, readGeneration, vectorCount } from './statements.ts';
 
 /**
  * The int8 codes beside the float32 vectors (migration 010): what a one-shot search scans. Each is
@@ -84,14 +84,10 @@ export function refreshCodePack(db: Database, fingerprint: string): boolean {
   return db.transaction(() => {
     const generation = readGeneration(db);
     const vectors = vectorCount(db, fingerprint);
-    const held = db.prepare('SELECT generation, vectors FROM vector_code_packs WHERE fingerprint = ? LIMIT 1').get(fingerprint) as
-      | { generation: number; vectors: number }
-      | undefined;
-    if (held && held.generation === generation && held.vectors === vectors) return false;
-    db.prepare('DELETE FROM vector_code_packs WHERE fingerprint = ?').run(fingerprint);
-    const codes = db.prepare('SELECT count(*) FROM vector_codes WHERE fingerprint = ?').pluck().get(fingerprint) as number;
     const dims = embedderDims(db, fingerprint);
-    if (codes !== vectors || !vectors || !dims) return false;
+    if (packsCurrent(db, fingerprint, { generation, vectors, dims })) return false;
+    db.prepare('DELETE FROM vector_code_packs WHERE fingerprint = ?').run(fingerprint);
+    if (codeCount(db, fingerprint) !== vectors || !vectors || !dims) return false;
     // The rows the code scan streams, read in full before writing, by their chunks' source.
     const sourceOf = new Map(
       db.prepare('SELECT c.id, d.source_id FROM chunks c JOIN documents d ON d.id = c.document_id').raw().all() as [number, number][],
@@ -126,6 +122,14 @@ export function refreshCodePack(db: Database, fingerprint: string): boolean {
   }).immediate();
 }
 
+/** Whether the packs of `fingerprint` were written at this generation, vector count and dims (all are written together: one row tells). */
+function packsCurrent(db: Database, fingerprint: string, at: { generation: number; vectors: number; dims: number }): boolean {
+  const held = db.prepare('SELECT generation, vectors, dims FROM vector_code_packs WHERE fingerprint = ? LIMIT 1').get(fingerprint) as
+    | { generation: number; vectors: number; dims: number }
+    | undefined;
+  return !!held && held.generation === at.generation && held.vectors === at.vectors && held.dims === at.dims;
+}
+
 export interface CodePack {
   count: number;
   refs: Int32Array;
@@ -144,12 +148,7 @@ export function readCodePacks(
   at: { generation: number; vectors: number; dims: number },
   sources?: readonly string[],
 ): CodePack[] | null {
-  if (!PACKS) return null;
-  // All packs of a fingerprint are written together: one tells whether they are current.
-  const held = db.prepare('SELECT generation, vectors, dims FROM vector_code_packs WHERE fingerprint = ? LIMIT 1').get(fingerprint) as
-    | { generation: number; vectors: number; dims: number }
-    | undefined;
-  if (!held || held.generation !== at.generation || held.vectors !== at.vectors || held.dims !== at.dims) return null;
+  if (!PACKS || !packsCurrent(db, fingerprint, at)) return null;
   const columns = 'SELECT count, refs, scales, residuals, codes FROM vector_code_packs WHERE fingerprint = ?';
   const rows = (
     sources

@@ -10,7 +10,7 @@ import { parseJson } from './connection.ts';
 import { CachedFacts, chunkFacts, factsCanFilter, factsFilter, LookupFacts, rowOf, type Facts } from './facts.ts';
 import { filterSql } from './filter.ts';
 import { CODE_ROWS_SQL, readCodePacks } from './codes.ts';
-import { embedderDims, prepared, readGeneration } from './statements.ts';
+import { codeCount, embedderDims, prepared, readGeneration, vectorCount } from './statements.ts';
 import { mergedTermScores } from './term-scores.ts';
 
 const LITTLE = endianness() === 'LE';
@@ -300,14 +300,8 @@ export class SqliteIndexReader implements IndexReader {
     return this.db.transaction(() => {
       // Codes are written with their vectors and deleted with them (trigger): equal counts mean one
       // code per vector. Both counts read only the narrow key indexes.
-      const [vectors, codes] = this.db
-        .prepare(
-          `SELECT (SELECT count(*) FROM vectors INDEXED BY vectors_key WHERE fingerprint = ?),
-                  (SELECT count(*) FROM vector_codes WHERE fingerprint = ?)`,
-        )
-        .raw()
-        .get(fingerprint, fingerprint) as [number, number];
-      if (vectors !== codes) return null;
+      const vectors = vectorCount(this.db, fingerprint);
+      if (codeCount(this.db, fingerprint) !== vectors) return null;
       const generation = readGeneration(this.db);
       const dims = embedderDims(this.db, fingerprint);
       // The packed copies when they are current (written by the last index run): one row per source

@@ -27,6 +27,11 @@ export function vectorCount(db: Database, fingerprint: string): number {
   return prepared(db, 'SELECT count(*) FROM vectors INDEXED BY vectors_key WHERE fingerprint = ?').pluck().get(fingerprint) as number;
 }
 
+/** How many int8 codes a fingerprint has (codes live and die with their vectors: equal counts mean one each). */
+export function codeCount(db: Database, fingerprint: string): number {
+  return prepared(db, 'SELECT count(*) FROM vector_codes WHERE fingerprint = ?').pluck().get(fingerprint) as number;
+}
+
 /** The dimensions of an embedder fingerprint, 0 when the index has not seen it. */
 export function embedderDims(db: Database, fingerprint: string): number {
   return (prepared(db, 'SELECT dims FROM embedders WHERE fingerprint = ?').pluck().get(fingerprint) ?? 0) as number;
