@@ -144,8 +144,8 @@ await build({
 const boot = join(outdir, 'boot.cjs');
 const bin = new URL('../bin/ragsync.js', import.meta.url).pathname;
 const node = (args) => spawnSync(process.execPath, args, { stdio: ['ignore', 'ignore', 'ignore'] }).status === 0;
-const writeCache = (command, args) =>
-  node(['-e', `require(${JSON.stringify(boot)}).writeCodeCache(${JSON.stringify(command)}, ${JSON.stringify(args)})`]);
+/** Calls one of boot.cjs's cache writers in a process of its own; whether it succeeded. */
+const bootCall = (fn, ...args) => node(['-e', `require(${JSON.stringify(boot)}).${fn}(${args.map((a) => JSON.stringify(a)).join(', ')})`]);
 
 const warm = warmIndex();
 try {
@@ -155,22 +155,20 @@ try {
     status: ['status', '-c', warm.config],
   };
   for (const command of createRequire(import.meta.url)(boot).COMMAND_NAMES) {
-    if (realRuns?.[command] && writeCache(command, realRuns[command])) continue;
-    if (!writeCache(command, [command, '--help'])) throw new Error(`bundle: writing the code cache of '${command}' failed`);
+    if (realRuns?.[command] && bootCall('writeCodeCache', command, realRuns[command])) continue;
+    if (!bootCall('writeCodeCache', command, [command, '--help'])) throw new Error(`bundle: writing the code cache of '${command}' failed`);
   }
 } finally {
   if (warm) rmSync(warm.dir, { recursive: true, force: true });
 }
 for (const file of Object.keys(VENDOR)) {
-  if (!node(['-e', `require(${JSON.stringify(boot)}).writeVendorCache(${JSON.stringify(`vendor/${file}.cjs`)})`])) {
-    throw new Error(`bundle: writing the code cache of vendor/${file}.cjs failed`);
-  }
+  if (!bootCall('writeVendorCache', `vendor/${file}.cjs`)) throw new Error(`bundle: writing the code cache of vendor/${file}.cjs failed`);
 }
 
 /**
- * A temporary git repository of two Markdown files indexed twice by the built bin (the second run
- * is the no-op the hourly job usually is): what the warm-up runs read. Null when that fails (no
- * git, say): the caches are then made from `--help`.
+ * A temporary git repository of two Markdown files, indexed once by the built bin (so that the
+ * `index` warm-up run is the no-op the hourly job usually is): what the warm-up runs read. Null
+ * when that fails (no git, say): the caches are then made from `--help`.
  */
 function warmIndex() {
   const dir = mkdtempSync(join(tmpdir(), 'ragsync-build-'));
