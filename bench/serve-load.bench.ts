@@ -17,16 +17,10 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readEvalFile } from '../src/search/eval.ts';
-import { procMemory, startServeOn } from './serve-process.ts';
+import { procMemory, startServeOn, takeOption } from './serve-process.ts';
 
 const args = process.argv.slice(2);
-const opt = (name: string, def: string) => {
-  const i = args.indexOf(name);
-  if (i < 0) return def;
-  const v = args[i + 1]!;
-  args.splice(i, 2);
-  return v;
-};
+const opt = (name: string, def: string) => takeOption(args, name, def);
 const config = resolve(opt('-c', ''));
 const clients = Number(opt('--clients', '20'));
 const seconds = Number(opt('--seconds', '15'));

@@ -1,4 +1,4 @@
-/** What the serve benches share: a `ragsync serve` child on a fixed loopback port, and its memory from /proc. */
+/** What the serve benches share: their flags, a `ragsync serve` child on a fixed loopback port, and its memory from /proc. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
@@ -27,4 +27,13 @@ export function procMemory(pid: number): { rss: number; anon: number; file: numb
   const s = readFileSync(`/proc/${pid}/status`, 'utf8');
   const mb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? NaN) / 1024;
   return { rss: mb('VmRSS'), anon: mb('RssAnon'), file: mb('RssFile'), hwm: mb('VmHWM') };
+}
+
+/** Removes `name VALUE` from `args` and returns VALUE, or `def` when the flag is absent. */
+export function takeOption(args: string[], name: string, def: string): string {
+  const i = args.indexOf(name);
+  if (i < 0) return def;
+  const v = args[i + 1]!;
+  args.splice(i, 2);
+  return v;
 }

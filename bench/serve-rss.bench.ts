@@ -33,7 +33,7 @@ import { HashEmbedder } from '../src/embedding/hash.ts';
 import { openIndex } from '../src/storage/open.ts';
 import { headText, pipelineFingerprint } from '../src/sync/plan.ts';
 import { xorshift } from '../tests/helpers/rng.ts';
-import { procMemory, startServeOn } from './serve-process.ts';
+import { procMemory, startServeOn, takeOption } from './serve-process.ts';
 
 const DIMS = 1024;
 const CHUNKS_PER_DOC = 10;
@@ -41,13 +41,7 @@ const WORDS_PER_CHUNK = 90;
 const SOURCES = ['alpha', 'beta'];
 
 const args = process.argv.slice(2);
-const opt = (name: string, def: string) => {
-  const i = args.indexOf(name);
-  if (i < 0) return def;
-  const v = args[i + 1]!;
-  args.splice(i, 2);
-  return v;
-};
+const opt = (name: string, def: string) => takeOption(args, name, def);
 const flag = (name: string) => {
   const i = args.indexOf(name);
   if (i >= 0) args.splice(i, 1);
