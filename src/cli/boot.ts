@@ -26,9 +26,8 @@ const TAIL = '\n})';
 interface Loaded {
   exports: unknown;
   script: Script;
-  /** Where this file's code cache `name` is (or is to be written). */
-  cacheFile: string;
-  cache: 'none' | 'used' | 'rejected by V8';
+  /** This file's code-cache folder: its caches are `<name>.bin` there. */
+  cacheDir: string;
 }
 
 /**
@@ -40,19 +39,21 @@ interface Loaded {
  */
 function run(file: string, name: string | undefined, require: NodeJS.Require): Loaded {
   const { size, mtimeMs } = statSync(file);
-  const cacheFile = join(here, 'code-cache', `${relative(here, file).replace(/[\\/]/g, '_')}-${size}-${Math.trunc(mtimeMs)}`, `${name}.bin`);
+  const cacheDir = join(here, 'code-cache', `${relative(here, file).replace(/[\\/]/g, '_')}-${size}-${Math.trunc(mtimeMs)}`);
   let cachedData: Buffer | undefined;
   try {
-    if (name) cachedData = readFileSync(cacheFile);
+    if (name) cachedData = readFileSync(join(cacheDir, `${name}.bin`));
   } catch {
     // No cache of that name (or a build without caches, or for another file): compile as usual.
   }
   const script = new Script(HEAD + readFileSync(file, 'utf8') + TAIL, { filename: file, cachedData });
   const module = { exports: {} };
   (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, require, module, file, dirname(file));
-  const cache = !cachedData ? 'none' : script.cachedDataRejected ? 'rejected by V8' : 'used';
-  if (process.env.RAGSYNC_DEBUG && name) process.stderr.write(`ragsync: code cache for ${name === VENDOR ? relative(here, file) : name}: ${cache}\n`);
-  return { exports: module.exports, script, cacheFile, cache };
+  if (process.env.RAGSYNC_DEBUG && name) {
+    const cache = !cachedData ? 'none' : script.cachedDataRejected ? 'rejected by V8' : 'used';
+    process.stderr.write(`ragsync: code cache for ${name === VENDOR ? relative(here, file) : name}: ${cache}\n`);
+  }
+  return { exports: module.exports, script, cacheDir };
 }
 
 /** The cache name of a vendor file (one cache each, made by loading it). */
@@ -94,9 +95,10 @@ export async function boot(argv: string[] = process.argv.slice(2)): Promise<void
   await (exports as Bundle).start(argv);
 }
 
-/** Writes what V8 compiled of a loaded file as its cache. */
-function writeCache({ script, cacheFile }: Loaded): void {
-  mkdirSync(dirname(cacheFile), { recursive: true });
+/** Writes what V8 compiled of a loaded file as its cache `name`. */
+function writeCache({ script, cacheDir }: Loaded, name: string): void {
+  const cacheFile = join(cacheDir, `${name}.bin`);
+  mkdirSync(cacheDir, { recursive: true });
   writeFileSync(`${cacheFile}.tmp`, script.createCachedData());
   renameSync(`${cacheFile}.tmp`, cacheFile);
 }
@@ -109,12 +111,12 @@ function writeCache({ script, cacheFile }: Loaded): void {
 export async function writeCodeCache(command: string, args: string[] = [command, '--help']): Promise<void> {
   const loaded = run(BUNDLE, undefined, bundleRequire());
   await (loaded.exports as Bundle).start(args);
-  writeCache({ ...loaded, cacheFile: join(dirname(loaded.cacheFile), `${command}.bin`) });
+  writeCache(loaded, command);
 }
 
 /** Run at build time, once per vendor file (`vendor/<name>.cjs`): loads it and writes its cache. */
 export function writeVendorCache(file: string): void {
   const path = join(here, file);
   const loaded = run(path, undefined, createRequire(path));
-  writeCache({ ...loaded, cacheFile: join(dirname(loaded.cacheFile), `${VENDOR}.bin`) });
+  writeCache(loaded, VENDOR);
 }
