@@ -201,6 +201,9 @@ async function refuseUnsaved(root: string, where: string, work: { files: string[
   if (why) throw new RagsyncError(`${where}: ${why}`);
 }
 
+/** An object id: SHA-1 (40 hex digits) or SHA-256 (64). */
+const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
 async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolean): Promise<Snapshot | UnlistedSnapshot> {
   const where = `source "${o.name}" (${redactUrl(o.url)})`;
   // Whose folder is this? Only ragsync's own checkouts are reset or replaced (sources/checkout-guard.ts).
@@ -228,7 +231,7 @@ async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolea
     known = sameRefs(o.root, ref) ?? await run(o.root, ['rev-parse', 'HEAD', `${ref}^{commit}`]).then(
       (out) => {
         const ids = out.trim().split('\n');
-        return ids.length === 2 && ids.every((id) => /^[0-9a-f]{40,64}$/.test(id)) ? (ids as [string, string]) : undefined;
+        return ids.length === 2 && ids.every((id) => OID.test(id)) ? (ids as [string, string]) : undefined;
       },
       () => undefined,
     );
@@ -283,8 +286,6 @@ async function listed(root: string, commit: string, match: (path: string) => boo
       ),
   };
 }
-
-const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
 /**
  * HEAD and `ref` read from the checkout's own ref files, as git resolves them (a loose ref file,
