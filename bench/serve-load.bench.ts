@@ -1,11 +1,12 @@
 /**
  * `ragsync serve` under concurrent clients on loopback: throughput, latency percentiles and the
  * server's RSS, for one or more checkouts side by side in the same run (the first is the baseline).
- * Each server gets a warm-up, then C clients loop over the eval queries (hybrid, k = 10, each
- * restricted to its source) for a fixed time; RSS is read from /proc after the run (well over 200
- * searches).
+ * Each server gets a warm-up (every query once, then W seconds of the same load, not counted),
+ * then C clients loop over the eval queries (hybrid, k = 10, each restricted to its source) for a
+ * fixed time, on a thread of their own (bench/http-load.ts); RSS is read from /proc after the run
+ * (well over 200 searches).
  *
- *   npx tsx bench/serve-load.bench.ts -c CONFIG [--clients 20] [--seconds 15] [--dist] CHECKOUT[=CONFIG] [CHECKOUT[=CONFIG] ...]
+ *   npx tsx bench/serve-load.bench.ts -c CONFIG [--clients 20] [--seconds 15] [--warmup 5] [--dist] CHECKOUT[=CONFIG] [CHECKOUT[=CONFIG] ...]
  *
  * `CHECKOUT=CONFIG` serves that checkout with a config of its own (an index made by it, when the
  * schemas differ). "cores" is the server's CPU time (its threads together) over the run's wall time.
@@ -17,6 +18,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readEvalFile } from '../src/search/eval.ts';
+import { percentile, runLoad } from './http-load.ts';
 import { procMemory, startServeOn, takeOption } from './serve-process.ts';
 
 const args = process.argv.slice(2);
@@ -24,6 +26,7 @@ const opt = (name: string, def: string) => takeOption(args, name, def);
 const config = resolve(opt('-c', ''));
 const clients = Number(opt('--clients', '20'));
 const seconds = Number(opt('--seconds', '15'));
+const warmup = Number(opt('--warmup', '5'));
 const dist = args.includes('--dist');
 if (dist) args.splice(args.indexOf('--dist'), 1);
 const checkouts = args.map((a) => {
@@ -58,28 +61,14 @@ async function run(checkout: string, config: string, port: number) {
   const child = await startServer(checkout, config, port);
   const base = `http://127.0.0.1:${port}`;
   try {
-    for (const p of paths) await (await fetch(base + p)).text(); // warm-up: vectors loaded, JIT warm
-    const latencies: number[] = [];
-    let errors = 0;
-    let next = 0;
-    const cpu0 = cpuSeconds(child.pid!);
-    const end = performance.now() + seconds * 1000;
-    await Promise.all(
-      Array.from({ length: clients }, async () => {
-        while (performance.now() < end) {
-          const p = paths[next++ % paths.length]!;
-          const t = performance.now();
-          const res = await fetch(base + p);
-          await res.text();
-          if (res.status !== 200) errors++;
-          latencies.push(performance.now() - t);
-        }
-      }),
-    );
-    const cores = (cpuSeconds(child.pid!) - cpu0) / seconds;
+    for (const p of paths) await (await fetch(base + p)).text(); // every query once: vectors loaded, caches filled
+    // Then the load, its first `warmup` seconds not counted: under load the server still compiles (JIT) and grows its heap.
+    let cpu0 = 0;
+    const { latencies, errors, seconds: took } = await runLoad({ port, paths, clients, seconds, warmup }, () => (cpu0 = cpuSeconds(child.pid!)));
+    const cores = (cpuSeconds(child.pid!) - cpu0) / took;
     latencies.sort((a, b) => a - b);
-    const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
-    return { n: latencies.length, rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99), errors, cores, rss: rssMb(child.pid!) };
+    const at = (q: number) => percentile(latencies, q);
+    return { n: latencies.length, rps: latencies.length / took, p50: at(0.5), p90: at(0.9), p99: at(0.99), p999: at(0.999), max: at(1), errors, cores, rss: rssMb(child.pid!) };
   } finally {
     child.kill();
   }
@@ -88,10 +77,10 @@ async function run(checkout: string, config: string, port: number) {
 const results = [];
 for (const [i, c] of checkouts.entries()) results.push({ c: c.dir, ...(await run(c.dir, c.config, 18_700 + i)) });
 console.log(`${clients} clients × ${seconds} s, hybrid k=10 over ${paths.length} eval queries; ${availableParallelism()} cores (shared), load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`);
-console.log('| checkout | searches | searches/s | × first | p50 ms | p99 ms | errors | cores | server RSS after |');
-console.log('|---|---|---|---|---|---|---|---|---|');
+console.log('| checkout | searches | searches/s | × first | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | errors | cores | server RSS after |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of results) {
   console.log(
-    `| ${r.c} | ${r.n} | ${r.rps.toFixed(0)} | ${(r.rps / results[0]!.rps).toFixed(2)}× | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.errors} | ${r.cores.toFixed(2)} | ${r.rss} |`,
+    `| ${r.c} | ${r.n} | ${r.rps.toFixed(0)} | ${(r.rps / results[0]!.rps).toFixed(2)}× | ${[r.p50, r.p90, r.p99, r.p999, r.max].map((v) => v.toFixed(1)).join(' | ')} | ${r.errors} | ${r.cores.toFixed(2)} | ${r.rss} |`,
   );
 }
