@@ -8,6 +8,7 @@ import { resultJson, sourceItem } from '../search/present.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { describeIoError } from '../core/io-errors.ts';
 import { relatedParams, searchParams, type Format } from './params.ts';
+import { turnTaker } from './turns.ts';
 
 /** The env var holding the optional bearer token. */
 export const TOKEN_ENV = 'RAGSYNC_HTTP_TOKEN';
@@ -64,6 +65,7 @@ const shape = (results: SearchResult[], format: Format): unknown[] =>
  */
 export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Server {
   const log = opts.log ?? (() => {});
+  const turn = turnTaker();
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -81,6 +83,7 @@ export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Se
     switch (url.pathname) {
       case '/search': {
         const { request, format } = searchParams(url.searchParams, searcher.filterSpecs());
+        await turn();
         const r = await searcher.run(request);
         if (r.rerankError) log(`rerank failed, fused order kept: ${r.rerankError}`);
         return send(res, 200, {
@@ -91,6 +94,7 @@ export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Se
       }
       case '/related': {
         const { k, format, ...ref } = relatedParams(url.searchParams);
+        await turn();
         return send(res, 200, { results: shape(await searcher.related(ref, { k }), format) });
       }
       case '/status': {
