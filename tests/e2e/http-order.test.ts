@@ -80,11 +80,12 @@ async function overtakes(clients: number, perClient: number): Promise<number[]> 
 describe('HTTP search order under concurrent clients', () => {
   it('serves requests first come, first served: no client waits for the others twice', async () => {
     const clients = 8;
-    const counts = await overtakes(clients, 40);
-    expect(counts).toHaveLength(clients * 37);
-    // First come, first served: at most everyone else once (C − 1), give or take two requests that
-    // arrive during the same search. Served in epoll's order instead, one client kept missing the
-    // batch and waited for everyone twice, 2 × (C − 1) = 14.
-    expect(Math.max(...counts)).toBeLessThanOrEqual(clients + 2);
+    const counts = await overtakes(clients, 60);
+    expect(counts).toHaveLength(clients * 57);
+    // First come, first served: everyone else at most once (C − 1 = 7). Served in epoll's order
+    // instead, a client now and then missed the batch and waited for everyone twice, 2 × (C − 1) = 14
+    // (13 or 14 in every run without turns). The slack is for a busy machine, where the clients
+    // here may read several answers at once and count them in another order.
+    expect(Math.max(...counts)).toBeLessThanOrEqual(2 * (clients - 1) - 2);
   });
 });
