@@ -64,6 +64,7 @@ async function load({ port, paths, clients, seconds }: Omit<LoadOptions, 'warmup
       };
       socket.on('connect', send);
       socket.on('error', reject);
+      socket.on('close', () => reject(new Error('the server closed a connection mid-run'))); // a no-op once resolved
       socket.on('data', (chunk) => {
         buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
         if (bodyAt < 0) {
