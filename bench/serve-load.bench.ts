@@ -6,7 +6,7 @@
  * fixed time, on a thread of their own (bench/http-load.ts); RSS is read from /proc after the run
  * (well over 200 searches).
  *
- *   npx tsx bench/serve-load.bench.ts -c CONFIG [--clients 20] [--seconds 15] [--warmup 5] [--dist] CHECKOUT[=CONFIG] [CHECKOUT[=CONFIG] ...]
+ *   npx tsx bench/serve-load.bench.ts -c CONFIG [--clients 20] [--seconds 15] [--warmup 5] [--rounds 1] [--dist] CHECKOUT[=CONFIG] [CHECKOUT[=CONFIG] ...]
  *
  * `CHECKOUT=CONFIG` serves that checkout with a config of its own (an index made by it, when the
  * schemas differ). "cores" is the server's CPU time (its threads together) over the run's wall time.
@@ -27,6 +27,7 @@ const config = resolve(opt('-c', ''));
 const clients = Number(opt('--clients', '20'));
 const seconds = Number(opt('--seconds', '15'));
 const warmup = Number(opt('--warmup', '5'));
+const rounds = Number(opt('--rounds', '1'));
 const dist = args.includes('--dist');
 if (dist) args.splice(args.indexOf('--dist'), 1);
 const checkouts = args.map((a) => {
@@ -74,13 +75,24 @@ async function run(checkout: string, config: string, port: number) {
   }
 }
 
-const results = [];
-for (const [i, c] of checkouts.entries()) results.push({ c: c.dir, ...(await run(c.dir, c.config, 18_700 + i)) });
+// Each round serves every checkout once; odd rounds in the reverse order, so neither side always
+// runs first (a shared machine drifts within a few minutes).
+const runs: (Awaited<ReturnType<typeof run>> & { c: string; round: number })[] = [];
+for (let round = 0; round < rounds; round++) {
+  const order = round % 2 ? [...checkouts.keys()].reverse() : [...checkouts.keys()];
+  for (const i of order) runs.push({ c: checkouts[i]!.dir, round, ...(await run(checkouts[i]!.dir, checkouts[i]!.config, 18_700 + i)) });
+}
 console.log(`${clients} clients × ${seconds} s, hybrid k=10 over ${paths.length} eval queries; ${availableParallelism()} cores (shared), load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`);
-console.log('| checkout | searches | searches/s | × first | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | errors | cores | server RSS after |');
+console.log('| checkout | round | searches | searches/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | errors | cores | server RSS after |');
 console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
-for (const r of results) {
-  console.log(
-    `| ${r.c} | ${r.n} | ${r.rps.toFixed(0)} | ${(r.rps / results[0]!.rps).toFixed(2)}× | ${[r.p50, r.p90, r.p99, r.p999, r.max].map((v) => v.toFixed(1)).join(' | ')} | ${r.errors} | ${r.cores.toFixed(2)} | ${r.rss} |`,
-  );
+const FIGURES = ['rps', 'p50', 'p90', 'p99', 'p999', 'max'] as const;
+const cells = (value: (k: (typeof FIGURES)[number]) => number) => FIGURES.map((k) => value(k).toFixed(k === 'rps' ? 0 : 1)).join(' | ');
+for (const r of runs) console.log(`| ${r.c} | ${r.round + 1} | ${r.n} | ${cells((k) => r[k])} | ${r.errors} | ${r.cores.toFixed(2)} | ${r.rss} |`);
+if (rounds > 1) {
+  const median = (xs: number[]) => percentile([...xs].sort((a, b) => a - b), 0.5);
+  console.log('\nmedians over the rounds:\n| checkout | searches/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms |\n|---|---|---|---|---|---|---|');
+  for (const c of checkouts) {
+    const mine = runs.filter((r) => r.c === c.dir);
+    console.log(`| ${c.dir} | ${cells((k) => median(mine.map((r) => r[k])))} |`);
+  }
 }
