@@ -1,34 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { makeFixture, type Fixture } from '../helpers/search-fixture.ts';
+import { startServe, type Served } from '../helpers/serve.ts';
 
-const repo = fileURLToPath(new URL('../../', import.meta.url));
 let fx: Fixture;
-let server: ChildProcess;
+let server: Served;
 let port: number;
 
 // The server in a process of its own, as deployed: the order in question is the kernel's and
 // libuv's, which a client sharing the server's event loop would disturb.
 beforeAll(async () => {
   fx = await makeFixture();
-  server = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'serve', '-c', fx.configFile, '--port', '0'], {
-    cwd: repo,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let err = '';
-  port = await new Promise<number>((resolve, reject) => {
-    server.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(err);
-      if (m) resolve(Number(m[1]));
-    });
-    server.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-  });
+  server = await startServe(fx.configFile);
+  port = Number(new URL(server.url).port);
 });
-afterAll(() => {
-  server.kill();
+afterAll(async () => {
+  await server.stop();
   fx.cleanup();
 });
 

@@ -1,7 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import type { Server } from 'node:http';
 import { loadConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
@@ -11,8 +8,8 @@ import { healthReport, storeHealth } from '../../src/daemon/health.ts';
 import { healthIntervalMs } from '../../src/daemon/schedule.ts';
 import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
 import { makeFixture, type Fixture } from '../helpers/search-fixture.ts';
+import { startServe } from '../helpers/serve.ts';
 
-const repo = fileURLToPath(new URL('../../', import.meta.url));
 let fx: Fixture;
 let searcher: Searcher;
 let server: Server;
@@ -103,32 +100,19 @@ describe('HTTP API', () => {
 
 describe('ragsync serve (CLI)', () => {
   it('listens on an ephemeral port, requires the env token, stops on SIGTERM', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'serve', '-c', fx.configFile, '--port', '0'], {
-      cwd: repo,
-      env: { ...process.env, RAGSYNC_HTTP_TOKEN: 'tok-123' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let err = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr.on('data', (d: Buffer) => {
-        err += d.toString();
-        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(err);
-        if (m) resolve(m[1]!);
-      });
-      child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
-    });
+    const served = await startServe(fx.configFile, { RAGSYNC_HTTP_TOKEN: 'tok-123' });
+    const { url } = served;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect((await fetch(`${url}/search?q=SQLite`)).status).toBe(401);
     const ok = await fetch(`${url}/search?q=SQLite&k=1`, { headers: { authorization: 'Bearer tok-123' } });
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as any).results).toHaveLength(1);
-    expect(err).not.toContain('tok-123');
+    expect(served.stderr()).not.toContain('tok-123');
     // /healthz: the run-history rules, no token needed; this index never ran a sync.
     const h = await fetch(`${url}/healthz`);
     expect(h.status).toBe(503);
     expect(await h.json()).toMatchObject({ ok: false, status: 'stale', lastRun: null });
-    child.kill('SIGTERM');
-    const [code] = await once(child, 'exit');
-    expect(code).toBe(0);
+    expect(await served.stop()).toBe(0);
   });
 });
 

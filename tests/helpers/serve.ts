@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { FROM_SOURCES } from './cli.ts';
 import { REPO_ROOT } from './tmp.ts';
 
 export interface Served {
@@ -13,7 +13,7 @@ export interface Served {
 
 /** `ragsync serve -c <config> --port 0` as a child process, once it is listening. */
 export async function startServe(config: string, env: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src/cli/run.ts'), 'serve', '-c', config, '--port', '0'], {
+  const child = spawn(process.execPath, [...FROM_SOURCES, 'serve', '-c', config, '--port', '0'], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
