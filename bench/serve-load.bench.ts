@@ -19,7 +19,7 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readEvalFile } from '../src/search/eval.ts';
 import { percentile, runLoad } from './http-load.ts';
-import { procMemory, startServeOn, takeOption } from './serve-process.ts';
+import { procMemory, startServeOn, takeFlag, takeOption } from './serve-process.ts';
 
 const args = process.argv.slice(2);
 const opt = (name: string, def: string) => takeOption(args, name, def);
@@ -28,8 +28,7 @@ const clients = Number(opt('--clients', '20'));
 const seconds = Number(opt('--seconds', '15'));
 const warmup = Number(opt('--warmup', '5'));
 const rounds = Number(opt('--rounds', '1'));
-const dist = args.includes('--dist');
-if (dist) args.splice(args.indexOf('--dist'), 1);
+const dist = takeFlag(args, '--dist');
 const checkouts = args.map((a) => {
   const [dir, cfg] = a.split('=');
   return { dir: resolve(dir!), config: cfg ? resolve(cfg) : config };

@@ -37,3 +37,10 @@ export function takeOption(args: string[], name: string, def: string): string {
   args.splice(i, 2);
   return v;
 }
+
+/** Removes the flag `name` from `args` and returns whether it was there. */
+export function takeFlag(args: string[], name: string): boolean {
+  const i = args.indexOf(name);
+  if (i >= 0) args.splice(i, 1);
+  return i >= 0;
+}

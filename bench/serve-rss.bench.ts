@@ -33,7 +33,7 @@ import { HashEmbedder } from '../src/embedding/hash.ts';
 import { openIndex } from '../src/storage/open.ts';
 import { headText, pipelineFingerprint } from '../src/sync/plan.ts';
 import { xorshift } from '../tests/helpers/rng.ts';
-import { procMemory, startServeOn, takeOption } from './serve-process.ts';
+import { procMemory, startServeOn, takeFlag, takeOption } from './serve-process.ts';
 
 const DIMS = 1024;
 const CHUNKS_PER_DOC = 10;
@@ -42,14 +42,9 @@ const SOURCES = ['alpha', 'beta'];
 
 const args = process.argv.slice(2);
 const opt = (name: string, def: string) => takeOption(args, name, def);
-const flag = (name: string) => {
-  const i = args.indexOf(name);
-  if (i >= 0) args.splice(i, 1);
-  return i >= 0;
-};
 const dir = resolve(opt('--dir', '/tmp/ragsync-rss'));
 const searches = Number(opt('--searches', '200'));
-const keep = flag('--keep');
+const keep = takeFlag(args, '--keep');
 const sizes = args.map(Number).filter((n) => n > 0);
 const SIZES = sizes.length ? sizes : [10_000, 100_000, 300_000];
 const here = resolve(new URL('..', import.meta.url).pathname);
