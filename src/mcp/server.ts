@@ -18,8 +18,9 @@ const text = (results: SearchResult[], expansions?: Expansion[]) => ({
 const toolError = (err: unknown) => ({ isError: true, content: [{ type: 'text' as const, text: describeIoError(err) ?? errorMessage(err) }] });
 
 /** An MCP server exposing `search` and `related` over one Searcher. */
-export function createMcpServer(searcher: Searcher, version = serverInfo().version): McpServer {
-  const server = new McpServer({ name: serverInfo().name, version });
+export function createMcpServer(searcher: Searcher, version?: string): McpServer {
+  const info = serverInfo(); // package.json, read once
+  const server = new McpServer({ name: info.name, version: version ?? info.version });
   const specs = searcher.filterSpecs();
   server.registerTool(
     'search',
