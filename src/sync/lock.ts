@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
+import type { LockHolder, RunLog } from '../storage/roles.ts';
+import { RagsyncError, EXIT } from '../core/errors.ts';
 
 /**
  * Names this holding of the lock (a holder tells its own lock from a later one): unique enough
  * without node:crypto, which a no-op run would load for this alone.
  */
 const lockToken = () => `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}-${Math.random().toString(36).slice(2)}`;
-import type { LockHolder, RunLog } from '../storage/roles.ts';
-import { RagsyncError, EXIT } from '../core/errors.ts';
 
 /**
  * The index lock: one writer at a time across processes (daemon, manual `ragsync index`, a crontab
