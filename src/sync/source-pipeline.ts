@@ -9,6 +9,7 @@ import type { Snapshot, UnlistedSnapshot } from '../sources/types.ts';
 import type { SourceState, SyncStore } from '../storage/roles.ts';
 import { AbortedError, applyPlan, type Progress } from './apply.ts';
 import { judgeDeletions } from './delete-guard.ts';
+import { lostContent } from './lost-content.ts';
 import { planSource, planUnlisted, type Pipeline, type SourcePlan } from './plan.ts';
 import type { SourceResult } from './run-result.ts';
 
@@ -56,34 +57,34 @@ export interface SourceJob {
 
 export async function* syncSource(ctx: SourceRunContext, job: SourceJob): AsyncGenerator<Progress, SourceOutcome> {
   const { source, result } = job;
-  let planned: { plan: SourcePlan; listed: number };
+  let plan: SourcePlan;
   try {
-    planned = await listAndPlan(ctx, job);
+    plan = await listAndPlan(ctx, job);
   } catch (err) {
     result.status = 'failed';
     result.error = errorMessage(err);
     ctx.log.error({ source: source.name }, result.error);
     return { aborted: !!ctx.signal?.aborted };
   }
-  const { plan, listed } = planned;
   result.planned = plan.counts;
   result.estimatedTokens = plan.tokens;
   result.deferred = plan.deferred;
   result.skippedFiles = plan.skipped;
   result.plan = plan;
   for (const s of plan.skipped) ctx.log.warn({ source: source.name, path: s.path }, s.reason);
-  if (!guard(ctx, job, plan, listed)) return { aborted: false };
+  if (!(await guard(ctx, job, plan))) return { aborted: false };
   ctx.log.info({ source: source.name, commit: plan.commitAfter, dryRun: ctx.dryRun, planned: flatCounts(plan.counts) }, 'planned');
   yield { type: 'planned', source: source.name, plan };
-  const partial = plan.skipped.length > 0 || plan.deferred > 0;
+  // Apply may leave out files that changed while it read them: partial is asked again after it.
+  const partial = () => plan.skipped.length > 0 || plan.deferred > 0;
   if (ctx.dryRun) {
-    result.status = partial ? 'partial' : 'ok';
+    result.status = partial() ? 'partial' : 'ok';
     return { aborted: false };
   }
   try {
     yield* apply(ctx, job, plan);
-    await record(ctx, job, plan, partial);
-    result.status = partial ? 'partial' : 'ok';
+    await record(ctx, job, plan, partial());
+    result.status = partial() ? 'partial' : 'ok';
     return { aborted: false };
   } catch (err) {
     result.status = 'failed';
@@ -94,7 +95,7 @@ export async function* syncSource(ctx: SourceRunContext, job: SourceJob): AsyncG
 }
 
 /** List and plan: an unlisted snapshot plans nothing to do unless some stored text lacks its vector. */
-async function listAndPlan(ctx: SourceRunContext, job: SourceJob): Promise<{ plan: SourcePlan; listed: number }> {
+async function listAndPlan(ctx: SourceRunContext, job: SourceJob): Promise<SourcePlan> {
   const { source, state, store } = { ...job, store: ctx.store };
   const fetched = await job.fetched;
   job.result.commit = fetched.commit;
@@ -102,26 +103,27 @@ async function listAndPlan(ctx: SourceRunContext, job: SourceJob): Promise<{ pla
   const unlisted = 'unlisted' in fetched ? await planUnlisted(store, source, fetched.commit, state.documents, planOpts) : null;
   if (unlisted) {
     ctx.log.debug({ source: source.name, commit: fetched.commit }, 'unchanged since its last complete run: not listed');
-    return { plan: unlisted, listed: state.documents };
+    return unlisted;
   }
   // An unlisted snapshot here has a stored text without its vector: the recorded listing no
   // longer vouches for the documents, and the source is listed after all.
   if ('unlisted' in fetched) await store.forgetSourceListing(source.name);
   const snapshot = 'unlisted' in fetched ? await fetched.list() : fetched;
-  return { plan: await planSource(store, source, snapshot, job.pipeline, planOpts), listed: snapshot.files.length };
+  return planSource(store, source, snapshot, job.pipeline, planOpts);
 }
 
 /**
- * Between plan and apply: a plan that would empty a source, or delete most of it, is refused
- * (dry runs show the refusal too) and the source keeps every document it has.
+ * Between plan and apply: a plan that would empty a source, or drop most of its content, is
+ * refused (dry runs show the refusal too) and the source keeps every document it has.
  */
-function guard(ctx: SourceRunContext, job: SourceJob, plan: SourcePlan, listed: number): boolean {
+async function guard(ctx: SourceRunContext, job: SourceJob, plan: SourcePlan): Promise<boolean> {
   const { source, state, result } = job;
+  const lost = await lostContent(ctx.store, plan);
   const verdict = judgeDeletions({
     where: `source "${source.name}" (${source.kind === 'git' ? redactUrl(source.url!) : source.root})`,
     stored: state.documents,
-    listed,
-    deleting: plan.delete.length,
+    listed: plan.listed,
+    ...lost,
     maxDeleteShare: source.maxDeleteShare,
     allowEmpty: source.allowEmpty || ctx.allowEmpty,
     allowMassDelete: ctx.allowDelete || ctx.force,
@@ -130,7 +132,7 @@ function guard(ctx: SourceRunContext, job: SourceJob, plan: SourcePlan, listed: 
   if (verdict.allowed) return true;
   result.status = 'failed';
   result.error = verdict.reason;
-  ctx.log.error({ source: source.name, deleting: plan.delete.length, documents: state.documents, listed }, verdict.reason);
+  ctx.log.error({ source: source.name, deleting: plan.delete.length, documents: state.documents, listed: plan.listed, ...lost }, verdict.reason);
   return false;
 }
 
