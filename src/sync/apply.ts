@@ -1,8 +1,7 @@
 import { shownPath } from '../core/shown-path.ts';
 import type { DocumentRecord, WorkCounts } from '../core/types.ts';
-import type { Embedder } from '../embedding/types.ts';
 import type { IndexWriter } from '../storage/roles.ts';
-import { embedTexts, type PendingText } from './embed-texts.ts';
+import { embedTexts, type EmbedTextsContext, type PendingText } from './embed-texts.ts';
 import type { PlannedDocument, SourcePlan } from './plan.ts';
 
 export type Progress =
@@ -10,18 +9,8 @@ export type Progress =
   | { type: 'embedded'; source: string; done: number; total: number }
   | { type: 'written'; source: string; done: number; total: number };
 
-export interface ApplyContext {
-  store: IndexWriter;
-  embedder: Embedder;
-  /** Texts stored earlier in this run (another source may share them): never sent twice. */
-  embeddedThisRun: Set<string>;
-  /** A graceful stop: no new batch starts; batches in flight are stored if they answer in time. */
-  signal?: AbortSignal;
-  /** How long batches in flight may take after a stop before they are dropped (default 20 s). */
-  stopTimeoutMs?: number;
-  /** Texts whose batch was in flight when a stop ran out of time: not stored, embedded again next run. */
-  dropped?: { texts: number };
-}
+/** What applying needs: the store, the embedder, and the run's shared state (texts stored, stop). */
+export type ApplyContext = EmbedTextsContext;
 
 export class AbortedError extends Error {
   constructor() {
@@ -76,7 +65,7 @@ export async function* applyPlan(plan: SourcePlan, ctx: ApplyContext, written: W
     throw new Error(`plan for ${plan.source} was made for ${plan.fingerprint}, not ${fingerprint}`);
   }
   const total = plan.embed.size + plan.refill.size;
-  const embedding = embedTexts(pendingTexts(plan, ctx.embeddedThisRun), { ...ctx, onStored: (n) => (written.texts += n) });
+  const embedding = embedTexts(pendingTexts(plan, ctx.embeddedThisRun), ctx, (n) => (written.texts += n));
   for (;;) {
     const step = await embedding.next();
     if (step.done) {

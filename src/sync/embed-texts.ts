@@ -9,7 +9,7 @@ export type PendingText = readonly [textHash: string, text: string];
 export interface EmbedTextsContext {
   store: IndexWriter;
   embedder: Embedder;
-  /** Texts stored earlier in this run (another source may share them): marked here as each batch commits. */
+  /** Texts stored earlier in this run (another source may share them): never sent twice; marked as each batch commits. */
   embeddedThisRun: Set<string>;
   /** A graceful stop: no new batch starts; batches in flight are stored if they answer in time. */
   signal?: AbortSignal;
@@ -17,8 +17,6 @@ export interface EmbedTextsContext {
   stopTimeoutMs?: number;
   /** Texts whose batch was in flight when a stop ran out of time: not stored, embedded again next run. */
   dropped?: { texts: number };
-  /** Called once a batch's vectors are committed, with how many texts it stored. */
-  onStored(texts: number): void;
 }
 
 /**
@@ -26,9 +24,14 @@ export interface EmbedTextsContext {
  * sent are held) in full batches of the embedder's size, up to its concurrency in flight, and
  * stores each batch of vectors in its own transaction: a killed or stopped run keeps what it paid
  * for, and the next plan skips those texts. Yields after each stored batch; returns whether it
- * stopped before sending every text (a stop), and throws the first failure.
+ * stopped before sending every text (a stop), and throws the first failure. `onStored` hears how
+ * many texts each committed batch stored.
  */
-export async function* embedTexts(pending: AsyncIterable<PendingText>, ctx: EmbedTextsContext): AsyncGenerator<void, { stopped: boolean }> {
+export async function* embedTexts(
+  pending: AsyncIterable<PendingText>,
+  ctx: EmbedTextsContext,
+  onStored: (texts: number) => void,
+): AsyncGenerator<void, { stopped: boolean }> {
   const { store, embedder } = ctx;
   const fingerprint = embedder.info.fingerprint;
   // In-flight requests are cut only when a stop outlasts its timeout (a stop itself lets them finish).
@@ -57,7 +60,7 @@ export async function* embedTexts(pending: AsyncIterable<PendingText>, ctx: Embe
       batch.map(([textHash], i) => ({ textHash, vector: vectors[i]! })),
     );
     for (const [h] of batch) ctx.embeddedThisRun.add(h);
-    ctx.onStored(batch.length);
+    onStored(batch.length);
     failpoint('after-vectors');
   }
 
