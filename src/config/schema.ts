@@ -90,7 +90,7 @@ export const sourceSchema = z
     schedule: z.optional(cronExpression),
     /** This source may list no files and so lose every document (else such a run is refused). */
     allowEmpty: z._default(z.boolean(), false),
-    /** Largest share of this source's documents one run may delete (default: the top-level maxDeleteShare). */
+    /** Largest share of this source's passages (distinct chunk texts) one run may drop (default: the top-level maxDeleteShare). */
     maxDeleteShare: z.optional(z.number().check(z.minimum(0), z.maximum(1))),
     /** Build and use the corpus lexicon (English → Chinese words) for this source (default: its profile's choice). */
     lexicon: z.optional(z.boolean()),
@@ -209,7 +209,10 @@ export const configSchema = z
     chunking: z._default(chunkingSchema, { targetTokens: 500, overlap: 0.15 }),
     sources: z.array(sourceSchema).check(z.minLength(1)),
     daemon: z._default(daemonSchema, { schedule: '0 * * * *', runOnStart: false, stopTimeoutMs: 20_000, failuresToUnhealthy: 1 }),
-    /** Largest share (0..1) of a source's documents one run may delete; more is refused unless confirmed. */
+    /**
+     * Largest share (0..1) of a source's passages (distinct chunk texts) one run may drop — text of removed
+     * or rewritten files found nowhere else in the source afterwards; more is refused unless confirmed.
+     */
     maxDeleteShare: z._default(z.number().check(z.minimum(0), z.maximum(1)), 0.5),
     /** Search defaults: `expand: false` turns query expansion off for every request. */
     search: z._default(z.strictObject({ expand: z._default(z.boolean(), true) }), { expand: true }),

@@ -205,6 +205,8 @@ export interface IndexWriter {
   registerEmbedder(info: EmbedderInfo): Promise<void>;
   /** The subset of `textHashes` that has no vector for `fingerprint`. */
   missingVectors(fingerprint: string, textHashes: Iterable<string>): Promise<Set<string>>;
+  /** Calls `sink` with the path and text hash of every stored chunk of `source` (one read; holds nothing). */
+  scanStoredTexts(source: string, sink: (path: string, textHash: string) => void): Promise<void>;
   /** Texts of `source`'s stored documents with no vector for `fingerprint` (after an embedder switch). */
   storedTextsMissingVectors(source: string, fingerprint: string): Promise<TextToRefill[]>;
   /** Stores (or replaces) vectors in one transaction. */
@@ -215,10 +217,27 @@ export interface IndexWriter {
    */
   writeDocuments(source: string, docs: DocumentRecord[], removePaths?: string[]): Promise<void>;
   /**
+   * Begins a write of many documents of `source` that readers see all at once, at its commit:
+   * the documents come in batches, so the writer never holds them all. One at a time; nothing
+   * else is written through this store until it commits or rolls back.
+   */
+  beginDocuments(source: string): Promise<DocumentWrite>;
+  /**
    * Rewrites a derived copy of `fingerprint`'s vectors that one-shot searches read, when it no
    * longer matches the index (absent in a backend without one); true when it wrote.
    */
   refreshCodePack?(fingerprint: string): Promise<boolean>;
+}
+
+/** A write of many documents, fed in batches and visible only once committed (IndexWriter.beginDocuments). */
+export interface DocumentWrite {
+  /** Writes (or replaces, by path) these documents with their chunks. */
+  write(docs: DocumentRecord[]): Promise<void>;
+  /** Removes the documents at these paths. */
+  remove(paths: string[]): Promise<void>;
+  commit(): Promise<void>;
+  /** Drops all the write did; also what a failed write or remove has already done. */
+  rollback(): Promise<void>;
 }
 
 /** Search's view: keyword search, chunk rows and the active fingerprint's vectors. */

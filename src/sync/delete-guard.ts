@@ -2,7 +2,10 @@
  * The mass-deletion guard, in the manner of rsync's --max-delete: a source that suddenly lists
  * nothing (an unmounted disk, a mistyped include, an upstream that lost its tree) looks exactly
  * like a source whose files were all deleted. ragsync cannot tell the two apart, so it refuses the
- * deletions unless the user has said this is expected. Pure: the caller decides what to do.
+ * loss unless the user has said this is expected. What counts is content, not files: passages
+ * (distinct chunk texts) the index would no longer hold anywhere in the source, so a restructured
+ * upstream (files split, merged, renamed, moved) passes. Pure: the caller counts (sync/lost-content.ts)
+ * and decides what to do.
  */
 
 export interface DeletionCheck {
@@ -12,13 +15,17 @@ export interface DeletionCheck {
   stored: number;
   /** Files the source lists now (after include/exclude). */
   listed: number;
-  /** Documents the plan removes (a rename is not a removal). */
-  deleting: number;
-  /** Largest share (0..1) of the stored documents one run may remove. */
+  /** Distinct passages the source holds before this run. */
+  held: number;
+  /** Of those, the passages the source would no longer hold after this run. */
+  dropping: number;
+  /** Documents removed or rewritten that lose at least one passage. */
+  losing: number;
+  /** Largest share (0..1) of the held passages one run may drop. */
   maxDeleteShare: number;
   /** The source may become empty: per-source `allowEmpty` or `--allow-empty`. Also lifts the share limit. */
   allowEmpty: boolean;
-  /** Removals over the share limit are confirmed for this run (`--allow-delete`, `--force`). */
+  /** Losses over the share limit are confirmed for this run (`--allow-delete`, `--force`). */
   allowMassDelete: boolean;
   /** Config path of the source for hints (`sources[2]`). */
   configPath: string;
@@ -26,29 +33,36 @@ export interface DeletionCheck {
 
 export type DeletionVerdict = { allowed: true } | { allowed: false; reason: string };
 
-const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
+const pct = (x: number) => `${Math.round(x * 1000) / 10} %`;
+const n = (x: number) => x.toLocaleString('en-US');
+
+/** "would drop 3,120 of 3,400 passages (91.8 %)" */
+export function dropWords(dropping: number, held: number): string {
+  return `would drop ${n(dropping)} of ${n(held)} passage${held === 1 ? '' : 's'} (${pct(held ? dropping / held : 0)})`;
+}
 
 export function judgeDeletions(c: DeletionCheck): DeletionVerdict {
-  if (c.deleting <= 0 || c.stored <= 0 || c.allowEmpty) return { allowed: true };
+  if (c.stored <= 0 || c.allowEmpty) return { allowed: true };
   if (c.listed === 0) {
     return {
       allowed: false,
       reason:
-        `${c.where} lists no files now but ${c.stored} document${c.stored === 1 ? ' is' : 's are'} indexed from it: ` +
-        `refusing to empty it (is the folder mounted, the branch right, include/exclude right?); ` +
+        `${c.where} lists no files now but ${n(c.stored)} document${c.stored === 1 ? ' is' : 's are'} indexed from it: ` +
+        `refusing to empty it, which ${dropWords(c.held, c.held)} (is the folder mounted, the branch right, include/exclude right?); ` +
         `the index keeps them. If the source really is empty now, run with --allow-empty or set ${c.configPath}.allowEmpty`,
     };
   }
-  // Removing one document is not a mass deletion (in a two-file source it would be 50 %+), unless
-  // the user allows none at all (maxDeleteShare 0).
-  if ((c.deleting === 1 && c.maxDeleteShare > 0) || c.allowMassDelete) return { allowed: true };
-  const share = c.deleting / c.stored;
+  if (c.dropping <= 0 || c.held <= 0) return { allowed: true };
+  // One document losing its text is not a mass deletion (in a two-file source it would be 50 %+),
+  // unless the user allows none at all (maxDeleteShare 0).
+  if ((c.losing === 1 && c.maxDeleteShare > 0) || c.allowMassDelete) return { allowed: true };
+  const share = c.dropping / c.held;
   if (share <= c.maxDeleteShare) return { allowed: true };
   return {
     allowed: false,
     reason:
-      `${c.where} would delete ${c.deleting} of ${c.stored} indexed documents (${pct(share)}), ` +
+      `${c.where} ${dropWords(c.dropping, c.held)} from ${n(c.losing)} removed or rewritten documents, ` +
       `over maxDeleteShare ${pct(c.maxDeleteShare)}: refusing, the index keeps them. ` +
-      `If these files really are gone, run with --allow-delete (or --force), or raise ${c.configPath}.maxDeleteShare`,
+      `If this content really is gone, run with --allow-delete (or --force), or raise ${c.configPath}.maxDeleteShare`,
   };
 }

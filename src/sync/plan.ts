@@ -1,15 +1,12 @@
-import type { Analyzer } from '../core/text/analyzer.ts';
-import { analyzerFingerprint, indexTerms } from '../core/text/analyzer.ts';
-import { estimateTokens } from '../core/text/tokens.ts';
 import { errorMessage } from '../core/errors.ts';
-import { sha256 } from '../core/hash.ts';
 import { shownPath } from '../core/shown-path.ts';
-import type { Chunker, ChunkRecord, DocumentCounts, DocumentRecord, StoredDocument, WorkCounts } from '../core/types.ts';
+import type { DocumentCounts, DocumentRecord, StoredDocument, WorkCounts } from '../core/types.ts';
 import type { SourceConfig } from '../config/load.ts';
-import { decodeText } from '../sources/decode.ts';
 import type { Snapshot, SourceFile } from '../sources/types.ts';
 import type { IndexWriter } from '../storage/roles.ts';
-import type { LazyLexicon } from './lexicon/cedict.ts';
+import { buildDocument, chunkTexts, outlineDocument, pipelineFingerprint, type DocumentOutline, type Pipeline } from './build-document.ts';
+
+export { headText, pipelineFingerprint, type Pipeline } from './build-document.ts';
 
 export type ChangeKind = 'added' | 'changed' | 'renamed';
 
@@ -19,24 +16,13 @@ export interface PlannedDocument {
   from?: string;
   /** Same content as stored, only the stamp moved: no new chunks, counted as unchanged. */
   restamp?: boolean;
-  doc: DocumentRecord;
+  doc: DocumentOutline;
 }
 
 export interface SkippedFile {
   path: string;
   reason: string;
 }
-
-/** What turns a source's files into chunks and index terms; its fingerprint is stored per document. */
-export interface Pipeline {
-  chunker: Chunker;
-  analyzer: Analyzer;
-  /** The corpus lexicon's dictionary, for sources that use it (their documents record the headwords they contain). */
-  lexicon?: LazyLexicon;
-}
-
-export const pipelineFingerprint = (p: Pipeline) =>
-  `${p.chunker.fingerprint}+${analyzerFingerprint(p.analyzer)}${p.lexicon ? `+${p.lexicon.id}` : ''}`;
 
 /**
  * Everything a run will do to one source, computed without writing anything. `--dry-run` prints
@@ -55,8 +41,10 @@ export interface SourcePlan {
   /** Documents left for a later run by --max-docs. */
   deferred: number;
   skipped: SkippedFile[];
-  /** Distinct texts of the documents to write that have no vector (all of them with --force), hash → text. */
-  embed: Map<string, string>;
+  /** Files the source lists (after include/exclude). */
+  listed: number;
+  /** Distinct texts of the documents to write that have no vector (all of them with --force), by hash. */
+  embed: Set<string>;
   /**
    * Distinct texts of documents left as they are that have no vector under this fingerprint (the
    * embedder was switched), hash → text: embedded so search under the new fingerprint covers all.
@@ -66,7 +54,17 @@ export interface SourcePlan {
   counts: WorkCounts;
   /** Estimated tokens of embed + refill. */
   tokens: number;
+  /**
+   * Reads the given planned documents again, whole (texts, terms, lexicon): apply writes them a
+   * batch at a time, so no run holds every document at once. `changed`: the file's bytes are no
+   * longer those the plan read (a folder edited during the run).
+   */
+  read(paths: string[]): AsyncIterable<BuiltDocument>;
+  /** Reads the chunk texts of the given planned documents again (what embedding needs; unreadable files are left out). */
+  readTexts(paths: string[]): AsyncIterable<{ path: string; texts: { textHash: string; text: string }[] }>;
 }
+
+export type BuiltDocument = { path: string; doc: DocumentRecord } | { path: string; error: string };
 
 export interface PlanOptions {
   force: boolean;
@@ -78,38 +76,6 @@ export interface PlanOptions {
 function documentCounts(write: PlannedDocument[], deleted: number, unchanged: number, skipped: number): DocumentCounts {
   const n = (k: ChangeKind) => write.filter((w) => w.kind === k && !w.restamp).length;
   return { added: n('added'), changed: n('changed'), renamed: n('renamed'), deleted, unchanged, skipped };
-}
-
-/** What the keyword index's head column holds: the heading path (title first) and any tags. */
-export function headText(c: { heading: string; metadata: Record<string, unknown> }): string {
-  const tags = c.metadata.tags;
-  return Array.isArray(tags) ? [c.heading, ...tags.filter((t) => typeof t === 'string')].join(' ') : c.heading;
-}
-
-/** Reads, validates and chunks one file into a document record. */
-function buildDocument(file: SourceFile, bytes: Buffer, pipeline: Pipeline): DocumentRecord {
-  const text = decodeText(file.path, bytes);
-  const chunked = pipeline.chunker.chunk({ path: file.path, text });
-  const chunks: ChunkRecord[] = chunked.chunks.map((c, ordinal) => ({
-    ...c,
-    ordinal,
-    textHash: sha256(c.text),
-    tokens: estimateTokens(c.text),
-    terms: indexTerms(pipeline.analyzer, c.text),
-    headTerms: indexTerms(pipeline.analyzer, headText(c)),
-  }));
-  return {
-    path: file.path,
-    contentHash: sha256(bytes),
-    stamp: file.stamp,
-    size: bytes.length,
-    chunker: pipelineFingerprint(pipeline),
-    title: chunked.title,
-    metadata: chunked.metadata,
-    chunks,
-    // The file's text once (chunk texts overlap and repeat their context lines).
-    ...(pipeline.lexicon ? { lexicon: pipeline.lexicon.load().find([text]) } : {}),
-  };
 }
 
 export async function planSource(
@@ -135,10 +101,14 @@ export async function planSource(
     } else toRead.push(f);
   }
 
-  const built = new Map<string, DocumentRecord>();
+  // Each file is chunked and hashed, and only its outline kept: a plan holds no text.
+  const outlines = new Map<string, DocumentOutline>();
+  const tokensOf = new Map<string, number>();
   for await (const { path, bytes } of snapshot.read(toRead.map((f) => f.path))) {
     try {
-      built.set(path, buildDocument(listed.get(path)!, bytes, pipeline));
+      const { outline, tokens } = outlineDocument(listed.get(path)!, bytes, pipeline);
+      outlines.set(path, outline);
+      outline.chunks.forEach((c, i) => tokensOf.set(c.textHash, tokens[i]!));
     } catch (err) {
       skipped.push({ path, reason: errorMessage(err) });
     }
@@ -151,13 +121,13 @@ export async function planSource(
 
   let write: PlannedDocument[] = [];
   for (const f of toRead) {
-    const doc = built.get(f.path);
+    const doc = outlines.get(f.path);
     if (!doc) continue;
     const old = stored.get(f.path);
     if (!old) {
       const from = goneByHash.get(doc.contentHash)?.shift();
       write.push(from ? { kind: 'renamed', from, doc } : { kind: 'added', doc });
-    } else if (!opts.force && old.contentHash === doc.contentHash && old.chunker === doc.chunker) {
+    } else if (!opts.force && old.contentHash === doc.contentHash && old.chunker === made) {
       // Same bytes under a new stamp (a touched file): rewritten for the stamp, counted unchanged.
       write.push({ kind: 'changed', restamp: true, doc });
       unchanged++;
@@ -177,22 +147,15 @@ export async function planSource(
   const remove = gone.map((d) => d.path).filter((p) => !renamedFrom.has(p));
 
   // Distinct texts of the documents to write; their token estimates were made when they were chunked.
-  const texts = new Map<string, ChunkRecord>();
+  const texts = new Set<string>();
   let chunks = 0;
   for (const w of write) {
-    for (const c of w.doc.chunks) {
-      texts.set(c.textHash, c);
-      chunks++;
-    }
+    for (const c of w.doc.chunks) texts.add(c.textHash);
+    chunks += w.doc.chunks.length;
   }
-  const missing = opts.force ? new Set(texts.keys()) : await store.missingVectors(opts.fingerprint, texts.keys());
-  const embed = new Map<string, string>();
+  const embed = opts.force ? texts : await store.missingVectors(opts.fingerprint, texts);
   let tokens = 0;
-  for (const h of missing) {
-    const c = texts.get(h)!;
-    embed.set(h, c.text);
-    tokens += c.tokens;
-  }
+  for (const h of embed) tokens += tokensOf.get(h)!;
   const refill = new Map<string, string>();
   if (!opts.force) {
     const rewritten = new Set([...write.flatMap((w) => (w.from ? [w.doc.path, w.from] : [w.doc.path])), ...remove]);
@@ -203,7 +166,7 @@ export async function planSource(
     }
   }
   let chunksReused = 0;
-  for (const w of write) for (const c of w.doc.chunks) if (!missing.has(c.textHash)) chunksReused++;
+  for (const w of write) for (const c of w.doc.chunks) if (!embed.has(c.textHash)) chunksReused++;
 
   return {
     source: source.name,
@@ -214,6 +177,7 @@ export async function planSource(
     delete: remove,
     deferred,
     skipped,
+    listed: snapshot.files.length,
     embed,
     refill,
     counts: {
@@ -223,7 +187,35 @@ export async function planSource(
       texts: embed.size + refill.size,
     },
     tokens,
+    read: (paths) => readDocuments(snapshot, listed, pipeline, paths),
+    readTexts: (paths) => readTexts(snapshot, listed, pipeline, paths),
   };
+}
+
+async function* readTexts(snapshot: Snapshot, listed: Map<string, SourceFile>, pipeline: Pipeline, paths: string[]) {
+  for await (const { path, bytes } of snapshot.read(paths)) {
+    let texts;
+    try {
+      texts = chunkTexts(listed.get(path)!, bytes, pipeline);
+    } catch {
+      continue; // the write says why
+    }
+    yield { path, texts };
+  }
+}
+
+/** Planned files read and built again, whole; a file that cannot be read or built any more says why. */
+async function* readDocuments(snapshot: Snapshot, listed: Map<string, SourceFile>, pipeline: Pipeline, paths: string[]): AsyncGenerator<BuiltDocument> {
+  const pending = new Set(paths);
+  for await (const { path, bytes } of snapshot.read(paths)) {
+    pending.delete(path);
+    try {
+      yield { path, doc: buildDocument(listed.get(path)!, bytes, pipeline) };
+    } catch (err) {
+      yield { path, error: errorMessage(err) };
+    }
+  }
+  for (const path of pending) yield { path, error: `${shownPath(path)}: no longer readable` };
 }
 
 /**
@@ -231,6 +223,8 @@ export async function planSource(
  * listing key (sync/listing.ts): nothing to write, every stored document unchanged. Null when some
  * stored text has no vector under `fingerprint`: the source is then listed and planned in full.
  */
+async function* noDocuments(): AsyncGenerator<never> {}
+
 export async function planUnlisted(
   store: IndexWriter,
   source: SourceConfig,
@@ -248,9 +242,12 @@ export async function planUnlisted(
     delete: [],
     deferred: 0,
     skipped: [],
-    embed: new Map(),
+    listed: documents,
+    embed: new Set(),
     refill: new Map(),
     counts: { documents: documentCounts([], 0, documents, 0), chunks: 0, chunksReused: 0, texts: 0 },
     tokens: 0,
+    read: noDocuments,
+    readTexts: noDocuments,
   };
 }

@@ -2,86 +2,27 @@ import type { Logger } from 'pino';
 import type { Config, SourceConfig } from '../config/load.ts';
 import { selectSources } from '../config/select.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
-import { describeIoError } from '../core/io-errors.ts';
 import { silentLogger } from '../core/log.ts';
 import { redactUrl } from '../core/redact.ts';
 import { defaultAnalyzer } from '../core/text/analyzer.ts';
-import type { SourceRunStatus, WorkCounts } from '../core/types.ts';
 import { createEmbedder } from '../embedding/create.ts';
-import type { Embedder } from '../embedding/types.ts';
 import { dirSnapshot } from '../sources/dir.ts';
 import { gitSnapshot } from '../sources/git.ts';
 import { pathMatcher } from '../sources/match.ts';
 import type { Snapshot, UnlistedSnapshot } from '../sources/types.ts';
 import { openIndex } from '../storage/open.ts';
 import type { RunSourceRecord, SyncStore } from '../storage/roles.ts';
-import { applyPlan, AbortedError, noWork, type Progress } from './apply.ts';
+import type { Progress } from './apply.ts';
 import { EmbedderFailure } from './embedder-failure.ts';
 import { acquireIndexLock, type IndexLock } from './lock.ts';
 import { cedictLexicon } from './lexicon/cedict.ts';
-import { pipelineFingerprint, planSource, planUnlisted, type Pipeline, type SkippedFile, type SourcePlan } from './plan.ts';
+import { pipelineFingerprint, type Pipeline } from './plan.ts';
 import { listingKey } from './listing.ts';
-import { judgeDeletions } from './delete-guard.ts';
+import { emptyResult, type IndexOptions, type IndexResult, type IndexStatus, type SourceResult } from './run-result.ts';
+import { flatCounts, syncSource, type SourceRunContext } from './source-pipeline.ts';
 
-export interface IndexOptions {
-  /** Only these sources (default: all). */
-  sources?: string[];
-  dryRun?: boolean;
-  force?: boolean;
-  maxDocs?: number;
-  /** What started the run: 'manual' (CLI), 'cron' (daemon schedule), 'start' (daemon runOnStart). */
-  trigger?: string;
-  log?: Logger;
-  signal?: AbortSignal;
-  /** Use this embedder instead of the configured one (tests, benchmarks). */
-  embedder?: Embedder;
-  /** Use this store instead of opening config.db (tests); the caller closes it. */
-  store?: SyncStore;
-  /** Sources that list no files may lose every document this run (as per-source allowEmpty). */
-  allowEmpty?: boolean;
-  /** Deletions over a source's maxDeleteShare go through this run (`--force` implies it). */
-  allowDelete?: boolean;
-}
-
-export type IndexStatus = 'ok' | 'partial' | 'failed' | 'aborted';
-
-export interface SourceResult {
-  name: string;
-  status: SourceRunStatus;
-  commit: string | null;
-  commitBefore: string | null;
-  /** What the plan asked for (a dry run's whole answer). */
-  planned: WorkCounts;
-  /** What was committed: equals planned for a source that finished, less for one that did not. */
-  written: WorkCounts;
-  /** Estimated tokens of the planned texts. */
-  estimatedTokens: number;
-  deferred: number;
-  skippedFiles: SkippedFile[];
-  error: string | null;
-  /** The plan itself (per-file detail for -v). */
-  plan?: SourcePlan;
-}
-
-export interface IndexResult {
-  status: IndexStatus;
-  dryRun: boolean;
-  /** Distinct texts embedded and stored in this run. */
-  textsEmbedded: number;
-  /** Texts whose batch was in flight when a stop ran out of time (embedded again next run). */
-  textsDropped: number;
-  durationMs: number;
-  fingerprint: string;
-  runId: number | null;
-  trigger: string;
-  requests: number;
-  tokens: number;
-  /** Embedder calls retried. */
-  retries: number;
-  sources: SourceResult[];
-  /** The process exit code this outcome maps to (README: exit codes). */
-  exitCode: number;
-}
+export type { IndexOptions, IndexResult, IndexStatus, SourceResult } from './run-result.ts';
+export { flatCounts };
 
 export const STATUS_EXIT: Record<IndexStatus, number> = {
   ok: EXIT.ok,
@@ -113,21 +54,6 @@ async function unlistedCommit(store: SyncStore, source: SourceConfig, key: (comm
   const held = await store.sourceListing(source.name);
   if (!held?.commit || !held.listing) return undefined;
   return held.listing === key(held.commit) ? held.commit : undefined;
-}
-
-function emptyResult(name: string, commitBefore: string | null): SourceResult {
-  return {
-    name,
-    status: 'skipped',
-    commit: commitBefore,
-    commitBefore,
-    planned: noWork(),
-    written: noWork(),
-    estimatedTokens: 0,
-    deferred: 0,
-    skippedFiles: [],
-    error: null,
-  };
 }
 
 /**
@@ -169,7 +95,6 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
   const trigger = opts.trigger ?? 'manual';
   const results: SourceResult[] = [];
   const dropped = { texts: 0 };
-  const embeddedThisRun = new Set<string>();
   let runId: number | null = null;
   let aborted = false;
   let stopRest: string | null = null;
@@ -207,6 +132,20 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
         return [s.name, p] as const;
       }),
     );
+    const ctx: SourceRunContext = {
+      config,
+      store,
+      embedder,
+      log,
+      dryRun,
+      force: !!opts.force,
+      maxDocs: opts.maxDocs,
+      allowEmpty: !!opts.allowEmpty,
+      allowDelete: !!opts.allowDelete,
+      signal: opts.signal,
+      embeddedThisRun: new Set<string>(),
+      dropped,
+    };
     for (const source of selected) {
       const state = await store.ensureSource({
         name: source.name,
@@ -226,85 +165,19 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
         if (unusable) result.status = 'failed';
         continue;
       }
-      let plan: SourcePlan;
-      let listed = state.documents;
-      try {
-        const fetched = await snapshots.get(source.name)!;
-        result.commit = fetched.commit;
-        const planOpts = { force: !!opts.force, maxDocs: opts.maxDocs, fingerprint, commitBefore: state.commit };
-        const unlisted = 'unlisted' in fetched ? await planUnlisted(store, source, fetched.commit, state.documents, planOpts) : null;
-        if (unlisted) {
-          log.debug({ source: source.name, commit: fetched.commit }, 'unchanged since its last complete run: not listed');
-          plan = unlisted;
-        } else {
-          // An unlisted snapshot here has a stored text without its vector: the recorded listing no
-          // longer vouches for the documents, and the source is listed after all.
-          if ('unlisted' in fetched) await store.forgetSourceListing(source.name);
-          const snapshot = 'unlisted' in fetched ? await fetched.list() : fetched;
-          listed = snapshot.files.length;
-          plan = await planSource(store, source, snapshot, pipelines.get(source.name)!, planOpts);
-        }
-      } catch (err) {
-        result.status = 'failed';
-        result.error = errorMessage(err);
-        if (opts.signal?.aborted) aborted = true;
-        log.error({ source: source.name }, result.error);
-        continue;
-      }
-      result.planned = plan.counts;
-      result.estimatedTokens = plan.tokens;
-      result.deferred = plan.deferred;
-      result.skippedFiles = plan.skipped;
-      result.plan = plan;
-      for (const s of plan.skipped) log.warn({ source: source.name, path: s.path }, s.reason);
-      // Between plan and apply: a plan that would empty a source, or delete most of it, is refused
-      // (dry runs show the refusal too) and the source keeps every document it has.
-      const verdict = judgeDeletions({
-        where: `source "${source.name}" (${source.kind === 'git' ? redactUrl(source.url!) : source.root})`,
-        stored: state.documents,
-        listed,
-        deleting: plan.delete.length,
-        maxDeleteShare: source.maxDeleteShare,
-        allowEmpty: source.allowEmpty || !!opts.allowEmpty,
-        allowMassDelete: !!opts.allowDelete || !!opts.force,
-        configPath: `sources[${config.sources.indexOf(source)}]`,
+      const outcome = yield* syncSource(ctx, {
+        source,
+        state,
+        pipeline: pipelines.get(source.name)!,
+        fetched: snapshots.get(source.name)!,
+        listingKey: keyOf(source),
+        result,
       });
-      if (!verdict.allowed) {
-        result.status = 'failed';
-        result.error = verdict.reason;
-        log.error({ source: source.name, deleting: plan.delete.length, documents: state.documents, listed }, verdict.reason);
-        continue;
-      }
-      log.info({ source: source.name, commit: plan.commitAfter, dryRun, planned: flatCounts(plan.counts) }, 'planned');
-      yield { type: 'planned', source: source.name, plan };
-      const partial = plan.skipped.length > 0 || plan.deferred > 0;
-      if (dryRun) {
-        result.status = partial ? 'partial' : 'ok';
-        continue;
-      }
-      try {
-        // Whatever this run writes, the recorded listing no longer vouches for the documents until it finishes.
-        if (plan.write.length || plan.delete.length) await store.forgetSourceListing(source.name);
-        yield* applyPlan(
-          plan,
-          { store, embedder, embeddedThisRun, signal: opts.signal, stopTimeoutMs: config.daemon?.stopTimeoutMs, dropped },
-          result.written,
-        );
-        // The commit is recorded only once everything up to it is indexed; a deferred rest keeps the old one.
-        // With it, when nothing was left out, the listing key: the next run at this commit and these settings lists nothing.
-        if (plan.deferred === 0) {
-          const complete = source.kind === 'git' && !partial && plan.commitAfter !== null;
-          await store.setSourceCommit(source.name, plan.commitAfter, new Date().toISOString(), complete ? keyOf(source)(plan.commitAfter!) : null);
-        }
-        result.status = partial ? 'partial' : 'ok';
-      } catch (err) {
-        failures.push(err);
-        result.status = 'failed';
-        result.error = describeWriteError(err, config.db);
-        if (err instanceof AbortedError || opts.signal?.aborted) aborted = true;
+      if (outcome.aborted) aborted = true;
+      if ('failure' in outcome) {
+        failures.push(outcome.failure);
         // An embedder or database failure will fail the next source too: stop here, keep what is stored.
         stopRest = `not run: ${source.name} failed first`;
-        log.error({ source: source.name }, result.error);
       }
     }
     // The packed codes one-shot searches read: rewritten when the run (or an older one) moved the
@@ -341,14 +214,6 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
   }
 }
 
-/** A database write failure in words people act on (disk full names the file). */
-function describeWriteError(err: unknown, dbPath: string): string {
-  const code = (err as { code?: unknown }).code;
-  if (code === 'SQLITE_FULL') return `disk full: cannot write the index ${dbPath} (${errorMessage(err)}); the previous state is kept`;
-  if (typeof code === 'string' && code.startsWith('SQLITE_')) return describeIoError(err, dbPath) ?? errorMessage(err);
-  return errorMessage(err);
-}
-
 /**
  * Records the run's outcome. When the full record cannot be written (disk full), the status alone
  * is tried, so the run does not stay 'running'.
@@ -371,13 +236,6 @@ async function recordFinish(store: SyncStore, runId: number, r: IndexResult, log
       log.error({ runId, err: errorMessage(e) }, 'could not record the run'),
     );
   }
-}
-
-/** Counts as one flat object for a log line: planned and written alike. */
-export function flatCounts(c: WorkCounts) {
-  const d = c.documents;
-  return { added: d.added, changed: d.changed, deleted: d.deleted, renamed: d.renamed, unchanged: d.unchanged, skipped: d.skipped,
-    chunks: c.chunks, chunksReused: c.chunksReused, texts: c.texts };
 }
 
 /** The one log line a run ends with. */

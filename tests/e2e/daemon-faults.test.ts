@@ -109,9 +109,9 @@ describe.skipIf(!hasClassics)(classicsCorpus.title('upstream faults'), () => {
     git(work, 'push', '-q', '--force', 'origin', 'HEAD:main');
     const rewritten = git(work, 'rev-parse', 'HEAD');
 
-    // The rewrite drops most of the indexed files: the deletion guard asks for a confirmation first.
+    // The rewrite drops most of the indexed content: the deletion guard asks for a confirmation first.
     const refused = await runIndex(loadConfig(file));
-    expect(refused.sources[0]!.error).toMatch(/would delete \d+ of \d+ indexed documents/);
+    expect(refused.sources[0]!.error).toMatch(/would drop [\d,]+ of [\d,]+ passages/);
     const r = await runIndex(loadConfig(file), { allowDelete: true });
     expect(r.status, r.sources[0]!.error ?? '').toBe('ok');
     expect(r.sources[0]!.commit).toBe(rewritten);

@@ -11,7 +11,7 @@ import { EXIT } from '../../core/errors.ts';
 import { createLogger } from '../../core/log.ts';
 import { config, configOption, withDimensions } from '../options.ts';
 import { createEmbedder } from '../../embedding/create.ts';
-import { keepYoungGenerationSmall } from '../heap.ts';
+import { keepOldGenerationTight, keepYoungGenerationSmall } from '../heap.ts';
 
 function port(v: string): number {
   const n = Number(v);
@@ -32,6 +32,7 @@ export function register(program: Command): void {
     .option('--host <addr>', 'address for --serve', '127.0.0.1')
     .option('-p, --port <n>', 'port for --serve (0: any free port)', port, 8787)
     .action(async (o) => {
+      keepOldGenerationTight(); // it indexes every hour: a run's batches must not pile up
       const base = config(o);
       if (o.schedule) assertCron(o.schedule, '--schedule');
       const log = createLogger({ fd: 1, configLevel: base.logLevel });

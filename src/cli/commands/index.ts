@@ -6,6 +6,7 @@ import { indexJson, indexText } from '../format.ts';
 import { progressBar } from '../progress.ts';
 import { collect, config, configOption, out, positiveInt, withDimensions } from '../options.ts';
 import { withRateLimits } from '../../embedding/create.ts';
+import { keepOldGenerationTight } from '../heap.ts';
 
 export function register(program: Command): void {
   program
@@ -32,6 +33,7 @@ documents are files, chunks are passages, texts are the distinct chunk texts sen
 Exit codes: 0 ok, 1 failed or stopped, 2 bad flags or config, 3 partial, 75 locked by another run.`,
     )
     .action(async (o) => {
+      keepOldGenerationTight();
       const base = config(o);
       const log = createLogger({ configLevel: base.logLevel });
       const cfg = withRateLimits(await withDimensions(base, log), o.rpm, o.tpm);

@@ -1,7 +1,7 @@
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import { failpoint } from '../../core/failpoint.ts';
 import type { DocumentRecord, EmbedderInfo, LexiconEntry, StoredDocument } from '../../core/types.ts';
-import type { IndexWriter, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
+import type { DocumentWrite, IndexWriter, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
 import { encodeVector } from './blob.ts';
 import { codeWriter, refreshCodePack } from './codes.ts';
 import { bumpGeneration, now, slices } from './connection.ts';
@@ -49,6 +49,17 @@ export class SqliteIndexWriter implements IndexWriter {
          FROM documents d JOIN sources s ON s.id = d.source_id WHERE s.name = ?`,
       )
       .all(source) as StoredDocument[];
+  }
+
+  async scanStoredTexts(source: string, sink: (path: string, textHash: string) => void): Promise<void> {
+    const rows = this.db
+      .prepare(
+        `SELECT d.path, c.text_hash FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id
+         WHERE s.name = ?`,
+      )
+      .raw()
+      .iterate(source) as IterableIterator<[string, string]>;
+    for (const [path, textHash] of rows) sink(path, textHash);
   }
 
   async registerEmbedder(info: EmbedderInfo): Promise<void> {
@@ -127,10 +138,48 @@ export class SqliteIndexWriter implements IndexWriter {
   }
 
   async writeDocuments(source: string, docs: DocumentRecord[], removePaths: string[] = []): Promise<void> {
+    const write = await this.beginDocuments(source);
+    try {
+      await write.remove(removePaths);
+      await write.write(docs);
+      await write.commit();
+    } catch (err) {
+      await write.rollback();
+      throw err;
+    }
+  }
+
+  async beginDocuments(source: string): Promise<DocumentWrite> {
     const sourceId = this.db.prepare('SELECT id FROM sources WHERE name = ?').pluck().get(source) as number | undefined;
     if (sourceId === undefined) throw new Error(`unknown source ${source}`);
-    const remove = this.db.prepare('DELETE FROM documents WHERE source_id = ? AND path = ?');
-    const upsert = this.db.prepare(
+    return new SqliteDocumentWrite(this.db, sourceId);
+  }
+}
+
+/**
+ * Documents of one source written in one transaction, fed in batches: readers (their own
+ * connections) see all of it or none. Between slices of a batch the event loop runs (the daemon's
+ * /healthz and searches answer meanwhile, from their connection's last commit); SQLite spills the
+ * transaction's pages to the WAL, so a large write does not grow the process.
+ */
+class SqliteDocumentWrite implements DocumentWrite {
+  private readonly remover: Statement;
+  private readonly upsert: Statement;
+  private readonly clear: Statement;
+  private readonly insertChunk: Statement;
+  private readonly insertFts: Statement;
+  private readonly clearLexicon: Statement;
+  private readonly insertLexicon: Statement;
+  private readonly addDf: Statement;
+  private readonly insertGloss: Statement;
+  private readonly at = now();
+
+  constructor(
+    private readonly db: Database,
+    private readonly sourceId: number,
+  ) {
+    this.remover = db.prepare('DELETE FROM documents WHERE source_id = ? AND path = ?');
+    this.upsert = db.prepare(
       `INSERT INTO documents (source_id, path, content_hash, stamp, size, title, metadata, chunker, indexed_at)
        VALUES (@sourceId, @path, @contentHash, @stamp, @size, @title, @metadata, @chunker, @at)
        ON CONFLICT(source_id, path) DO UPDATE SET content_hash = excluded.content_hash, stamp = excluded.stamp,
@@ -138,91 +187,99 @@ export class SqliteIndexWriter implements IndexWriter {
          indexed_at = excluded.indexed_at
        RETURNING id`,
     );
-    const clear = this.db.prepare('DELETE FROM chunks WHERE document_id = ?');
-    const insertChunk = this.db.prepare(
+    this.clear = db.prepare('DELETE FROM chunks WHERE document_id = ?');
+    this.insertChunk = db.prepare(
       `INSERT INTO chunks (document_id, ordinal, key, heading, content, text, text_hash, tokens, metadata)
        VALUES (@documentId, @ordinal, @key, @heading, @content, @text, @textHash, @tokens, @metadata)`,
     );
     // Keyword index rows go in with their chunks (deletes follow by trigger): same transaction.
-    const insertFts = this.db.prepare('INSERT INTO chunks_fts (rowid, head, body) VALUES (?, ?, ?)');
+    this.insertFts = db.prepare('INSERT INTO chunks_fts (rowid, head, body) VALUES (?, ?, ?)');
     // The document's lexicon row: removing it takes its headwords' df back by trigger (migration 007);
-    // what written documents add is summed over the write and applied once per headword at its end.
-    const clearLexicon = this.db.prepare('DELETE FROM lexicon_docs WHERE document_id = ?');
-    const insertLexicon = this.db.prepare('INSERT INTO lexicon_docs (document_id, headwords) VALUES (?, ?)');
-    const addDf = this.db
+    // what a batch of written documents adds is summed and applied once per headword at its end.
+    this.clearLexicon = db.prepare('DELETE FROM lexicon_docs WHERE document_id = ?');
+    this.insertLexicon = db.prepare('INSERT INTO lexicon_docs (document_id, headwords) VALUES (?, ?)');
+    this.addDf = db
       .prepare('INSERT INTO lexicon_terms (headword, df) VALUES (?, ?) ON CONFLICT (headword) DO UPDATE SET df = df + excluded.df RETURNING df')
       .pluck();
-    const insertGloss = this.db.prepare('INSERT OR IGNORE INTO lexicon_glosses (gloss, headword, sense) VALUES (?, ?, ?)');
+    this.insertGloss = db.prepare('INSERT OR IGNORE INTO lexicon_glosses (gloss, headword, sense) VALUES (?, ?, ?)');
+    db.exec('BEGIN IMMEDIATE');
+  }
+
+  async remove(paths: string[]): Promise<void> {
+    this.guarded(() => {
+      for (const p of paths) this.remover.run(this.sourceId, p);
+    });
+  }
+
+  async write(docs: DocumentRecord[]): Promise<void> {
     const added = new Map<string, { n: number; entry: LexiconEntry }>();
-    const applyLexicon = () => {
-      for (const [h, { n, entry }] of added) {
-        // df equal to what this write added: the headword was not in the lexicon before (or left it during the write).
-        if ((addDf.get(h, n) as number) === n) for (const [gloss, sense] of entry.glosses) insertGloss.run(gloss, h, sense);
+    let slice = 0;
+    for (const d of docs) {
+      this.guarded(() => this.writeOne(d, added));
+      slice += d.chunks.length;
+      if (slice >= CHUNKS_PER_SLICE) {
+        slice = 0;
+        await new Promise((resolve) => setImmediate(resolve));
       }
-      added.clear();
-    };
-    const at = now();
-    const writeOne = (d: DocumentRecord) => {
-      const { id } = upsert.get({
-        sourceId,
-        path: d.path,
-        contentHash: d.contentHash,
-        stamp: d.stamp,
-        size: d.size,
-        title: d.title,
-        metadata: JSON.stringify(d.metadata),
-        chunker: d.chunker,
-        at,
-      }) as { id: number };
-      clear.run(id);
-      clearLexicon.run(id);
-      if (d.lexicon?.length) {
-        insertLexicon.run(id, JSON.stringify(d.lexicon.map((e) => e.headword)));
-        for (const e of d.lexicon) {
-          const a = added.get(e.headword);
-          if (a) a.n++;
-          else added.set(e.headword, { n: 1, entry: e });
-        }
-      }
-      for (const c of d.chunks) {
-        const { terms, headTerms, ...row } = c;
-        const { lastInsertRowid } = insertChunk.run({ ...row, documentId: id, metadata: JSON.stringify(c.metadata) });
-        insertFts.run(lastInsertRowid, headTerms, terms);
-      }
-      failpoint('in-documents');
-    };
-    const chunks = docs.reduce((n, d) => n + d.chunks.length, 0);
-    if (chunks <= CHUNKS_PER_SLICE) {
-      this.db.transaction(() => {
-        for (const p of removePaths) remove.run(sourceId, p);
-        for (const d of docs) writeOne(d);
-        applyLexicon();
-        bumpGeneration(this.db);
-      })();
-      return;
     }
-    // A whole source (a first index: thousands of chunks, over a second of work) is still one
-    // transaction, so readers see all of it or none; between slices the event loop runs (the
-    // daemon's /healthz and searches answer meanwhile, from their own connection's last commit).
-    this.db.exec('BEGIN IMMEDIATE');
-    try {
-      for (const p of removePaths) remove.run(sourceId, p);
-      let slice = 0;
-      for (const d of docs) {
-        writeOne(d);
-        slice += d.chunks.length;
-        if (slice >= CHUNKS_PER_SLICE) {
-          slice = 0;
-          await new Promise((resolve) => setImmediate(resolve));
-        }
+    this.guarded(() => {
+      for (const [h, { n, entry }] of added) {
+        // Glosses go in when the headword enters the lexicon: its df is what this batch added.
+        if ((this.addDf.get(h, n) as number) === n) for (const [gloss, sense] of entry.glosses) this.insertGloss.run(gloss, h, sense);
       }
-      applyLexicon();
+    });
+  }
+
+  async commit(): Promise<void> {
+    this.guarded(() => {
       bumpGeneration(this.db);
       this.db.exec('COMMIT');
+    });
+  }
+
+  async rollback(): Promise<void> {
+    if (this.db.inTransaction) this.db.exec('ROLLBACK');
+  }
+
+  /** Runs `fn`; a failure rolls the whole write back before it is rethrown. */
+  private guarded(fn: () => void): void {
+    if (!this.db.inTransaction) throw new Error('the document write is already finished');
+    try {
+      fn();
     } catch (err) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       throw err;
     }
+  }
+
+  private writeOne(d: DocumentRecord, added: Map<string, { n: number; entry: LexiconEntry }>): void {
+    const { id } = this.upsert.get({
+      sourceId: this.sourceId,
+      path: d.path,
+      contentHash: d.contentHash,
+      stamp: d.stamp,
+      size: d.size,
+      title: d.title,
+      metadata: JSON.stringify(d.metadata),
+      chunker: d.chunker,
+      at: this.at,
+    }) as { id: number };
+    this.clear.run(id);
+    this.clearLexicon.run(id);
+    if (d.lexicon?.length) {
+      this.insertLexicon.run(id, JSON.stringify(d.lexicon.map((e) => e.headword)));
+      for (const e of d.lexicon) {
+        const a = added.get(e.headword);
+        if (a) a.n++;
+        else added.set(e.headword, { n: 1, entry: e });
+      }
+    }
+    for (const c of d.chunks) {
+      const { terms, headTerms, ...row } = c;
+      const { lastInsertRowid } = this.insertChunk.run({ ...row, documentId: id, metadata: JSON.stringify(c.metadata) });
+      this.insertFts.run(lastInsertRowid, headTerms, terms);
+    }
+    failpoint('in-documents');
   }
 }
 

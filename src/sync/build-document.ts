@@ -1,0 +1,78 @@
+import { analyzerFingerprint, indexTerms, type Analyzer } from '../core/text/analyzer.ts';
+import { estimateTokens } from '../core/text/tokens.ts';
+import { sha256 } from '../core/hash.ts';
+import type { Chunker, ChunkRecord, DocumentRecord } from '../core/types.ts';
+import { decodeText } from '../sources/decode.ts';
+import type { SourceFile } from '../sources/types.ts';
+import type { LazyLexicon } from './lexicon/cedict.ts';
+
+/** What turns a source's files into chunks and index terms; its fingerprint is stored per document. */
+export interface Pipeline {
+  chunker: Chunker;
+  analyzer: Analyzer;
+  /** The corpus lexicon's dictionary, for sources that use it (their documents record the headwords they contain). */
+  lexicon?: LazyLexicon;
+}
+
+export const pipelineFingerprint = (p: Pipeline) =>
+  `${p.chunker.fingerprint}+${analyzerFingerprint(p.analyzer)}${p.lexicon ? `+${p.lexicon.id}` : ''}`;
+
+/**
+ * What a plan keeps of a file it read: enough to decide and count (its content hash and the text
+ * hash of each chunk, in order), none of the texts. Apply reads the file again for those.
+ */
+export interface DocumentOutline {
+  path: string;
+  contentHash: string;
+  chunks: { textHash: string }[];
+}
+
+/** What the keyword index's head column holds: the heading path (title first) and any tags. */
+export function headText(c: { heading: string; metadata: Record<string, unknown> }): string {
+  const tags = c.metadata.tags;
+  return Array.isArray(tags) ? [c.heading, ...tags.filter((t) => typeof t === 'string')].join(' ') : c.heading;
+}
+
+function chunkFile(file: SourceFile, bytes: Buffer, pipeline: Pipeline) {
+  const text = decodeText(file.path, bytes);
+  return { text, chunked: pipeline.chunker.chunk({ path: file.path, text }) };
+}
+
+/** A file's outline and the token estimate of each of its chunk texts (throws what decoding throws). */
+export function outlineDocument(file: SourceFile, bytes: Buffer, pipeline: Pipeline): { outline: DocumentOutline; tokens: number[] } {
+  const { chunked } = chunkFile(file, bytes, pipeline);
+  return {
+    outline: { path: file.path, contentHash: sha256(bytes), chunks: chunked.chunks.map((c) => ({ textHash: sha256(c.text) })) },
+    tokens: chunked.chunks.map((c) => estimateTokens(c.text)),
+  };
+}
+
+/** Reads, validates and chunks one file into the document record that is written. */
+export function buildDocument(file: SourceFile, bytes: Buffer, pipeline: Pipeline): DocumentRecord {
+  const { text, chunked } = chunkFile(file, bytes, pipeline);
+  const chunks: ChunkRecord[] = chunked.chunks.map((c, ordinal) => ({
+    ...c,
+    ordinal,
+    textHash: sha256(c.text),
+    tokens: estimateTokens(c.text),
+    terms: indexTerms(pipeline.analyzer, c.text),
+    headTerms: indexTerms(pipeline.analyzer, headText(c)),
+  }));
+  return {
+    path: file.path,
+    contentHash: sha256(bytes),
+    stamp: file.stamp,
+    size: bytes.length,
+    chunker: pipelineFingerprint(pipeline),
+    title: chunked.title,
+    metadata: chunked.metadata,
+    chunks,
+    // The file's text once (chunk texts overlap and repeat their context lines).
+    ...(pipeline.lexicon ? { lexicon: pipeline.lexicon.load().find([text]) } : {}),
+  };
+}
+
+/** The chunk texts of a file by hash, in order: what embedding a planned document needs of it. */
+export function chunkTexts(file: SourceFile, bytes: Buffer, pipeline: Pipeline): { textHash: string; text: string }[] {
+  return chunkFile(file, bytes, pipeline).chunked.chunks.map((c) => ({ textHash: sha256(c.text), text: c.text }));
+}

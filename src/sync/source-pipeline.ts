@@ -1,0 +1,180 @@
+import type { Logger } from 'pino';
+import type { Config, SourceConfig } from '../config/load.ts';
+import { errorMessage } from '../core/errors.ts';
+import { describeIoError } from '../core/io-errors.ts';
+import { redactUrl } from '../core/redact.ts';
+import type { WorkCounts } from '../core/types.ts';
+import type { Embedder } from '../embedding/types.ts';
+import type { Snapshot, UnlistedSnapshot } from '../sources/types.ts';
+import type { SourceState, SyncStore } from '../storage/roles.ts';
+import { AbortedError, applyPlan, type Progress } from './apply.ts';
+import { judgeDeletions } from './delete-guard.ts';
+import { lostContent } from './lost-content.ts';
+import { planSource, planUnlisted, type Pipeline, type SourcePlan } from './plan.ts';
+import type { SourceResult } from './run-result.ts';
+
+/**
+ * One source's turn in a run, as named steps: list (the fetched snapshot, or none when the commit
+ * and settings are those of the last complete run), plan, guard (refuse mass deletions), apply
+ * (embed, then write) and record (the commit reached). Each step fills the source's result; the
+ * run around it (run.ts) holds the lock, the run record and the order of sources.
+ */
+
+/** What every source of a run shares. */
+export interface SourceRunContext {
+  config: Config;
+  store: SyncStore;
+  embedder: Embedder;
+  log: Logger;
+  dryRun: boolean;
+  force: boolean;
+  maxDocs?: number;
+  allowEmpty: boolean;
+  allowDelete: boolean;
+  signal?: AbortSignal;
+  /** Texts stored earlier in this run (another source may share them): never sent twice. */
+  embeddedThisRun: Set<string>;
+  dropped: { texts: number };
+}
+
+/** What one source's pipeline did, for the run to decide about the sources after it. */
+export interface SourceOutcome {
+  /** The run was stopped during this source. */
+  aborted: boolean;
+  /** An apply failure (the embedder or the database): the run leaves the remaining sources out. */
+  failure?: unknown;
+}
+
+export interface SourceJob {
+  source: SourceConfig;
+  state: SourceState;
+  pipeline: Pipeline;
+  fetched: Promise<Snapshot | UnlistedSnapshot>;
+  /** The listing key of these settings at a commit (sync/listing.ts). */
+  listingKey: (commit: string) => string;
+  result: SourceResult;
+}
+
+export async function* syncSource(ctx: SourceRunContext, job: SourceJob): AsyncGenerator<Progress, SourceOutcome> {
+  const { source, result } = job;
+  let plan: SourcePlan;
+  try {
+    plan = await listAndPlan(ctx, job);
+  } catch (err) {
+    result.status = 'failed';
+    result.error = errorMessage(err);
+    ctx.log.error({ source: source.name }, result.error);
+    return { aborted: !!ctx.signal?.aborted };
+  }
+  result.planned = plan.counts;
+  result.estimatedTokens = plan.tokens;
+  result.deferred = plan.deferred;
+  result.skippedFiles = plan.skipped;
+  result.plan = plan;
+  for (const s of plan.skipped) ctx.log.warn({ source: source.name, path: s.path }, s.reason);
+  if (!(await guard(ctx, job, plan))) return { aborted: false };
+  ctx.log.info({ source: source.name, commit: plan.commitAfter, dryRun: ctx.dryRun, planned: flatCounts(plan.counts) }, 'planned');
+  yield { type: 'planned', source: source.name, plan };
+  // Apply may leave out files that changed while it read them: partial is asked again after it.
+  const partial = () => plan.skipped.length > 0 || plan.deferred > 0;
+  if (ctx.dryRun) {
+    result.status = partial() ? 'partial' : 'ok';
+    return { aborted: false };
+  }
+  try {
+    yield* apply(ctx, job, plan);
+    await record(ctx, job, plan, partial());
+    result.status = partial() ? 'partial' : 'ok';
+    return { aborted: false };
+  } catch (err) {
+    result.status = 'failed';
+    result.error = describeWriteError(err, ctx.config.db);
+    ctx.log.error({ source: source.name }, result.error);
+    return { aborted: err instanceof AbortedError || !!ctx.signal?.aborted, failure: err };
+  }
+}
+
+/** List and plan: an unlisted snapshot plans nothing to do unless some stored text lacks its vector. */
+async function listAndPlan(ctx: SourceRunContext, job: SourceJob): Promise<SourcePlan> {
+  const { source, state, store } = { ...job, store: ctx.store };
+  const fetched = await job.fetched;
+  job.result.commit = fetched.commit;
+  const planOpts = { force: ctx.force, maxDocs: ctx.maxDocs, fingerprint: ctx.embedder.info.fingerprint, commitBefore: state.commit };
+  const unlisted = 'unlisted' in fetched ? await planUnlisted(store, source, fetched.commit, state.documents, planOpts) : null;
+  if (unlisted) {
+    ctx.log.debug({ source: source.name, commit: fetched.commit }, 'unchanged since its last complete run: not listed');
+    return unlisted;
+  }
+  // An unlisted snapshot here has a stored text without its vector: the recorded listing no
+  // longer vouches for the documents, and the source is listed after all.
+  if ('unlisted' in fetched) await store.forgetSourceListing(source.name);
+  const snapshot = 'unlisted' in fetched ? await fetched.list() : fetched;
+  return planSource(store, source, snapshot, job.pipeline, planOpts);
+}
+
+/**
+ * Between plan and apply: a plan that would empty a source, or drop most of its content, is
+ * refused (dry runs show the refusal too) and the source keeps every document it has.
+ */
+async function guard(ctx: SourceRunContext, job: SourceJob, plan: SourcePlan): Promise<boolean> {
+  const { source, state, result } = job;
+  const lost = await lostContent(ctx.store, plan);
+  const verdict = judgeDeletions({
+    where: `source "${source.name}" (${source.kind === 'git' ? redactUrl(source.url!) : source.root})`,
+    stored: state.documents,
+    listed: plan.listed,
+    ...lost,
+    maxDeleteShare: source.maxDeleteShare,
+    allowEmpty: source.allowEmpty || ctx.allowEmpty,
+    allowMassDelete: ctx.allowDelete || ctx.force,
+    configPath: `sources[${ctx.config.sources.indexOf(source)}]`,
+  });
+  if (verdict.allowed) return true;
+  result.status = 'failed';
+  result.error = verdict.reason;
+  ctx.log.error({ source: source.name, deleting: plan.delete.length, documents: state.documents, listed: plan.listed, ...lost }, verdict.reason);
+  return false;
+}
+
+async function* apply(ctx: SourceRunContext, job: SourceJob, plan: SourcePlan): AsyncGenerator<Progress, void> {
+  // Whatever this run writes, the recorded listing no longer vouches for the documents until it finishes.
+  if (plan.write.length || plan.delete.length) await ctx.store.forgetSourceListing(job.source.name);
+  yield* applyPlan(
+    plan,
+    {
+      store: ctx.store,
+      embedder: ctx.embedder,
+      embeddedThisRun: ctx.embeddedThisRun,
+      signal: ctx.signal,
+      stopTimeoutMs: ctx.config.daemon?.stopTimeoutMs,
+      dropped: ctx.dropped,
+    },
+    job.result.written,
+  );
+}
+
+/**
+ * The commit is recorded only once everything up to it is indexed; a deferred rest keeps the old
+ * one. With it, when nothing was left out, the listing key: the next run at this commit and these
+ * settings lists nothing.
+ */
+async function record(ctx: SourceRunContext, job: SourceJob, plan: SourcePlan, partial: boolean): Promise<void> {
+  if (plan.deferred > 0) return;
+  const complete = job.source.kind === 'git' && !partial && plan.commitAfter !== null;
+  await ctx.store.setSourceCommit(job.source.name, plan.commitAfter, new Date().toISOString(), complete ? job.listingKey(plan.commitAfter!) : null);
+}
+
+/** A database write failure in words people act on (disk full names the file). */
+function describeWriteError(err: unknown, dbPath: string): string {
+  const code = (err as { code?: unknown }).code;
+  if (code === 'SQLITE_FULL') return `disk full: cannot write the index ${dbPath} (${errorMessage(err)}); the previous state is kept`;
+  if (typeof code === 'string' && code.startsWith('SQLITE_')) return describeIoError(err, dbPath) ?? errorMessage(err);
+  return errorMessage(err);
+}
+
+/** Counts as one flat object for a log line: planned and written alike. */
+export function flatCounts(c: WorkCounts) {
+  const d = c.documents;
+  return { added: d.added, changed: d.changed, deleted: d.deleted, renamed: d.renamed, unchanged: d.unchanged, skipped: d.skipped,
+    chunks: c.chunks, chunksReused: c.chunksReused, texts: c.texts };
+}
