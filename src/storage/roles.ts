@@ -102,6 +102,8 @@ export interface RunSourceRecord {
   planned: WorkCounts;
   /** What was committed (an aborted or failed source wrote part of its plan, or none). */
   written: WorkCounts;
+  /** Files the run refused and why, the first RUN_SKIPPED_FILES_KEPT of them (written.documents.skipped counts all). */
+  skippedFiles: { path: string; reason: string }[];
   error: string | null;
 }
 

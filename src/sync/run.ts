@@ -411,6 +411,7 @@ function toRunSource(r: SourceResult): RunSourceRecord {
     commitAfter: r.commit,
     planned: r.planned,
     written: r.written,
+    skippedFiles: r.skippedFiles,
     error: r.error,
   };
 }
