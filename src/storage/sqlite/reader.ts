@@ -2,13 +2,14 @@ import type { Database } from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { openSqlite } from './open-sqlite.ts';
 import { endianness } from 'node:os';
-import type { ChunkFilter, StoredHit } from '../../core/types.ts';
+import type { ChunkFilter, FieldValueShape, StoredHit } from '../../core/types.ts';
 import { matchExpression } from '../../core/text/analyzer.ts';
 import type { ChunkText, CodeSink, IndexReader, KeywordQuery, LexiconRow, MatchSets, RefScore, VectorSet, VectorSink } from '../roles.ts';
 import { decodeVector, encodeVector } from './blob.ts';
 import { parseJson } from './connection.ts';
 import { CachedFacts, chunkFacts, factsCanFilter, factsFilter, LookupFacts, rowOf, type Facts } from './facts.ts';
 import { filterSql } from './filter.ts';
+import { fieldValues } from './field-values.ts';
 import { CODE_ROWS_SQL, readCodePacks } from './codes.ts';
 import { codeCount, embedderDims, prepared, readGeneration, vectorCount } from './statements.ts';
 import { mergedTermScores } from './term-scores.ts';
@@ -172,6 +173,10 @@ export class SqliteIndexReader implements IndexReader {
   async anyChunk(filter: ChunkFilter): Promise<boolean> {
     const f = filterSql(filter);
     return !!this.db.prepare(`SELECT 1 FROM chunks c ${HIT_JOINS} WHERE ${f.sql} LIMIT 1`).get(...f.params);
+  }
+
+  async fieldValues(fields: string[], shape: FieldValueShape): Promise<string[]> {
+    return fieldValues(this.db, fields, shape);
   }
 
   async findChunks(ref: { source?: string; path?: string; id?: string }): Promise<number[]> {
