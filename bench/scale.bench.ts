@@ -90,10 +90,10 @@ async function runScale(n: number, port: number): Promise<Scale> {
     }),
   );
   const full = measure(work, ['index', '-c', cfg, '--json']);
-  const run = JSON.parse(full.stdout) as { status: string; textsEmbedded: number; sources: { written: { chunks: number } }[] };
+  const run = JSON.parse(full.stdout) as { status: string; embedded: number; sources: { written: { chunks: number } }[] };
   if (run.status !== 'ok') throw new Error(`×${n}: full index ended ${run.status}`);
   const noop = measure(work, ['index', '-c', cfg, '--json']);
-  if ((JSON.parse(noop.stdout) as { textsEmbedded: number }).textsEmbedded !== 0) throw new Error(`×${n}: the no-op run embedded texts`);
+  if ((JSON.parse(noop.stdout) as { embedded: number }).embedded !== 0) throw new Error(`×${n}: the no-op run embedded texts`);
   const search: Cost = { ms: 0, peakMb: 0 };
   for (const q of QUERIES) {
     const c = measure(work, ['search', q, '-c', cfg, '--json', '-k', '10']);
@@ -112,7 +112,7 @@ async function runScale(n: number, port: number): Promise<Scale> {
       copies: n,
       files: made.files,
       chunks: run.sources[0]!.written.chunks,
-      texts: run.textsEmbedded,
+      texts: run.embedded,
       full,
       noop,
       search,
