@@ -10,6 +10,7 @@ import { parseJson } from './connection.ts';
 import { CachedFacts, chunkFacts, factsCanFilter, factsFilter, LookupFacts, rowOf, type Facts } from './facts.ts';
 import { filterSql } from './filter.ts';
 import { fieldValues } from './field-values.ts';
+import { allTokens, matchSetsOnce } from './match-sets.ts';
 import { CODE_ROWS_SQL, readCodePacks } from './codes.ts';
 import { codeCount, embedderDims, prepared, readGeneration, vectorCount } from './statements.ts';
 import { mergedTermScores } from './term-scores.ts';
@@ -64,6 +65,7 @@ export class SqliteIndexReader implements IndexReader {
   }
 
   async matchSets(tokenLists: string[][], filter?: ChunkFilter): Promise<MatchSets> {
+    if (this.oneShot) return matchSetsOnce(this.db, tokenLists, filter);
     const generation = readGeneration(this.db);
     const facts = chunkFacts(this.db, generation);
     // A filter the facts answer narrows the sets and the count (rarity among the searched chunks).
@@ -78,7 +80,7 @@ export class SqliteIndexReader implements IndexReader {
       let set = cache.get(key);
       if (!set) {
         const rows: number[] = [];
-        for (const id of stmt.all(tokens.map((t) => `"${t.replaceAll('"', '""')}"`).join(' AND ')) as number[]) {
+        for (const id of stmt.all(allTokens(tokens)) as number[]) {
           const row = rowOf(facts, id);
           if (row >= 0 && (!pass || pass(id))) rows.push(row);
         }
