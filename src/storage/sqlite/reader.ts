@@ -315,14 +315,13 @@ export class SqliteIndexReader implements IndexReader {
       // instead of one per chunk, and only the sources the search is scoped to.
       const packs = vectors ? readCodePacks(this.db, fingerprint, { generation, vectors, dims }, sources) : null;
       if (packs) {
-        const count = packs.reduce((n, p) => n + p.count, 0);
-        sink.start(count, dims);
+        sink.start(packs.count, dims);
         let first = 0;
-        for (const p of packs) {
+        for (const p of packs.segments()) {
           sink.rows(first, p.refs, p.scales, p.residuals, p.codes);
           first += p.count;
         }
-        return { generation, dims, count };
+        return { generation, dims, count: first };
       }
       // An upper bound (chunks without a vector are not streamed): counting the join would probe every row twice.
       sink.start(vectors ? (this.db.prepare('SELECT count(*) FROM chunks').pluck().get() as number) : 0, dims);
