@@ -110,23 +110,22 @@ export function refreshCodePack(db: Database, fingerprint: string, segmentBytes 
       insert.run(fingerprint, source, o.segment, generation, vectors, dims, o.n, bytes(o.refs, o.n), bytes(o.scales, o.n), bytes(o.residuals, o.n), o.codes.subarray(0, o.n * dims));
       (o.segment++, (o.n = 0));
     };
-    // By pages of codes in key order; each page's chunks (a text may be several chunks, or none
-    // any more: such codes wait for gc and are not packed, as the code rows leave them out).
-    const codes = db.prepare('SELECT text_hash, scale, residual, code FROM vector_codes WHERE fingerprint = ? AND text_hash > ? ORDER BY text_hash LIMIT ?').raw();
-    const chunksOf = db
+    // By pages of chunks in id order (each segment's rows ascending, as a scan ranks them), with
+    // their codes; a chunk without a code of this fingerprint has no row.
+    const page = db
       .prepare(
-        `SELECT c.text_hash, c.id, d.source_id FROM json_each(?) j CROSS JOIN chunks c INDEXED BY chunks_text_hash ON c.text_hash = j.value
-         JOIN documents d ON d.id = c.document_id`,
+        `SELECT c.id, d.source_id, q.scale, q.residual, q.code FROM chunks c INDEXED BY chunks_facts
+         JOIN documents d ON d.id = c.document_id
+         JOIN vector_codes q ON q.fingerprint = ? AND q.text_hash = c.text_hash
+         WHERE c.id > ? ORDER BY c.id LIMIT ?`,
       )
       .raw();
-    for (let last = ''; ; ) {
-      const page = codes.all(fingerprint, last, PACK_PAGE) as [string, number, number, Buffer][];
-      if (!page.length) break;
-      last = page[page.length - 1]![0];
-      const code = new Map(page.map((r) => [r[0], r]));
-      for (const [hash, id, source] of chunksOf.all(JSON.stringify(page.map((r) => r[0]))) as [string, number, number][]) {
-        const [, scale, residual, bytesOf] = code.get(hash)!;
-        if (bytesOf.byteLength !== dims) continue;
+    for (let last = 0; ; ) {
+      const rows = page.all(fingerprint, last, PACK_PAGE) as [number, number, number, number, Buffer][];
+      if (!rows.length) break;
+      last = rows[rows.length - 1]![0];
+      for (const [id, source, scale, residual, code] of rows) {
+        if (code.byteLength !== dims) continue;
         let o = open.get(source);
         if (!o) {
           o = { segment: 0, n: 0, refs: new Int32Array(perSegment), scales: new Float64Array(perSegment), residuals: new Float64Array(perSegment), codes: Buffer.allocUnsafe(perSegment * dims) };
@@ -135,7 +134,7 @@ export function refreshCodePack(db: Database, fingerprint: string, segmentBytes 
         o.refs[o.n] = id;
         o.scales[o.n] = scale;
         o.residuals[o.n] = residual;
-        bytesOf.copy(o.codes, o.n * dims);
+        code.copy(o.codes, o.n * dims);
         if (++o.n === perSegment) flush(source);
       }
     }
