@@ -155,6 +155,9 @@ export function statusText(s: StatusReport, activeFingerprint: string, health?: 
       const d = src.written.documents;
       const moved = src.commitBefore !== src.commitAfter ? `${short(src.commitBefore)}→${short(src.commitAfter)}` : short(src.commitAfter);
       lines.push(`      ${src.source} ${src.status} @${moved}  +${d.added} ~${d.changed} -${d.deleted} >${d.renamed}  chunks written ${src.written.chunks} (${src.written.chunksReused} reused), texts embedded ${src.written.texts} of ${src.planned.texts} planned`);
+      for (const k of src.skippedFiles) lines.push(`        ! ${k.reason}`);
+      const unlisted = d.skipped - src.skippedFiles.length;
+      if (src.skippedFiles.length && unlisted > 0) lines.push(`        ! and ${unlisted} more skipped`);
     }
   }
   return lines.join('\n');

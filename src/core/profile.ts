@@ -25,6 +25,12 @@ export interface FilterSpec {
   values?: readonly string[];
   pattern?: RegExp;
   any?: string;
+  /**
+   * The values the index holds in `fields` are the known ones (with `values`): when a search finds
+   * nothing and no chunk has a value given, the search is refused naming the closest of them
+   * instead of answering an empty list. For equals, all-of (the arrays' elements) and month.
+   */
+  knownFromIndex?: boolean;
 }
 
 /**

@@ -121,6 +121,9 @@ export type FieldCondition =
   /** The field is a date ('YYYY-MM-DD…') on or after / on or before the value. */
   | { op: 'since' | 'until'; fields: string[]; value: string };
 
+/** How a metadata field's values are listed: as they are, the elements of an array, or the months of dates ('YYYY-MM'). */
+export type FieldValueShape = 'value' | 'element' | 'month';
+
 export interface ChunkFilter {
   sources?: string[];
   /** picomatch glob on the document path. */

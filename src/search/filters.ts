@@ -1,6 +1,7 @@
 import { RagsyncError, EXIT } from '../core/errors.ts';
 import type { FilterSpec } from '../core/profile.ts';
-import type { ChunkFilter, FieldCondition } from '../core/types.ts';
+import type { ChunkFilter, FieldCondition, FieldValueShape } from '../core/types.ts';
+import { closestValues } from './closest.ts';
 import type { SearchRequest } from './request.ts';
 
 const usage = (msg: string) => new RagsyncError(msg, EXIT.usage);
@@ -59,28 +60,52 @@ export function toChunkFilter(
   return f;
 }
 
+/** A filter value to look for in the index when a search found nothing, and the condition that finds it. */
+export interface ValueToCheck {
+  spec: FilterSpec;
+  value: string;
+  condition: FieldCondition;
+}
+
+/** How a filter's known values are listed from the index, by its kind (since/until are ranges: none). */
+export function knownShape(spec: FilterSpec): FieldValueShape | null {
+  return spec.kind === 'equals' ? 'value' : spec.kind === 'all-of' ? 'element' : spec.kind === 'month' ? 'month' : null;
+}
+
 /**
- * Values of `equals` filters admitted only by their spec's pattern (not among its listed values):
- * such a value is real only if the index holds it, which the searcher checks when nothing matched.
+ * The filter values that are real only if the index holds them: those of filters whose known values
+ * come from the index, and values of `equals` filters admitted by their pattern but not among
+ * their listed values. Checked only when a search found nothing, so a valid value costs nothing.
  */
-export function unlistedValues(
-  filters: Record<string, string | string[]> | undefined,
-  specs: readonly FilterSpec[],
-): { spec: FilterSpec; value: string; condition: FieldCondition }[] {
-  const out: { spec: FilterSpec; value: string; condition: FieldCondition }[] = [];
+export function valuesToCheck(filters: Record<string, string | string[]> | undefined, specs: readonly FilterSpec[]): ValueToCheck[] {
+  const out: ValueToCheck[] = [];
   for (const [name, raw] of Object.entries(filters ?? {})) {
     const spec = specs.find((s) => s.name === name);
-    if (!spec || spec.kind !== 'equals' || !spec.pattern || !spec.values) continue;
+    if (!spec || !knownShape(spec)) continue;
+    if (!spec.knownFromIndex && !(spec.kind === 'equals' && spec.pattern && spec.values)) continue;
     for (const value of (Array.isArray(raw) ? raw : [raw]).map((v) => v.trim())) {
-      if (!value || value === spec.any || spec.values.includes(value)) continue;
-      out.push({ spec, value, condition: { op: 'eq', fields: spec.fields, value } });
+      if (!value || value === spec.any || spec.values?.includes(value)) continue;
+      const c = condition(spec, value);
+      if (c) out.push({ spec, value, condition: c });
     }
   }
   return out;
 }
 
-/** "book: no indexed chunk has "foo" (known: qiongtong|ziping|…|all)". */
-export function unknownValueError(spec: FilterSpec, value: string): RagsyncError {
-  const names = [...(spec.values ?? []), ...(spec.any ? [spec.any] : [])].join('|');
-  return usage(`${spec.name} "${value}" is not a known value and no indexed chunk has it (known: ${names})`);
+/** Known values listed in full up to this many; beyond, the closest few. */
+const LIST_ALL = 40;
+const CLOSEST = 8;
+
+/**
+ * "tag "nosuchtag" is not a known value and no indexed chunk has it (closest known: …, of 412)"; a
+ * short list is named in full ("book "foo" … (known: qiongtong|ziping|…|all)").
+ */
+export function unknownValueError(spec: FilterSpec, value: string, known: readonly string[] = spec.values ?? []): RagsyncError {
+  const all = [...new Set(known)];
+  const any = spec.any ? [spec.any] : [];
+  const what =
+    all.length <= LIST_ALL
+      ? `known: ${[...all, ...any].join('|') || 'none'}`
+      : `closest known: ${closestValues(value, all, CLOSEST, spec.kind === 'month').join('|')}, of ${all.length}${spec.any ? `; any: ${spec.any}` : ''}`;
+  return usage(`${spec.name} "${value}" is not a known value and no indexed chunk has it (${what})`);
 }

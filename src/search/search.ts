@@ -10,7 +10,7 @@ import type { Embedder } from '../embedding/types.ts';
 import { openIndex } from '../storage/open.ts';
 import type { SearchStore } from '../storage/roles.ts';
 import { headWeight } from './field-weights.ts';
-import { toChunkFilter, unknownValueError, unlistedValues } from './filters.ts';
+import { knownShape, toChunkFilter, unknownValueError, valuesToCheck } from './filters.ts';
 import { EXPANSION_TUNING, expansionWeightOf, gatherExpansions, literalShare, MAX_CONCEPT_EXPANSIONS, MAX_EXPANSIONS, type Expander } from './expand.ts';
 import { conceptRefs } from './concepts.ts';
 import { lexiconExpander } from './lexicon.ts';
@@ -425,7 +425,7 @@ export class Searcher {
       }
       return r;
     });
-    if (!top.length) await this.checkUnlistedValues(req);
+    if (!top.length) await this.checkUnknownValues(req.filters);
     return { results: top, reranked, ...(rerankError ? { rerankError } : {}), ...(req.explain ? { expansions: [...own, ...shared] } : {}) };
   }
 
@@ -453,12 +453,16 @@ export class Searcher {
   }
 
   /**
-   * Nothing matched and a filter value was admitted only by its pattern (a book key of a work the
-   * profile does not list): if no chunk in the index has it either, it is a typo, said as such.
+   * Nothing matched: a filter value that no chunk in the index has (a tag, a month, a book key the
+   * profile does not list) is a typo, refused naming the closest known values rather than answered
+   * with an empty list. Only then are the values looked up, so a search that finds something pays nothing.
    */
-  private async checkUnlistedValues(req: SearchRequest): Promise<void> {
-    for (const u of unlistedValues(req.filters, this.filterSpecs())) {
-      if (!(await this.store.anyChunk({ where: [u.condition], includeBroken: true }))) throw unknownValueError(u.spec, u.value);
+  private async checkUnknownValues(filters: SearchRequest['filters'] | undefined): Promise<void> {
+    for (const u of valuesToCheck(filters, this.filterSpecs())) {
+      if (await this.store.anyChunk({ where: [u.condition], includeBroken: true })) continue;
+      const shape = knownShape(u.spec);
+      const held = u.spec.knownFromIndex && shape ? await this.store.fieldValues(u.spec.fields, shape) : [];
+      throw unknownValueError(u.spec, u.value, [...(u.spec.values ?? []), ...held]);
     }
   }
 
@@ -506,6 +510,7 @@ export class Searcher {
         const key = `${h.source}\u0000${h.path}`;
         if (!best.has(key)) best.set(key, h); // hits are best-first
       }
+      if (!best.size) await this.checkUnknownValues(opts.filters);
       if (best.size >= k || hits.length < pool) return [...best.values()].slice(0, k).map((h) => this.toResult(h, h.score));
       pool *= 4;
     }

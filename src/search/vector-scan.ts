@@ -7,6 +7,10 @@ import { dotAt, int8Query, int8Rank, normalizeRows, RESCORE, topKOfScores, type 
  * in-memory index holds them: equal scores then rank alike. Each call returns a new array.
  */
 function inChunkOrder(refs: Int32Array, count: number): <T extends Float32Array | Int32Array>(from: T) => T {
+  // Packed codes come in chunk order already (one source's, or each source's in turn): no sort then.
+  let sorted = true;
+  for (let row = 1; row < count && sorted; row++) sorted = refs[row - 1]! < refs[row]!;
+  if (sorted) return (from) => from.slice(0, count) as typeof from;
   const order = Int32Array.from({ length: count }, (_, i) => i).sort((a, b) => refs[a]! - refs[b]!);
   return (from) => {
     const to = new (from.constructor as new (n: number) => typeof from)(count);

@@ -2,6 +2,7 @@ import type {
   ChunkFilter,
   DocumentRecord,
   EmbedderInfo,
+  FieldValueShape,
   RunStatus,
   SourceRunStatus,
   StoredDocument,
@@ -102,6 +103,8 @@ export interface RunSourceRecord {
   planned: WorkCounts;
   /** What was committed (an aborted or failed source wrote part of its plan, or none). */
   written: WorkCounts;
+  /** Files the run refused and why, the first RUN_SKIPPED_FILES_KEPT of them (written.documents.skipped counts all). */
+  skippedFiles: { path: string; reason: string }[];
   error: string | null;
 }
 
@@ -259,6 +262,11 @@ export interface IndexReader {
   filterRefs(refs: readonly number[], filter?: ChunkFilter): Promise<number[]>;
   /** Whether any chunk passes `filter` (a filter value nothing in the index has is a typo to report). */
   anyChunk(filter: ChunkFilter): Promise<boolean>;
+  /**
+   * The distinct values chunks hold in a metadata field (the first present of `fields`, as the
+   * filters read it), sorted: what a filter value that matched nothing is compared with.
+   */
+  fieldValues(fields: string[], shape: FieldValueShape): Promise<string[]>;
   /** References of a document's chunks (source + path) or of one chunk (its id/key). */
   findChunks(ref: { source?: string; path?: string; id?: string }): Promise<number[]>;
   /** Every chunk's vector for `fingerprint` (chunks without one are left out). */

@@ -269,6 +269,7 @@ function toRunSource(r: SourceResult): RunSourceRecord {
     commitAfter: r.commit,
     planned: r.planned,
     written: r.written,
+    skippedFiles: r.skippedFiles,
     error: r.error,
   };
 }

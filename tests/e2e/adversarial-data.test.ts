@@ -166,7 +166,8 @@ describe('hostile files in a source', () => {
     expect(r.signal, 'the run ended on its own').toBeNull();
     expect(r.code, r.stderr).toBe(EXIT.partial);
     expect(json(r).sources[0].skippedFiles.map((f: { reason: string }) => f.reason).sort()).toEqual([
-      '"bad\\nname.md": not valid UTF-8, skipped', // quoted: a name cannot split the line or forge another
+      // quoted: a name cannot split the line or forge another; FF FE is a UTF-16LE byte-order mark, and one byte after it is no UTF-16
+      '"bad\\nname.md": not valid UTF-16LE, skipped',
       'big.md: 52428800 bytes is over maxFileBytes (2000000), skipped',
       'latin1.md: not valid UTF-8, skipped',
     ]);

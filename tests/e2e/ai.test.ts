@@ -88,4 +88,23 @@ describe('queryClassics tool (AI SDK)', () => {
     const out = result.steps.flatMap((s) => s.toolResults)[0]!.output as { path: string; url: string }[];
     expect(out[0]).toMatchObject({ path: '202401/2024-01-18-retries.md', url: 'https://example.com/retries' });
   });
+
+  it('a tag or month no chunk has is a tool error naming the known values', async () => {
+    const model = scriptedModel('search', { query: 'SQLite', source: 'bookmarks', tag: ['nosuchtag'] });
+    const result = await generateText({
+      model,
+      tools: { search: createSearchTool(loadConfig(fx.configFile), { sources: ['classics', 'bookmarks'] }) },
+      prompt: 'sqlite?',
+      stopWhen: stepCountIs(3),
+    });
+    const errors = result.steps.flatMap((s) => s.content).filter((c) => c.type === 'tool-error');
+    expect(errors.map((e) => String((e as { error: unknown }).error))).toEqual([
+      expect.stringContaining('tag "nosuchtag" is not a known value and no indexed chunk has it (known: database|distributed|search|sqlite)'),
+    ]);
+    const t = createSearchTool(loadConfig(fx.configFile));
+    const input = { query: 'SQLite', k: 5, mode: 'hybrid' as const, month: '1999-01' };
+    await expect(t.execute!(input, { toolCallId: 'x', messages: [] })).rejects.toThrow(
+      'month "1999-01" is not a known value and no indexed chunk has it (known: 2024-01|2024-03)',
+    );
+  });
 });

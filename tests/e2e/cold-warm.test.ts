@@ -81,6 +81,15 @@ describe.skipIf(!corpus.ok)(corpus.title('one-shot (streamed) and long-lived (in
     }
   });
 
+  it('concept scoring counts the same chunks: broken ones left out or in, all sources or one', async () => {
+    for (const query of ['how to build a message queue on Postgres', 'Rust async runtime 异步']) {
+      for (const opts of [{}, { includeBroken: true }, { sources: ['bookmarks'] }, { sources: ['bookmarks'], includeBroken: true }]) {
+        sameRanking(await cold.search(query, opts), await warm.search(query, opts));
+        await breathe();
+      }
+    }
+  });
+
   it('related: the same documents', async () => {
     const some = (await warm.search('伤官配印', { k: 3 })).map((r) => ({ source: r.source, path: r.path }));
     expect(some.length).toBe(3);

@@ -70,6 +70,8 @@ describe('HTTP API', () => {
       [`/search?q=${'x'.repeat(1001)}`, /longer than 1000/],
       ['/search?q=x&mode=fuzzy', /mode must be/],
       ['/search?q=x&book=No%21', /book must be one of .*qiongtong/],
+      ['/search?q=x&tag=nosuchtag', /^tag "nosuchtag" is not a known value and no indexed chunk has it \(known: database\|distributed\|search\|sqlite\)$/],
+      ['/search?q=x&month=1999-01', /^month "1999-01" is not a known value and no indexed chunk has it \(known: 2024-01\|2024-03\)$/],
       ['/search?q=x&source=nope', /unknown source "nope"/],
       ['/search?q=x&color=red', /unknown parameter "color"/],
       ['/search?q=x&format=xml', /format must be/],

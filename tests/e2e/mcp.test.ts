@@ -62,6 +62,15 @@ describe('ragsync mcp (stdio, real client)', () => {
     expect(r.content[0]!.text).toMatch(/unknown source "nope"/);
     const bad = await call('search', { query: 'x', k: 1000 });
     expect(bad.isError).toBe(true);
+    const tag = await call('search', { query: 'SQLite', tag: ['nosuchtag'] });
+    expect(tag.isError).toBe(true);
+    expect(tag.content[0]!.text).toBe('tag "nosuchtag" is not a known value and no indexed chunk has it (known: database|distributed|search|sqlite)');
+    const month = await call('search', { query: 'SQLite', month: '1999-01' });
+    expect(month.isError).toBe(true);
+    expect(month.content[0]!.text).toMatch(/^month "1999-01" is not a known value .*\(known: 2024-01\|2024-03\)$/);
+    // Known values matching nothing together are an empty answer, not an error.
+    const none = await call('search', { query: 'SQLite', tag: ['distributed'], month: '2024-03' });
+    expect(none.isError).toBeFalsy();
   });
 });
 

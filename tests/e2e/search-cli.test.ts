@@ -32,6 +32,21 @@ describe('ragsync search (CLI)', () => {
     expect((JSON.parse(r.stdout) as { path: string }[]).map((x) => x.path)).toEqual(['202401/2024-01-05-sqlite.md']);
   });
 
+  it('a tag or month no chunk has is a one-line error naming the known values; known values matching nothing together are no results', () => {
+    for (const [flag, value, known] of [
+      ['--tag', 'nosuchtag', 'database|distributed|search|sqlite'],
+      ['--month', '1999-01', '2024-01|2024-03'],
+    ] as const) {
+      const r = cli('search', 'SQLite', '-c', fx.configFile, flag, value);
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trim()).toBe(`ragsync: ${flag.slice(2)} "${value}" is not a known value and no indexed chunk has it (known: ${known})`);
+    }
+    const both = cli('search', 'SQLite', '-c', fx.configFile, '--tag', 'distributed', '--month', '2024-03');
+    expect(both.status, both.stderr).toBe(0);
+    expect(both.stdout).toMatch(/^no results/);
+  });
+
   it('prints the explanation in text mode', () => {
     const r = cli('search', '伤官配印', '-c', fx.configFile, '--explain', '-k', '2');
     expect(r.status, r.stderr).toBe(0);

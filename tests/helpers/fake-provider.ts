@@ -33,6 +33,8 @@ export type Behaviour =
   | { kind: 'bad-shape' }
   /** An error status with the server's own message (Ollama: 404 "model … not found"). */
   | { kind: 'error'; status: number; message: string }
+  /** A web page (a gateway's or proxy's) with this status, served as text/html unless `type` says otherwise. */
+  | { kind: 'html'; status: number; body: string; type?: string }
   /** Destroys the socket without answering (connection reset). */
   | { kind: 'reset' };
 
@@ -236,6 +238,11 @@ export class FakeProvider {
         if (!closed) res.end();
         return;
       }
+      case 'html':
+        seen.status = b.status;
+        res.writeHead(b.status, { 'content-type': b.type ?? 'text/html; charset=utf-8' });
+        res.end(b.body);
+        return;
       case 'reset':
         seen.status = -1;
         req.socket.destroy();

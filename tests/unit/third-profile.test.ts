@@ -34,7 +34,11 @@ const recipes: Profile = {
   description: 'one file of recipes, "Recipe: dish / cuisine" each',
   chunkers: { recipes: recipesChunker },
   analyzer: { id: 'recipes@1', normalize: defaultAnalyzer.normalize, queryStopWords: ['please'] },
-  filters: [{ name: 'cuisine', description: 'cuisine', kind: 'equals', fields: ['cuisine'], values: ['thai', 'italian'] }],
+  filters: [
+    { name: 'cuisine', description: 'cuisine', kind: 'equals', fields: ['cuisine'], values: ['thai', 'italian'] },
+    // Any dish the index holds; the engine lists them to name the closest to one nobody has.
+    { name: 'dish', description: 'dish', kind: 'equals', fields: ['dish'], knownFromIndex: true },
+  ],
   resultFields: (h) => ({ dish: h.metadata.dish }),
 };
 
@@ -79,5 +83,14 @@ describe('a third profile, added without touching the engine', () => {
     await expect(searcher.search('rice', { filters: { cuisine: 'french' } })).rejects.toThrow(/cuisine must be one of thai\|italian \(got "french"\)/);
     await expect(searcher.search('rice', { filters: { book: 'No pe!' } })).rejects.toThrow(/book must be one of/);
     await expect(searcher.search('rice', { filters: { spice: 'hot' } })).rejects.toThrow(/unknown filter "spice" \(known: .*cuisine/);
+  });
+
+  it('a filter whose known values come from the index names them when a value matches no chunk', async () => {
+    expect((await searcher.search('rice', { filters: { dish: 'Risotto' } })).map((r) => r.fields.dish)).toEqual(['Risotto']);
+    await expect(searcher.search('rice', { filters: { dish: 'Risoto' } })).rejects.toThrow(
+      'dish "Risoto" is not a known value and no indexed chunk has it (known: Green curry|Pad thai|Risotto)',
+    );
+    // Two real values that never meet: nothing, and no error.
+    expect(await searcher.search('rice', { filters: { dish: 'Risotto', cuisine: 'thai' } })).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@ import { VectorIndex } from '../../src/search/vector-index.ts';
 import type { VectorScan } from '../../src/search/vector-scan.ts';
 import { decodeVector } from '../../src/storage/sqlite/blob.ts';
 import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
+import { refreshCodePack } from '../../src/storage/sqlite/codes.ts';
 import { loadConfig } from '../../src/builtin.ts';
 import { makeFixture, record, writeFixture, type Fixture } from '../helpers/search-fixture.ts';
 
@@ -196,6 +197,19 @@ describe('int8 codes stored beside the vectors (migration 010)', () => {
     const fromRows = await scanned();
     expect(fromPack.rows).toEqual(fromRows.rows);
     expect(fromPack.done).toEqual({ ...fromRows.done, count: 11 });
+    // In segments of two rows: the same rows, read a segment at a time.
+    expect(refreshCodePack(store.db, FP, 2 * 256)).toBe(true);
+    const segments = store.db.prepare('SELECT source_id, segment, count FROM vector_code_packs ORDER BY source_id, segment').raw().all() as number[][];
+    expect(segments.length).toBe(perSource().reduce((n, s) => n + Math.ceil(s.count / 2), 0));
+    expect(segments.every(([, segment, count], i) => count! <= 2 && (segment === 0 || segments[i - 1]![1] === segment! - 1))).toBe(true);
+    const fromSegments = await scanned();
+    expect(fromSegments.rows).toEqual(fromRows.rows);
+    expect(fromSegments.done).toEqual(fromPack.done);
+    // A segment whose BLOBs do not match its count is not trusted: the rows are read.
+    store.db.prepare('UPDATE vector_code_packs SET codes = substr(codes, 2) WHERE segment = 1').run();
+    expect((await scanned()).rows).toEqual(fromRows.rows);
+    store.db.prepare('DELETE FROM vector_code_packs').run();
+
     // Scoped to a source: that source's pack only (the rows, unscoped, stream every source's).
     expect(await store.refreshCodePack(FP)).toBe(true);
     const [first] = perSource();

@@ -15,7 +15,7 @@ import type { RemoteSettings } from '../../config/presets.ts';
 import { RateLimiter } from './ratelimit.ts';
 import { backoffMs, DEFAULT_BACKOFF, transportError, type BackoffOptions } from './retry.ts';
 import { truncateToTokens } from './truncate.ts';
-import { parseVectors, statusError } from './validate.ts';
+import { checkReply, parseVectors } from './validate.ts';
 import { WIRE_FORMATS, type WireFormat } from './wire.ts';
 
 export interface RemoteDeps {
@@ -172,7 +172,7 @@ export class RemoteEmbedder implements Embedder {
         this.stats.requests++;
         this.stats.tokens += tokens;
         const reply = await this.client.post(body, key, signal);
-        if (reply.status < 200 || reply.status > 299) throw statusError(reply, this.label, key);
+        checkReply(reply, this.label, key);
         const vectors = parseVectors(reply.body, inputs.length, s.dimensions, this.label, this.wire);
         this.failuresInRow = 0;
         return vectors;

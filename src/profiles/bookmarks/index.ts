@@ -16,8 +16,8 @@ export const bookmarksProfile: Profile = {
   expandQuery: (query) => (process.env.RAGSYNC_BOOKMARKS_GLOSSARY === '0' ? [] : techGlossary().expand(query)),
   analyzer: { id: 'bookmarks@1', normalize: defaultAnalyzer.normalize, queryStopWords: ZH_QUESTION_WORDS },
   filters: [
-    { name: 'tag', description: 'bookmark tag (repeatable: all must match)', kind: 'all-of', fields: ['tags'] },
-    { name: 'month', description: 'added in this month (YYYY-MM)', kind: 'month', fields: ['month', ...ADDED] },
+    { name: 'tag', description: 'bookmark tag (repeatable: all must match)', kind: 'all-of', fields: ['tags'], knownFromIndex: true },
+    { name: 'month', description: 'added in this month (YYYY-MM)', kind: 'month', fields: ['month', ...ADDED], knownFromIndex: true },
     { name: 'since', description: 'added on or after (YYYY-MM-DD)', kind: 'since', fields: ADDED },
     { name: 'until', description: 'added on or before (YYYY-MM-DD)', kind: 'until', fields: ADDED },
   ],

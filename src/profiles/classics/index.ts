@@ -30,6 +30,7 @@ export const classicsProfile: Profile = {
       // Works not in BOOK_KEYS get a generated key of the same shape, so any such slug is accepted.
       pattern: /^[a-z][a-z0-9-]*$/,
       any: 'all',
+      knownFromIndex: true,
     },
   ],
   resultFields: documentFields,

@@ -68,18 +68,26 @@ export function backfillVectorCodes(db: Database): number {
 }
 
 /**
- * The packs of a fingerprint's codes (migrations 011, 014): the rows the code scan streams, one row
- * of four BLOBs per source, so a one-shot search reads them without a BLOB per chunk, and only the
- * sources it is scoped to. Native byte order: packs are written and read on little-endian machines
- * only (elsewhere searches keep reading the rows).
+ * The packs of a fingerprint's codes (migrations 011, 014, 017): the rows the code scan streams,
+ * per source in segments of four BLOBs, so a one-shot search reads them without a BLOB per chunk,
+ * a segment at a time, and only the sources it is scoped to. Native byte order: packs are written
+ * and read on little-endian machines only (elsewhere searches keep reading the rows).
  */
 const PACKS = endianness() === 'LE';
 
+/** Codes per segment: about 1 MiB of them, whatever the dimensions. */
+export const SEGMENT_BYTES = 1 << 20;
+
+/** Code rows read per page while packing (the connection cannot write with a read cursor open). */
+const PACK_PAGE = 2048;
+
 /**
  * Writes the packs of `fingerprint` when they are missing or stale and every vector has its code;
- * returns whether it wrote them. One transaction: every pack matches the generation it names.
+ * returns whether it wrote them. One transaction: every pack matches the generation it names. The
+ * codes are read by pages and written a segment at a time, so no more than a segment per source
+ * (and a page) is held at once.
  */
-export function refreshCodePack(db: Database, fingerprint: string): boolean {
+export function refreshCodePack(db: Database, fingerprint: string, segmentBytes = SEGMENT_BYTES): boolean {
   if (!PACKS) return false;
   return db.transaction(() => {
     const generation = readGeneration(db);
@@ -88,36 +96,49 @@ export function refreshCodePack(db: Database, fingerprint: string): boolean {
     if (packsCurrent(db, fingerprint, { generation, vectors, dims })) return false;
     db.prepare('DELETE FROM vector_code_packs WHERE fingerprint = ?').run(fingerprint);
     if (codeCount(db, fingerprint) !== vectors || !vectors || !dims) return false;
-    // The rows the code scan streams, read in full before writing, by their chunks' source.
-    const sourceOf = new Map(
-      db.prepare('SELECT c.id, d.source_id FROM chunks c JOIN documents d ON d.id = c.document_id').raw().all() as [number, number][],
-    );
-    const bySource = new Map<number, [number, number, number, Buffer][]>();
-    for (const row of db.prepare(CODE_ROWS_SQL).raw().iterate(fingerprint) as IterableIterator<[number, number, number, Buffer]>) {
-      if (row[3].byteLength !== dims) continue;
-      const source = sourceOf.get(row[0])!;
-      const rows = bySource.get(source);
-      if (rows) rows.push(row);
-      else bySource.set(source, [row]);
-    }
+    const perSegment = Math.max(1, Math.floor(segmentBytes / dims));
     const insert = db.prepare(
-      `INSERT INTO vector_code_packs (fingerprint, source_id, generation, vectors, dims, count, refs, scales, residuals, codes)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO vector_code_packs (fingerprint, source_id, segment, generation, vectors, dims, count, refs, scales, residuals, codes)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    const bytes = (a: Int32Array | Float64Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
-    for (const [source, kept] of bySource) {
-      const refs = new Int32Array(kept.length);
-      const scales = new Float64Array(kept.length);
-      const residuals = new Float64Array(kept.length);
-      const packed = Buffer.allocUnsafe(kept.length * dims);
-      kept.forEach(([id, scale, residual, code], i) => {
-        refs[i] = id;
-        scales[i] = scale;
-        residuals[i] = residual;
-        code.copy(packed, i * dims);
-      });
-      insert.run(fingerprint, source, generation, vectors, dims, kept.length, bytes(refs), bytes(scales), bytes(residuals), packed);
+    const bytes = (a: Int32Array | Float64Array, n: number) => Buffer.from(a.buffer, a.byteOffset, n * a.BYTES_PER_ELEMENT);
+    // Per source: the segment being filled and how many were written.
+    const open = new Map<number, { segment: number; n: number; refs: Int32Array; scales: Float64Array; residuals: Float64Array; codes: Buffer }>();
+    const flush = (source: number) => {
+      const o = open.get(source)!;
+      if (!o.n) return;
+      insert.run(fingerprint, source, o.segment, generation, vectors, dims, o.n, bytes(o.refs, o.n), bytes(o.scales, o.n), bytes(o.residuals, o.n), o.codes.subarray(0, o.n * dims));
+      (o.segment++, (o.n = 0));
+    };
+    // By pages of chunks in id order (each segment's rows ascending, as a scan ranks them), with
+    // their codes; a chunk without a code of this fingerprint has no row.
+    const page = db
+      .prepare(
+        `SELECT c.id, d.source_id, q.scale, q.residual, q.code FROM chunks c INDEXED BY chunks_facts
+         JOIN documents d ON d.id = c.document_id
+         JOIN vector_codes q ON q.fingerprint = ? AND q.text_hash = c.text_hash
+         WHERE c.id > ? ORDER BY c.id LIMIT ?`,
+      )
+      .raw();
+    for (let last = 0; ; ) {
+      const rows = page.all(fingerprint, last, PACK_PAGE) as [number, number, number, number, Buffer][];
+      if (!rows.length) break;
+      last = rows[rows.length - 1]![0];
+      for (const [id, source, scale, residual, code] of rows) {
+        if (code.byteLength !== dims) continue;
+        let o = open.get(source);
+        if (!o) {
+          o = { segment: 0, n: 0, refs: new Int32Array(perSegment), scales: new Float64Array(perSegment), residuals: new Float64Array(perSegment), codes: Buffer.allocUnsafe(perSegment * dims) };
+          open.set(source, o);
+        }
+        o.refs[o.n] = id;
+        o.scales[o.n] = scale;
+        o.residuals[o.n] = residual;
+        code.copy(o.codes, o.n * dims);
+        if (++o.n === perSegment) flush(source);
+      }
     }
+    for (const source of open.keys()) flush(source);
     return true;
   }).immediate();
 }
@@ -140,39 +161,43 @@ export interface CodePack {
 
 /**
  * The packs of `fingerprint` when they are current (their generation and vector count the
- * index's): those of the sources named by `sources`, or all. Null when they are not current.
+ * index's): those of the sources named by `sources`, or all. Null when they are not current or a
+ * segment's BLOBs do not have the sizes its count and dims give (checked by length, no BLOB read).
+ * The segments are read one at a time as they are iterated (in the caller's transaction).
  */
 export function readCodePacks(
   db: Database,
   fingerprint: string,
   at: { generation: number; vectors: number; dims: number },
   sources?: readonly string[],
-): CodePack[] | null {
+): { count: number; segments: () => Iterable<CodePack> } | null {
   if (!PACKS || !packsCurrent(db, fingerprint, at)) return null;
-  const columns = 'SELECT count, refs, scales, residuals, codes FROM vector_code_packs WHERE fingerprint = ?';
-  const rows = (
-    sources
-      ? db
-          .prepare(`${columns} AND source_id IN (SELECT id FROM sources WHERE name IN (SELECT value FROM json_each(?))) ORDER BY source_id`)
-          .all(fingerprint, JSON.stringify(sources))
-      : db.prepare(`${columns} ORDER BY source_id`).all(fingerprint)
-  ) as { count: number; refs: Buffer; scales: Buffer; residuals: Buffer; codes: Buffer }[];
-  const packs: CodePack[] = [];
-  for (const row of rows) {
-    const n = row.count;
-    const { dims } = at;
-    if (row.refs.byteLength !== n * 4 || row.scales.byteLength !== n * 8 || row.residuals.byteLength !== n * 8 || row.codes.byteLength !== n * dims) {
-      return null;
-    }
-    // Copied into aligned arrays (a BLOB's Buffer may start at any byte).
-    const refs = new Int32Array(n);
-    new Uint8Array(refs.buffer).set(row.refs);
-    const scales = new Float64Array(n);
-    new Uint8Array(scales.buffer).set(row.scales);
-    const residuals = new Float64Array(n);
-    new Uint8Array(residuals.buffer).set(row.residuals);
-    const codes = new Int8Array(row.codes.buffer, row.codes.byteOffset, row.codes.byteLength);
-    packs.push({ count: n, refs, scales, residuals, codes });
-  }
-  return packs;
+  const where = `fingerprint = ?${sources ? ' AND source_id IN (SELECT id FROM sources WHERE name IN (SELECT value FROM json_each(?)))' : ''}`;
+  const params = sources ? [fingerprint, JSON.stringify(sources)] : [fingerprint];
+  const sizes = db
+    .prepare(
+      `SELECT coalesce(sum(count), 0), coalesce(sum(length(refs) != count * 4 OR length(scales) != count * 8
+         OR length(residuals) != count * 8 OR length(codes) != count * ?), 0) FROM vector_code_packs WHERE ${where}`,
+    )
+    .raw()
+    .get(at.dims, ...params) as [number, number];
+  if (sizes[1]) return null;
+  const rows = db.prepare(`SELECT count, refs, scales, residuals, codes FROM vector_code_packs WHERE ${where} ORDER BY source_id, segment`);
+  return {
+    count: sizes[0],
+    *segments() {
+      for (const row of rows.iterate(...params) as Iterable<{ count: number; refs: Buffer; scales: Buffer; residuals: Buffer; codes: Buffer }>) {
+        const n = row.count;
+        // Copied into aligned arrays (a BLOB's Buffer may start at any byte).
+        const refs = new Int32Array(n);
+        new Uint8Array(refs.buffer).set(row.refs);
+        const scales = new Float64Array(n);
+        new Uint8Array(scales.buffer).set(row.scales);
+        const residuals = new Float64Array(n);
+        new Uint8Array(residuals.buffer).set(row.residuals);
+        const codes = new Int8Array(row.codes.buffer, row.codes.byteOffset, row.codes.byteLength);
+        yield { count: n, refs, scales, residuals, codes };
+      }
+    },
+  };
 }

@@ -5,7 +5,7 @@ import type { ChunkFilter, FieldCondition } from '../../core/types.ts';
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** The first present of `fields`, chunk metadata before document metadata. */
-function fieldSql(fields: string[]): string {
+export function fieldSql(fields: string[]): string {
   const parts = fields.flatMap((name) => {
     // Field names come from profiles, never from requests; still, only plain names reach SQL.
     if (!FIELD_NAME.test(name)) throw new Error(`bad metadata field name ${JSON.stringify(name)}`);

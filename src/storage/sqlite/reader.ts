@@ -2,13 +2,15 @@ import type { Database } from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { openSqlite } from './open-sqlite.ts';
 import { endianness } from 'node:os';
-import type { ChunkFilter, StoredHit } from '../../core/types.ts';
+import type { ChunkFilter, FieldValueShape, StoredHit } from '../../core/types.ts';
 import { matchExpression } from '../../core/text/analyzer.ts';
 import type { ChunkText, CodeSink, IndexReader, KeywordQuery, LexiconRow, MatchSets, RefScore, VectorSet, VectorSink } from '../roles.ts';
 import { decodeVector, encodeVector } from './blob.ts';
 import { parseJson } from './connection.ts';
 import { CachedFacts, chunkFacts, factsCanFilter, factsFilter, LookupFacts, rowOf, type Facts } from './facts.ts';
 import { filterSql } from './filter.ts';
+import { fieldValues } from './field-values.ts';
+import { allTokens, matchSetsOnce } from './match-sets.ts';
 import { CODE_ROWS_SQL, readCodePacks } from './codes.ts';
 import { codeCount, embedderDims, prepared, readGeneration, vectorCount } from './statements.ts';
 import { mergedTermScores } from './term-scores.ts';
@@ -63,6 +65,7 @@ export class SqliteIndexReader implements IndexReader {
   }
 
   async matchSets(tokenLists: string[][], filter?: ChunkFilter): Promise<MatchSets> {
+    if (this.oneShot) return matchSetsOnce(this.db, tokenLists, filter);
     const generation = readGeneration(this.db);
     const facts = chunkFacts(this.db, generation);
     // A filter the facts answer narrows the sets and the count (rarity among the searched chunks).
@@ -77,7 +80,7 @@ export class SqliteIndexReader implements IndexReader {
       let set = cache.get(key);
       if (!set) {
         const rows: number[] = [];
-        for (const id of stmt.all(tokens.map((t) => `"${t.replaceAll('"', '""')}"`).join(' AND ')) as number[]) {
+        for (const id of stmt.all(allTokens(tokens)) as number[]) {
           const row = rowOf(facts, id);
           if (row >= 0 && (!pass || pass(id))) rows.push(row);
         }
@@ -172,6 +175,10 @@ export class SqliteIndexReader implements IndexReader {
   async anyChunk(filter: ChunkFilter): Promise<boolean> {
     const f = filterSql(filter);
     return !!this.db.prepare(`SELECT 1 FROM chunks c ${HIT_JOINS} WHERE ${f.sql} LIMIT 1`).get(...f.params);
+  }
+
+  async fieldValues(fields: string[], shape: FieldValueShape): Promise<string[]> {
+    return fieldValues(this.db, fields, shape);
   }
 
   async findChunks(ref: { source?: string; path?: string; id?: string }): Promise<number[]> {
@@ -308,14 +315,13 @@ export class SqliteIndexReader implements IndexReader {
       // instead of one per chunk, and only the sources the search is scoped to.
       const packs = vectors ? readCodePacks(this.db, fingerprint, { generation, vectors, dims }, sources) : null;
       if (packs) {
-        const count = packs.reduce((n, p) => n + p.count, 0);
-        sink.start(count, dims);
+        sink.start(packs.count, dims);
         let first = 0;
-        for (const p of packs) {
+        for (const p of packs.segments()) {
           sink.rows(first, p.refs, p.scales, p.residuals, p.codes);
           first += p.count;
         }
-        return { generation, dims, count };
+        return { generation, dims, count: first };
       }
       // An upper bound (chunks without a vector are not streamed): counting the join would probe every row twice.
       sink.start(vectors ? (this.db.prepare('SELECT count(*) FROM chunks').pluck().get() as number) : 0, dims);

@@ -15,6 +15,9 @@ import { decodeVector } from './blob.ts';
 import { now, parseJson } from './connection.ts';
 import { listSources } from './sources.ts';
 
+/** A source refusing thousands of files each hour keeps its run log small: the count says the rest. */
+export const RUN_SKIPPED_FILES_KEPT = 100;
+
 const emptyCounts = (): WorkCounts => ({
   documents: { added: 0, changed: 0, deleted: 0, renamed: 0, unchanged: 0, skipped: 0 },
   chunks: 0,
@@ -55,6 +58,7 @@ export function listRuns(db: Database, limit: number): RunRecord[] {
           chunksReused: s.chunks_reused as number,
           texts: s.texts_embedded as number,
         },
+        skippedFiles: s.skipped_files ? (JSON.parse(s.skipped_files as string) as RunSourceRecord['skippedFiles']) : [],
         error: s.error as string | null,
       }),
     ),
@@ -76,9 +80,9 @@ export class SqliteRunLog implements RunLog {
   async finishRun(id: number, f: RunFinish): Promise<void> {
     const insertSource = this.db.prepare(
       `INSERT OR REPLACE INTO run_sources (run_id, source, status, commit_before, commit_after, added, changed, deleted,
-         renamed, unchanged, skipped, chunks_written, chunks_reused, texts_embedded, planned, error)
+         renamed, unchanged, skipped, chunks_written, chunks_reused, texts_embedded, planned, skipped_files, error)
        VALUES (@runId, @source, @status, @commitBefore, @commitAfter, @added, @changed, @deleted, @renamed, @unchanged,
-         @skipped, @chunks, @chunksReused, @texts, @planned, @error)`,
+         @skipped, @chunks, @chunksReused, @texts, @planned, @skippedFiles, @error)`,
     );
     this.db.transaction(() => {
       this.db
@@ -99,6 +103,7 @@ export class SqliteRunLog implements RunLog {
           chunksReused: s.written.chunksReused,
           texts: s.written.texts,
           planned: JSON.stringify(s.planned),
+          skippedFiles: s.skippedFiles.length ? JSON.stringify(s.skippedFiles.slice(0, RUN_SKIPPED_FILES_KEPT)) : null,
           error: s.error,
         });
       }

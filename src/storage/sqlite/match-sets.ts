@@ -1,0 +1,88 @@
+import type { Database } from 'better-sqlite3';
+import type { ChunkFilter } from '../../core/types.ts';
+import type { MatchSets } from '../roles.ts';
+import { factsCanFilter } from './facts.ts';
+import { prepared } from './statements.ts';
+
+/** FTS5 query holding all of a token list (each token a quoted string). */
+export const allTokens = (tokens: readonly string[]) => tokens.map((t) => `"${t.replaceAll('"', '""')}"`).join(' AND ');
+
+const isBroken = (v: unknown) => v === 1 || v === 'true';
+
+/**
+ * matchSets for a process that searches once: the same sets, positions and count as the cached
+ * facts give (reader.ts), read for the matching chunks alone instead of building the facts of
+ * every chunk first. Over every source the FTS rows are filtered by the set of broken chunks;
+ * scoped to sources, a matching chunk's row comes from the narrow chunks_facts index (its id,
+ * document and own broken flag) and each document's source and flag are read once. Positions index the ascending ids of the chunks matched, which
+ * orders them as the facts' positions do (ids ascending), so scores and ties come out the same.
+ */
+export function matchSetsOnce(db: Database, tokenLists: string[][], filter: ChunkFilter | undefined): MatchSets {
+  const narrow = factsCanFilter(filter);
+  const sources = narrow && filter?.sources?.length ? new Set(filter.sources) : null;
+  const skipBroken = narrow && !filter?.includeBroken;
+  const rows = prepared(
+    db,
+    `SELECT c.id, c.document_id, json_extract(c.metadata, '$.broken')
+     FROM chunks_fts f CROSS JOIN chunks c INDEXED BY chunks_facts ON c.id = f.rowid WHERE chunks_fts MATCH ? ORDER BY c.id`,
+  ).raw();
+  const docStmt = prepared(
+    db,
+    `SELECT d.id, s.name, json_extract(d.metadata, '$.broken') FROM json_each(?) j
+     CROSS JOIN documents d ON d.id = j.value JOIN sources s ON s.id = d.source_id`,
+  ).raw();
+  const docs = new Map<number, { source: string; broken: boolean }>();
+  // Every source (a plain search): FTS rows are chunks (written and deleted with them), so the
+  // FTS match and the broken chunks, few and indexed (migration 018), are all it takes.
+  const broken = sources ? null : skipBroken ? brokenChunks(db) : new Set<number>();
+  const ftsRows = prepared(db, 'SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid').pluck();
+  const ids = tokenLists.map((tokens) => {
+    if (!tokens.length) return [];
+    if (broken) return (ftsRows.all(allTokens(tokens)) as number[]).filter((id) => !broken.has(id));
+    const found = rows.all(allTokens(tokens)) as [number, number, unknown][];
+    // A chunk's own flag decides when it has one (the facts' coalesce); else its document's.
+    const needed = [...new Set(found.map((r) => r[1]))].filter((d) => !docs.has(d));
+    if (needed.length) {
+      for (const [id, source, broken] of docStmt.all(JSON.stringify(needed)) as [number, string, unknown][]) docs.set(id, { source, broken: isBroken(broken) });
+    }
+    return found
+      .filter(([, doc, own]) => {
+        if (!sources!.has(docs.get(doc)?.source ?? '')) return false;
+        return !skipBroken || !(own === null ? docs.get(doc)?.broken : isBroken(own));
+      })
+      .map((r) => r[0]);
+  });
+  const refs = Int32Array.from(new Set(ids.flat())).sort();
+  const position = new Map<number, number>();
+  refs.forEach((id, p) => position.set(id, p));
+  const sets = ids.map((list) => Int32Array.from(list, (id) => position.get(id)!));
+  // Chunks searched: those of the named sources (broken ones count, as in the facts' share).
+  const total = sources
+    ? (prepared(
+        db,
+        `SELECT count(*) FROM chunks WHERE document_id IN
+           (SELECT d.id FROM documents d JOIN sources s ON s.id = d.source_id WHERE s.name IN (SELECT value FROM json_each(?)))`,
+      )
+        .pluck()
+        .get(JSON.stringify([...sources])) as number)
+    : (prepared(db, 'SELECT count(*) FROM chunks').pluck().get() as number);
+  return { sets, refs, total, filtered: narrow };
+}
+
+/**
+ * The chunks the facts count as broken (their own flag true, or none and their document's true),
+ * from the partial indexes of migration 018: the marked rows alone are read.
+ */
+function brokenChunks(db: Database): Set<number> {
+  const own = prepared(db, `SELECT id FROM chunks INDEXED BY chunks_broken WHERE json_extract(metadata, '$.broken') IN (1, 'true')`)
+    .pluck()
+    .all() as number[];
+  const ofDocuments = prepared(
+    db,
+    `SELECT c.id FROM documents d INDEXED BY documents_broken JOIN chunks c ON c.document_id = d.id
+     WHERE json_extract(d.metadata, '$.broken') IN (1, 'true') AND json_extract(c.metadata, '$.broken') IS NULL`,
+  )
+    .pluck()
+    .all() as number[];
+  return new Set([...own, ...ofDocuments]);
+}
