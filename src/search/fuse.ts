@@ -20,6 +20,8 @@ export interface Candidate {
   /** Refs of collapsed near-duplicates. */
   duplicates?: number[];
   decay?: number;
+  /** Holds the query's words in order (literal.ts). */
+  literal?: boolean;
 }
 
 export interface RrfWeights {

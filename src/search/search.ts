@@ -14,6 +14,7 @@ import { toChunkFilter, unknownValueError, unlistedValues } from './filters.ts';
 import { EXPANSION_TUNING, expansionWeightOf, gatherExpansions, literalShare, MAX_CONCEPT_EXPANSIONS, MAX_EXPANSIONS, type Expander } from './expand.ts';
 import { conceptRefs } from './concepts.ts';
 import { lexiconExpander } from './lexicon.ts';
+import { literalFirst, literalMatcher } from './literal.ts';
 import { collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
 import type { Reranker } from './rerank.ts';
 import { DEFAULT_K, MAX_K, parseSearchRequest, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
@@ -43,6 +44,8 @@ export interface Explain {
   profileExpansion?: { rank: number; score: number; weight: number } | null;
   /** Relevance score from the reranker, when it ran. */
   rerank?: number;
+  /** The passage holds the query's words in order (the literal stage ranked it above the others). */
+  literal?: boolean;
 }
 
 export interface SearchResult extends ChunkHit {
@@ -249,6 +252,28 @@ export class Searcher {
     return terms.length ? this.store.keywordRefs({ tokens: terms, k: n, filter, headWeight: headWeight(), reuse: this.reuseTerms }) : [];
   }
 
+  /**
+   * The references among the query's own keyword hits whose text (title, heading or content) holds
+   * the query's words in order; their texts are loaded into `texts` for the later stages.
+   */
+  private async literalRefs(
+    q: string,
+    kw: RefScore[],
+    analyzers: Analyzer[],
+    loadTexts: (refs: number[]) => Promise<void>,
+    texts: Map<number, ChunkText>,
+  ): Promise<Set<number>> {
+    const holds = kw.length ? literalMatcher(q, analyzers) : null;
+    if (!holds) return new Set();
+    await loadTexts(kw.map((h) => h.ref));
+    const out = new Set<number>();
+    for (const { ref } of kw) {
+      const t = texts.get(ref);
+      if (t && holds(t.content, t.heading, t.title ?? '')) out.add(ref);
+    }
+    return out;
+  }
+
   async search(query: string, opts: SearchOptions = {}): Promise<SearchResult[]> {
     return (await this.searchDetailed(query, opts)).results;
   }
@@ -332,6 +357,8 @@ export class Searcher {
     const weights = req.weights ?? { vector: 1, keyword: 1 };
     const lists: ExpansionList[] = [];
     let vec = vec0 ?? [];
+    // The literal stage (literal.ts): which of the query's own keyword hits hold its words in order.
+    const literal = mode === 'hybrid' ? await this.literalRefs(q, kw, analyzers, loadTexts, texts) : new Set<number>();
     if (expanded) {
       // Weighing expansions reads the texts of their hits and of the best hit of the query's own words.
       await loadTexts([...new Set([...(kw.length ? [kw[0]!.ref] : []), ...(structured ? [] : ex.map((h) => h.ref)), ...exOwn.map((h) => h.ref)])]);
@@ -340,11 +367,12 @@ export class Searcher {
         return h ? `${h.heading}\n${h.content}` : '';
       };
       const best = kw.length ? texts.get(kw[0]!.ref) : undefined;
-      const literal = !!best && literalShare(q, `${best.title ?? ''}\n${best.heading}\n${best.content}`) >= this.tuning.literal;
-      const vectorText = !literal && this.tuning.expandVector ? `${q} ${[...own, ...shared].map((e) => e.term).join(' ')}` : q;
+      // Literal: the query's words occur as written somewhere, or its English words in its best keyword hit.
+      const literalQuery = literal.size > 0 || (!!best && literalShare(q, `${best.title ?? ''}\n${best.heading}\n${best.content}`) >= this.tuning.literal);
+      const vectorText = !literalQuery && this.tuning.expandVector ? `${q} ${[...own, ...shared].map((e) => e.term).join(' ')}` : q;
       vec = await vectorLeg(vectorText);
       if (ex.length) {
-        const weight = (literal ? this.tuning.literalWeight : exOwn.length ? this.tuning.besideProfile : this.tuning.weight) * weights.keyword;
+        const weight = (literalQuery ? this.tuning.literalWeight : exOwn.length ? this.tuning.besideProfile : this.tuning.weight) * weights.keyword;
         // A concept score already holds its terms' weights.
         lists.push({ field: 'expansion', list: ex, weight, weightOf: structured ? () => 1 : (h) => expansionWeightOf(textOf(h.ref), shared) });
       }
@@ -354,7 +382,7 @@ export class Searcher {
       }
     }
     // Fusion on references; texts and metadata are loaded only for the candidates the later stages read.
-    let list: Candidate[] = rrf(vec, kw, weights, lists);
+    let list: Candidate[] = literalFirst(rrf(vec, kw, weights, lists), literal);
     // Single-list modes keep the list's own score (cosine or -bm25) rather than RRF's.
     if (mode !== 'hybrid') list = list.map((c) => ({ ...c, score: (c.vector ?? c.keyword)!.score }));
     const load = async (upTo: number) => {
@@ -420,6 +448,7 @@ export class Searcher {
           duplicates: c.duplicates?.length ?? 0,
           expansion: c.expansion ?? null,
           profileExpansion: c.profileExpansion ?? null,
+          literal: !!c.literal,
           ...(rerankScores?.has(c.ref) ? { rerank: rerankScores.get(c.ref)! } : {}),
         };
       }
