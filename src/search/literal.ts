@@ -1,52 +1,59 @@
-import { prepare, type Analyzer } from '../core/text/analyzer.ts';
+import { indexTokens, type Analyzer } from '../core/text/analyzer.ts';
 
 /**
  * The literal stage of hybrid search: a passage that holds the query's own words in order — as the
- * analyzer sees both (traditional → simplified, a profile's spellings), punctuation and spacing
- * between CJK characters ignored — ranks above every passage that only expansions, the vector
- * leg or concept terms brought. An agent quoting a line or naming a term expects that passage
- * first; what the other lists find fills the places below, and carries the search when the
- * literal words find nothing.
+ * analyzer sees both (traditional → simplified, a profile's spellings, punctuation and spacing
+ * ignored, English words by their stems) — ranks above every passage that only expansions, the
+ * vector leg or concept terms brought. An agent quoting a line or naming a term expects that
+ * passage first; what the other lists find fills the places below, and carries the search when
+ * the literal words find nothing.
+ *
+ * Compared on the keyword terms the index already stores for each chunk (no text is folded again
+ * at query time): the query's units — each CJK character and each other word, in order — must
+ * follow one another there, with at most the bigram of two characters between them (absent where
+ * the text had punctuation: punctuation and spacing do not matter).
  */
 
-const SEPARATORS = /[^\p{L}\p{N}]+/gu;
-const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}';
-// Spacing means nothing next to a CJK character (books and queries write 克我者，应为官杀 or 克我者应为官杀).
-const SPACE_BY_CJK = new RegExp(`(?<=[${CJK}]) | (?=[${CJK}])`, 'gu');
-const WORD_CHAR = /[\p{L}\p{N}]/u;
-const CJK_CHAR = new RegExp(`[${CJK}]`, 'u');
+const CJK_CHAR = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]$/u;
+const isCjkChar = (t: string) => CJK_CHAR.test(t);
 
-/** A text's literal key: the analyzer's form, punctuation runs as one space, no space beside CJK. */
-export function literalKey(a: Analyzer, text: string): string {
-  return prepare(a, text).replace(SEPARATORS, ' ').replace(SPACE_BY_CJK, '').trim();
-}
+/** A CJK bigram token: two characters (Latin words never hold CJK, analyzer.ts). */
+const isBigram = (t: string) => {
+  const cs = [...t];
+  return cs.length === 2 && isCjkChar(cs[0]!) && isCjkChar(cs[1]!);
+};
 
-/** A Latin word character: a match must not start or end inside a word ("art" is not in "start"). */
-const inWord = (ch: string | undefined) => !!ch && WORD_CHAR.test(ch) && !CJK_CHAR.test(ch);
+/** The units of index tokens (analyzer.ts indexTokens): characters and words, in order, bigrams left out. */
+export const termUnits = (tokens: readonly string[]): string[] => tokens.filter((t) => !isBigram(t));
 
-/** Whether `text` (a literal key) holds `query` (a literal key) on word boundaries. */
-export function holdsLiteral(text: string, query: string): boolean {
-  if (!query) return false;
-  const edgeStart = inWord(query[0]);
-  const edgeEnd = inWord(query[query.length - 1]);
-  for (let i = text.indexOf(query); i >= 0; i = text.indexOf(query, i + 1)) {
-    if (edgeStart && inWord(text[i - 1])) continue;
-    if (edgeEnd && inWord(text[i + query.length])) continue;
-    return true;
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A pattern over stored terms (space-separated index tokens) matching the units in order: between
+ * two characters of one CJK run the stored terms hold their bigram, which may be absent (the text
+ * had punctuation there); otherwise the units are neighbours.
+ */
+export function unitsPattern(units: readonly string[]): RegExp {
+  let src = `(?:^| )${escape(units[0]!)}`;
+  for (let i = 1; i < units.length; i++) {
+    const [a, b] = [units[i - 1]!, units[i]!];
+    src += isCjkChar(a) && isCjkChar(b) ? `(?: ${escape(a + b)})? ${escape(b)}` : ` ${escape(b)}`;
   }
-  return false;
+  return new RegExp(`${src}(?= |$)`, 'u');
 }
 
 /**
- * A matcher of texts against the query's literal key under each analyzer in force (a text counts
- * when one of them finds the query in it); null when the query has no letters or digits.
+ * Patterns of the query's units under each analyzer in force (distinct): a chunk's stored terms
+ * hold the query's words in order when one matches. None when the query has no letters or digits.
  */
-export function literalMatcher(query: string, analyzers: readonly Analyzer[]): ((...fields: string[]) => boolean) | null {
-  // Analyzers sharing a normaliser see the same text.
-  const distinct = [...new Map(analyzers.map((a) => [a.normalize, a])).values()];
-  const keys = distinct.map((a) => ({ a, key: literalKey(a, query) })).filter((k) => k.key);
-  if (!keys.length) return null;
-  return (...fields) => keys.some(({ a, key }) => fields.some((f) => f && holdsLiteral(literalKey(a, f), key)));
+export function literalPatterns(query: string, analyzers: readonly Analyzer[]): RegExp[] {
+  const seen = new Map<string, RegExp>();
+  for (const a of analyzers) {
+    const units = termUnits(indexTokens(a, query));
+    const key = units.join(' ');
+    if (units.length && !seen.has(key)) seen.set(key, unitsPattern(units));
+  }
+  return [...seen.values()];
 }
 
 /** The candidates in `literal` first, each part in its fused order (stable). */

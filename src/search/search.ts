@@ -14,7 +14,7 @@ import { toChunkFilter, unknownValueError, unlistedValues } from './filters.ts';
 import { EXPANSION_TUNING, expansionWeightOf, gatherExpansions, literalShare, MAX_CONCEPT_EXPANSIONS, MAX_EXPANSIONS, type Expander } from './expand.ts';
 import { conceptRefs } from './concepts.ts';
 import { lexiconExpander } from './lexicon.ts';
-import { literalFirst, literalMatcher } from './literal.ts';
+import { literalFirst, literalPatterns } from './literal.ts';
 import { collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
 import type { Reranker } from './rerank.ts';
 import { DEFAULT_K, MAX_K, parseSearchRequest, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
@@ -235,8 +235,9 @@ export class Searcher {
     return (await this.store.getChunks(refs.map((r) => r.ref))).map((h) => ({ ...h, score: score.get(h.ref)! }));
   }
 
-  private async keywordRefs(q: string, n: number, filter: ChunkFilter, analyzers: Analyzer[]): Promise<RefScore[]> {
-    const terms = this.terms(q, analyzers);
+  /** `own`: the query's terms under each analyzer (queryTerms), ORed. */
+  private async keywordRefs(q: string, own: string[][], n: number, filter: ChunkFilter, analyzers: Analyzer[]): Promise<RefScore[]> {
+    const terms = [...new Set(own.flat())];
     const head = headWeight();
     const reuse = this.reuseTerms;
     const hits = await this.store.keywordRefs({ tokens: terms, k: n, filter, headWeight: head, reuse });
@@ -253,24 +254,18 @@ export class Searcher {
   }
 
   /**
-   * The references among the query's own keyword hits whose text (title, heading or content) holds
-   * the query's words in order; their texts are loaded into `texts` for the later stages.
+   * The references among the query's own keyword hits whose stored terms hold the query's words in
+   * order (literal.ts).
    */
-  private async literalRefs(
-    q: string,
-    kw: RefScore[],
-    analyzers: Analyzer[],
-    loadTexts: (refs: number[]) => Promise<void>,
-    texts: Map<number, ChunkText>,
-  ): Promise<Set<number>> {
-    const holds = kw.length ? literalMatcher(q, analyzers) : null;
-    if (!holds) return new Set();
-    await loadTexts(kw.map((h) => h.ref));
+  private async literalRefs(q: string, own: string[][], kw: RefScore[], analyzers: Analyzer[]): Promise<Set<number>> {
+    // Only a hit holding every term of the query (under one analyzer) can hold its words in
+    // order: where the store counts them, the others are not read.
+    const need = Math.min(...own.map((t) => t.length));
+    const maybe = kw.filter((h) => h.terms === undefined || h.terms >= need);
+    const wanted = maybe.length ? literalPatterns(q, analyzers) : [];
+    if (!wanted.length) return new Set();
     const out = new Set<number>();
-    for (const { ref } of kw) {
-      const t = texts.get(ref);
-      if (t && holds(t.content, t.heading, t.title ?? '')) out.add(ref);
-    }
+    for (const { ref, terms } of await this.store.chunkTerms(maybe.map((h) => h.ref))) if (wanted.some((w) => w.test(terms))) out.add(ref);
     return out;
   }
 
@@ -315,6 +310,7 @@ export class Searcher {
     }
     const filter = filter0;
     const analyzers = this.analyzers(filter.sources);
+    const ownTerms = analyzers.map((a) => queryTerms(a, q));
     // Candidates per list: enough for fusion, collapse and MMR to have something to choose from.
     const pool = Math.max(k * 5, 50);
 
@@ -337,7 +333,7 @@ export class Searcher {
       return byConcepts ? { list: byConcepts, structured: true } : { list: await this.expansionRefs(shared, pool, filter, analyzers), structured: false };
     };
     const [kw, { list: ex, structured }, exOwn, vec0] = await Promise.all([
-      mode === 'vector' ? [] : this.keywordRefs(q, pool, filter, analyzers),
+      mode === 'vector' ? [] : this.keywordRefs(q, ownTerms, pool, filter, analyzers),
       shared.length ? sharedList() : { list: [], structured: false },
       own.length ? this.expansionRefs(own, pool, filter, analyzers) : [],
       // Without expansions the vector leg does not wait for the keyword one.
@@ -358,7 +354,7 @@ export class Searcher {
     const lists: ExpansionList[] = [];
     let vec = vec0 ?? [];
     // The literal stage (literal.ts): which of the query's own keyword hits hold its words in order.
-    const literal = mode === 'hybrid' ? await this.literalRefs(q, kw, analyzers, loadTexts, texts) : new Set<number>();
+    const literal = mode === 'hybrid' ? await this.literalRefs(q, ownTerms, kw, analyzers) : new Set<number>();
     if (expanded) {
       // Weighing expansions reads the texts of their hits and of the best hit of the query's own words.
       await loadTexts([...new Set([...(kw.length ? [kw[0]!.ref] : []), ...(structured ? [] : ex.map((h) => h.ref)), ...exOwn.map((h) => h.ref)])]);

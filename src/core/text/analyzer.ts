@@ -59,8 +59,7 @@ const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hang
 // A Latin word stops where CJK starts ("JIRA票务" is jira + 票务: each side matches on its own).
 const TOKEN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+|(?:[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\P{L}]|\p{N})+/gu;
 
-/** Text as the analyzer sees it (both sides of keyword search): NFKC, lower case, then its normaliser. */
-export function prepare(a: Analyzer, text: string): string {
+function prepare(a: Analyzer, text: string): string {
   return a.normalize(text.normalize('NFKC').toLowerCase());
 }
 

@@ -169,6 +169,13 @@ export class SqliteIndexReader implements IndexReader {
     ).all(JSON.stringify(refs)) as ChunkText[];
   }
 
+  async chunkTerms(refs: readonly number[]): Promise<{ ref: number; terms: string }[]> {
+    if (!refs.length) return [];
+    return prepared(this.db, 'SELECT f.rowid AS ref, f.body AS terms FROM json_each(?) j CROSS JOIN chunks_fts f ON f.rowid = j.value').all(
+      JSON.stringify(refs),
+    ) as { ref: number; terms: string }[];
+  }
+
   async anyChunk(filter: ChunkFilter): Promise<boolean> {
     const f = filterSql(filter);
     return !!this.db.prepare(`SELECT 1 FROM chunks c ${HIT_JOINS} WHERE ${f.sql} LIMIT 1`).get(...f.params);
