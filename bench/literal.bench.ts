@@ -4,12 +4,14 @@
  * (tests/helpers/sentences.ts: passage at rank 1 / in the top 3), for the code of any checkout on
  * an index it has built, so one script gives before and after.
  *
- *   npx tsx bench/literal.bench.ts -c CONFIG [--root CHECKOUT] [--heldout] [--sets a.jsonl,b.jsonl] [--json OUT] [--misses]
+ *   npx tsx bench/literal.bench.ts -c CONFIG [--root CHECKOUT] [--heldout] [--sets a.jsonl,b.jsonl] [--variants JSON] [--json OUT] [--misses]
  *
  * CONFIG: a config whose `classics` and `bookmarks` sources are clones of the bundles, indexed by
  * that checkout (`npx tsx src/cli/run.ts index --config CONFIG` there); the sentences are sampled
  * from its checkouts. --root: the checkout whose Searcher runs (default: this one; a worktree of an
- * older commit with node_modules linked). --heldout adds eval/heldout/* (judge only).
+ * older commit with node_modules linked). --heldout adds eval/heldout/* (judge only: never with
+ * --variants). --variants compares expansion tunings (search.ts ExpansionTuning, plus
+ * `"expand": false`), e.g. '{"defaults": {}, "weight 2": {"weight": 2}}'.
  */
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -40,31 +42,33 @@ const SETS = opt('--sets')?.split(',') ?? [
 
 const config = loadConfig(configFile);
 const searcher = Searcher.open(config);
+// --variants '{"name": {"weight": 2}, "off": {"expand": false}}': expansion tunings (search.ts ExpansionTuning) to compare, dev sets only.
+const variants = JSON.parse(opt('--variants') ?? '{"defaults": {}}') as Record<string, Record<string, unknown> & { expand?: boolean }>;
 const f = (x: number) => x.toFixed(3);
 const out: Record<string, { queries: number; hit1: number; hit3: number; mrr10: number }> = {};
 const t0 = Date.now();
+const defaults = { ...searcher.tuning };
 try {
-  console.log(`| set | queries | hit@1 | hit@3 | MRR@10 |\n|---|---:|---:|---:|---:|`);
-  for (const set of SETS) {
-    const r = await runEval(searcher, readEvalFile(join(here, set)));
-    const m = r.overall;
-    out[set] = m;
-    console.log(`| ${set} | ${m.queries} | ${f(m.hit1)} | ${f(m.hit3)} | ${f(m.mrr10)} |`);
-  }
   const docs = ['classics', 'bookmarks'].flatMap((s) => corpusDocs(config, s, config.sources.find((x) => x.name === s)!.root));
   const sentences = sampleSentences(docs, ['classics', 'bookmarks'], PER_SOURCE, SEED);
-  for (const source of ['classics', 'bookmarks', 'both']) {
-    const mine = sentences.filter((s) => source === 'both' || s.source === source);
-    const ranks: (number | null)[] = [];
-    for (const s of mine) {
-      const rank = rankOf(s, await searcher.search(s.query));
-      ranks.push(rank);
-      if (args.includes('--misses') && source !== 'both' && rank !== 1) console.error(`rank ${rank ?? '-'}\t${s.source}:${s.path}\t${s.query}`);
+  console.log(`| variant | set | queries | hit@1 | hit@3 | MRR@10 |\n|---|---|---:|---:|---:|---:|`);
+  for (const [name, { expand, ...tuning }] of Object.entries(variants)) {
+    searcher.tuning = { ...defaults, ...tuning };
+    const row = (set: string, m: { queries: number; hit1: number; hit3: number; mrr10: number }) => {
+      out[`${name}\t${set}`] = m;
+      console.log(`| ${name} | ${set} | ${m.queries} | ${f(m.hit1)} | ${f(m.hit3)} | ${f(m.mrr10)} |`);
+    };
+    for (const set of SETS) row(set, (await runEval(searcher, readEvalFile(join(here, set)), expand === false ? { expand } : {})).overall);
+    for (const source of ['classics', 'bookmarks', 'both']) {
+      const ranks: (number | null)[] = [];
+      for (const s of sentences.filter((x) => source === 'both' || x.source === source)) {
+        const rank = rankOf(s, await searcher.search(s.query, expand === false ? { expand } : {}));
+        ranks.push(rank);
+        if (args.includes('--misses') && source !== 'both' && rank !== 1) console.error(`rank ${rank ?? '-'}\t${s.source}:${s.path}\t${s.query}`);
+      }
+      const at = (k: number) => ranks.filter((r) => r !== null && r <= k).length / ranks.length;
+      row(`sampled sentences: ${source}`, { queries: ranks.length, hit1: at(1), hit3: at(3), mrr10: ranks.reduce<number>((a, r) => a + (r ? 1 / r : 0), 0) / ranks.length });
     }
-    const at = (k: number) => ranks.filter((r) => r !== null && r <= k).length / ranks.length;
-    const mrr = ranks.reduce<number>((a, r) => a + (r ? 1 / r : 0), 0) / ranks.length;
-    out[`sentences: ${source}`] = { queries: ranks.length, hit1: at(1), hit3: at(3), mrr10: mrr };
-    console.log(`| sampled sentences: ${source} | ${ranks.length} | ${f(at(1))} | ${f(at(3))} | ${f(mrr)} |`);
   }
 } finally {
   await searcher.close();
