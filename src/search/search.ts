@@ -15,13 +15,13 @@ import { EXPANSION_TUNING, expansionWeightOf, gatherExpansions, literalShare, MA
 import { conceptRefs } from './concepts.ts';
 import { lexiconExpander } from './lexicon.ts';
 import { literalFirst, literalPatterns } from './literal.ts';
-import { collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
+import { capPerDocument, collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
 import type { Reranker } from './rerank.ts';
-import { DEFAULT_K, MAX_K, parseSearchRequest, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
+import { DEFAULT_K, DEFAULT_PER_DOC, MAX_K, parseSearchRequest, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
 import { VectorIndex, type VectorSource } from './vector-index.ts';
 import { oneShotVectors } from './vector-scan.ts';
 
-export { MODES, MAX_K, MAX_QUERY_CHARS, DEFAULT_K, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
+export { MODES, MAX_K, MAX_QUERY_CHARS, DEFAULT_K, DEFAULT_PER_DOC, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
 
 export interface SearchResponse {
   results: SearchResult[];
@@ -319,7 +319,10 @@ export class Searcher {
     const needAll = lambda < 1 || !!req.halfLifeDays || !!this.reranker || req.explain;
     // A vector-only search needs only the head its answer comes from (each candidate is rescored
     // exactly); if collapse leaves fewer than k there, it runs again at full depth.
-    const head = req.dedupe ? 2 * k + 8 : k;
+    const perDoc = req.perDoc ?? (mode === 'hybrid' ? DEFAULT_PER_DOC : 0);
+    // Collapse and the per-document cap thin the list: they look further than k.
+    const thins = req.dedupe || perDoc > 0;
+    const head = thins ? 2 * k + 8 : k;
     const vectorN = mode === 'vector' && !needAll && !fullPool && head < pool ? head : pool;
     // Expansions join hybrid search only: keyword and vector modes stay the literal single legs.
     const expansions = mode === 'hybrid' ? await this.expansionsOf(q, req, filter.sources) : NO_EXPANSIONS;
@@ -394,16 +397,21 @@ export class Searcher {
     };
     // Without dedupe the top k are the answer; with it, texts are read for a few more than k (the
     // usual collapses), then for the head the vector leg ranked, then for all, while collapse runs short.
-    const first = needAll ? list.length : req.dedupe ? Math.min(k + 2, list.length) : k;
+    const first = needAll ? list.length : thins ? Math.min(k + 2, list.length) : k;
     await load(first);
+    const limit = needAll ? Infinity : k;
+    // Collapse is greedy in rank order (so is the cap): k survivors among the loaded head are the k it would keep.
+    const thin = (head: Candidate[]) => {
+      const kept = req.dedupe ? collapseDuplicates(head, 0.9, perDoc ? Infinity : limit) : head;
+      return perDoc ? capPerDocument(kept, perDoc, (c) => texts.get(c.ref)?.doc, limit) : kept;
+    };
     if (req.halfLifeDays) {
       await loadHits(list.map((c) => c.ref));
       for (const c of list) if (hits.has(c.ref)) c.date = str(resultOf(c.ref).fields.date) ?? str(resultOf(c.ref).metadata.date);
     }
-    if (req.dedupe) {
+    if (thins) {
       const all = list;
-      // Collapse is greedy in rank order: k survivors among the loaded head are the k it would keep.
-      list = collapseDuplicates(all.slice(0, first), 0.9, needAll ? Infinity : k);
+      list = thin(all.slice(0, first));
       let loaded = first;
       for (const more of [2 * k + 8, all.length]) {
         if (list.length >= k || loaded >= all.length) break;
@@ -411,7 +419,7 @@ export class Searcher {
         if (n <= loaded) continue;
         for (const c of all) delete c.duplicates;
         await load(n);
-        list = collapseDuplicates(all.slice(0, n), 0.9, needAll ? Infinity : k);
+        list = thin(all.slice(0, n));
         loaded = n;
       }
     } else if (!needAll) list = list.slice(0, k);

@@ -55,6 +55,8 @@ export interface KeywordQuery {
 /** What search reads of a chunk to weigh and compare candidates (no metadata, no JSON). */
 export interface ChunkText {
   ref: number;
+  /** The chunk's document (an id of the store's, equal for the chunks of one document). */
+  doc: number;
   title: string | null;
   heading: string;
   content: string;

@@ -6,6 +6,7 @@ import { parseConfig } from '../../src/config/load.ts';
 import { createProfileRegistry, type Profile } from '../../src/core/profile.ts';
 import { defaultAnalyzer, indexTerms, indexTokens, type Analyzer } from '../../src/core/text/analyzer.ts';
 import { literalFirst, literalPatterns, tokensPattern } from '../../src/search/literal.ts';
+import { DEFAULT_PER_DOC, parseSearchRequest, type SearchOptions } from '../../src/search/request.ts';
 import { Searcher } from '../../src/search/search.ts';
 import { runIndex } from '../../src/sync/run.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -61,7 +62,7 @@ const thesaurus: Profile = {
   expansionWeight: 3,
 };
 
-describe('the literal stage in hybrid search', () => {
+describe('the literal stage and the per-document cap in hybrid search', () => {
   let t: ReturnType<typeof tempDir>;
   let s: Searcher;
   beforeAll(async () => {
@@ -70,6 +71,8 @@ describe('the literal stage in hybrid search', () => {
     mkdirSync(dir);
     // Passages about 官杀混杂 that say the expansion again and again, and one quoting the line once.
     for (let i = 0; i < 12; i++) writeFileSync(join(dir, `mixed-${i}.md`), `# 官杀混杂${i}\n\n官杀混杂，官杀混杂者贱。论官杀混杂第${i}。\n`);
+    // One long document whose every section says the term: a per-document cap keeps a few.
+    writeFileSync(join(dir, 'long.md'), Array.from({ length: 8 }, (_, i) => `## 第${i}节\n\n论伤官配印之法，其${i}。`).join('\n\n'));
     writeFileSync(join(dir, 'quote.md'), '# 论六亲\n\n生我者为父母，我生者为子孙，克我者應為官殺，我克者为妻财，此理甚明。\n');
     const registry = createProfileRegistry([...builtinProfiles.profiles, thesaurus]);
     const config = parseConfig(registry, { db: join(t.dir, 'i.db'), sources: [{ name: 'notes', kind: 'dir', path: dir, profile: 'thesaurus' }] });
@@ -94,6 +97,16 @@ describe('the literal stage in hybrid search', () => {
   it('without the words in order no passage is literal: the fused order stands', async () => {
     const r = await s.searchDetailed('官杀应为克我者', { explain: true });
     expect(r.results.every((x) => x.explain!.literal === false)).toBe(true);
+  });
+
+  it('caps the results of one document in hybrid mode (DEFAULT_PER_DOC, perDoc 0 = none), not in the single-list modes', async () => {
+    const fromLong = async (o: SearchOptions) => (await s.search('伤官配印', o)).filter((x) => x.path === 'long.md').length;
+    expect(await fromLong({})).toBe(DEFAULT_PER_DOC);
+    expect(await fromLong({ perDoc: 1 })).toBe(1);
+    expect(await fromLong({ perDoc: 0 })).toBe(8);
+    expect(await fromLong({ mode: 'keyword' })).toBe(8);
+    expect(await fromLong({ mode: 'keyword', perDoc: 2 })).toBe(2);
+    expect(() => parseSearchRequest({ query: 'x', perDoc: -1 })).toThrow(/perDoc must be ≥ 0/);
   });
 
   it('keyword and vector modes have no literal stage', async () => {
