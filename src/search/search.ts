@@ -496,8 +496,10 @@ export class Searcher {
   }
 
   /**
-   * The documents most similar to a given one (by source + path, or a chunk id): the mean of its
-   * chunk vectors against every other document's chunks, best chunk per document, itself excluded.
+   * The documents most similar to a given one (by source + path, or a chunk id), as whole
+   * documents: the mean of its chunk vectors against each candidate document's (the candidates:
+   * the documents of the chunks nearest its mean), averaged with the candidate's best chunk, itself
+   * excluded. One chunk that happens to match no longer decides alone.
    */
   async related(
     ref: string | { source?: string; path?: string; id?: string },
@@ -519,35 +521,60 @@ export class Searcher {
     const self = [...docs.values()][0]!;
     // A chunk id stands for its whole document.
     const own = await this.store.findChunks({ source: self.source, path: self.path });
-    const dims = await this.vectors.dims();
-    const centroid = new Float32Array(dims);
-    let n = 0;
-    for (const r of own) {
-      const v = await this.vectors.vectorOf(r);
-      if (!v) continue;
-      for (let j = 0; j < dims; j++) centroid[j]! += v[j]!;
-      n++;
-    }
-    if (!n) return [];
+    const centroid = await this.meanVector(own);
+    if (!centroid) return [];
     const filter = this.filterOf({ filters: {}, includeBroken: false, ...opts });
     const isSelf = (h: StoredHit) => h.source === self.source && h.path === self.path;
-    let pool = k * 8;
+    // Candidates: the documents of the chunks nearest the mean, enough of them to re-rank.
+    const want = Math.max(2 * k, 20);
+    let pool = want * 4;
+    let best = new Map<string, StoredHit>();
     for (;;) {
       const hits = (await this.vectorHits(centroid, pool, filter, new Set(own))).filter((h) => !isSelf(h));
-      const best = new Map<string, StoredHit>();
+      best = new Map<string, StoredHit>();
       for (const h of hits) {
         const key = `${h.source}\u0000${h.path}`;
         if (!best.has(key)) best.set(key, h); // hits are best-first
       }
-      if (best.size >= k || hits.length < pool) return [...best.values()].slice(0, k).map((h) => this.toResult(h, h.score));
+      if (best.size >= want || hits.length < pool) break;
       pool *= 4;
     }
+    const scored: { h: StoredHit; score: number }[] = [];
+    for (const h of best.values()) {
+      const mean = await this.meanVector(await this.store.findChunks({ source: h.source, path: h.path }));
+      // The whole document's likeness and its best passage's, in equal parts (measured: docs/benchmarks/literal-and-expansions.md).
+      scored.push({ h, score: mean ? (cosine(centroid, mean) + h.score) / 2 : h.score });
+    }
+    scored.sort((a, b) => b.score - a.score);
+    return scored.slice(0, k).map(({ h, score }) => this.toResult(h, score));
+  }
+
+  /** The mean of some chunks' vectors (null when none has one). */
+  private async meanVector(refs: number[]): Promise<Float32Array | null> {
+    const dims = await this.vectors.dims();
+    const mean = new Float32Array(dims);
+    let n = 0;
+    for (const r of refs) {
+      const v = await this.vectors.vectorOf(r);
+      if (!v) continue;
+      for (let j = 0; j < dims; j++) mean[j]! += v[j]!;
+      n++;
+    }
+    return n ? mean : null;
   }
 
   async close(): Promise<void> {
     await this.store.close();
     await this.embedder.close?.();
   }
+}
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) (dot += a[i]! * b[i]!), (na += a[i]! * a[i]!), (nb += b[i]! * b[i]!);
+  return na && nb ? dot / Math.sqrt(na * nb) : 0;
 }
 
 /** One-shot search: opens the index, searches, closes. */
