@@ -4,7 +4,7 @@
  */
 import { tool } from 'ai';
 import { z } from 'zod';
-import { MAX_K, MODES } from '../search/request.ts';
+import { DEFAULT_PER_DOC, MAX_K, MODES } from '../search/request.ts';
 import { lazySearcher, Searcher, type SearcherLike } from '../search/search.ts';
 import { filterFields, filtersOf } from '../search/filter-fields.ts';
 
@@ -26,10 +26,11 @@ export function createSearchTool(searcher: SearcherLike, opts: { sources?: strin
       source,
       k: z.number().int().min(1).max(MAX_K).optional().default(5),
       mode: z.enum(MODES).optional().default('hybrid'),
+      perDoc: z.number().int().min(0).max(MAX_K).optional().describe(`at most this many passages from one document (default ${DEFAULT_PER_DOC} in hybrid mode; 0 = no cap)`),
       ...filterFields(specs),
     }),
-    execute: async ({ query, source: s, k, mode, ...rest }) => {
-      const results = await get().search(query, { k, mode, sources: s ? [s] : sources, filters: filtersOf(specs, rest) });
+    execute: async ({ query, source: s, k, mode, perDoc, ...rest }) => {
+      const results = await get().search(query, { k, mode, perDoc, sources: s ? [s] : sources, filters: filtersOf(specs, rest) });
       return results.map((r) => ({
         source: r.source,
         path: r.path,

@@ -6,7 +6,7 @@ import { errorMessage } from '../core/errors.ts';
 import { describeIoError } from '../core/io-errors.ts';
 import { filterFields, filtersOf } from '../search/filter-fields.ts';
 import { resultJson } from '../search/present.ts';
-import { MAX_K, MAX_QUERY_CHARS, MODES } from '../search/request.ts';
+import { DEFAULT_PER_DOC, MAX_K, MAX_QUERY_CHARS, MODES } from '../search/request.ts';
 import type { Searcher, SearchResult } from '../search/search.ts';
 import { serverInfo, type FrontHandoff } from './front.ts';
 
@@ -38,6 +38,7 @@ export function createMcpServer(searcher: Searcher, version?: string): McpServer
         mmr: z.number().optional().describe('diversify with MMR (0..1, 1 = off)'),
         halfLifeDays: z.number().optional().describe('temporal decay on the results\' date'),
         dedupe: z.boolean().optional().describe('collapse near-identical passages (default true)'),
+        perDoc: z.number().int().min(0).max(MAX_K).optional().describe(`at most this many results from one document (default ${DEFAULT_PER_DOC} in hybrid mode; 0 = no cap)`),
         includeBroken: z.boolean().optional().describe('include chunks marked broken'),
         explain: z.boolean().optional().describe('attach component ranks and scores, and list the query\'s expansions'),
         expand: z.boolean().optional().describe('add synonyms, glossary and cross-lingual terms as secondary terms (default true)'),
@@ -46,10 +47,10 @@ export function createMcpServer(searcher: Searcher, version?: string): McpServer
     },
     async ({ query, source, sources, ...rest }) => {
       try {
-        const { k, mode, path, minScore, mmr, halfLifeDays, dedupe, includeBroken, explain, expand } = rest;
+        const { k, mode, path, minScore, mmr, halfLifeDays, dedupe, perDoc, includeBroken, explain, expand } = rest;
         const r = await searcher.searchDetailed(query, {
           sources: source ? [source, ...(sources ?? [])] : sources,
-          k, mode, path, minScore, mmr, halfLifeDays, dedupe, includeBroken, explain, expand,
+          k, mode, path, minScore, mmr, halfLifeDays, dedupe, perDoc, includeBroken, explain, expand,
           filters: filtersOf(specs, rest),
         });
         return text(r.results, r.expansions);

@@ -20,6 +20,8 @@ export interface Candidate {
   /** Refs of collapsed near-duplicates. */
   duplicates?: number[];
   decay?: number;
+  /** Holds the query's words in order (literal.ts). */
+  literal?: boolean;
 }
 
 export interface RrfWeights {
@@ -138,6 +140,25 @@ export function collapseDuplicates<T extends Candidate>(list: T[], threshold = 0
     else kept.push({ c, sh });
   }
   return kept.map((k) => k.c);
+}
+
+/**
+ * Keeps at most `perDoc` candidates of each document, best first (the rest drop out of the list,
+ * so one long document cannot take every place); `docOf` names a candidate's document. Stops at
+ * `limit` kept. Input must be best-first.
+ */
+export function capPerDocument<T extends Candidate>(list: T[], perDoc: number, docOf: (c: T) => number | undefined, limit = Infinity): T[] {
+  const seen = new Map<number, number>();
+  const out: T[] = [];
+  for (const c of list) {
+    if (out.length >= limit) break;
+    const doc = docOf(c);
+    const n = doc === undefined ? 0 : (seen.get(doc) ?? 0);
+    if (n >= perDoc) continue;
+    if (doc !== undefined) seen.set(doc, n + 1);
+    out.push(c);
+  }
+  return out;
 }
 
 /** score × 0.5^(age / halfLife) for candidates with a date; undated ones are left as they are. */

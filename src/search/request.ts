@@ -16,6 +16,8 @@ export type SearchMode = (typeof MODES)[number];
 export const DEFAULT_K = 10;
 export const MAX_K = 100;
 export const MAX_QUERY_CHARS = 1000;
+/** Results one document may give a hybrid search by default (measured: docs/benchmarks/literal-and-expansions.md). */
+export const DEFAULT_PER_DOC = 3;
 /** Most values of one list (sources, one filter's values): beyond it a request is refused, not slow. */
 export const MAX_LIST = 64;
 
@@ -40,6 +42,11 @@ export const searchOptionsSchema = z.strictObject({
   mmr: z._default(z.number().check(z.gt(0, { error: 'mmr must be in (0, 1]' }), z.maximum(1, { error: 'mmr must be in (0, 1]' })), 1),
   /** Collapse identical / near-identical texts. */
   dedupe: z._default(z.boolean(), true),
+  /**
+   * At most this many results from one document (0: no cap). Default: DEFAULT_PER_DOC in hybrid
+   * mode, no cap in the single-list modes.
+   */
+  perDoc: z.optional(z.number().check(z.int({ error: 'perDoc must be a whole number' }), z.minimum(0, { error: 'perDoc must be ≥ 0' }), z.maximum(MAX_K))),
   /** Temporal decay half-life in days on the results' date; off by default. */
   halfLifeDays: z.optional(z.number().check(z.positive({ error: 'halfLifeDays must be > 0' }))),
   /** Keep chunks a chunker marked broken. */

@@ -14,13 +14,14 @@ import { knownShape, toChunkFilter, unknownValueError, valuesToCheck } from './f
 import { EXPANSION_TUNING, expansionWeightOf, gatherExpansions, literalShare, MAX_CONCEPT_EXPANSIONS, MAX_EXPANSIONS, type Expander } from './expand.ts';
 import { conceptRefs } from './concepts.ts';
 import { lexiconExpander } from './lexicon.ts';
-import { collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
+import { literalFirst, literalPatterns } from './literal.ts';
+import { capPerDocument, collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
 import type { Reranker } from './rerank.ts';
-import { DEFAULT_K, MAX_K, parseSearchRequest, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
+import { DEFAULT_K, DEFAULT_PER_DOC, MAX_K, parseSearchRequest, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
 import { VectorIndex, type VectorSource } from './vector-index.ts';
 import { oneShotVectors } from './vector-scan.ts';
 
-export { MODES, MAX_K, MAX_QUERY_CHARS, DEFAULT_K, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
+export { MODES, MAX_K, MAX_QUERY_CHARS, DEFAULT_K, DEFAULT_PER_DOC, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
 
 export interface SearchResponse {
   results: SearchResult[];
@@ -43,6 +44,8 @@ export interface Explain {
   profileExpansion?: { rank: number; score: number; weight: number } | null;
   /** Relevance score from the reranker, when it ran. */
   rerank?: number;
+  /** The passage holds the query's words in order (the literal stage ranked it above the others). */
+  literal?: boolean;
 }
 
 export interface SearchResult extends ChunkHit {
@@ -232,8 +235,9 @@ export class Searcher {
     return (await this.store.getChunks(refs.map((r) => r.ref))).map((h) => ({ ...h, score: score.get(h.ref)! }));
   }
 
-  private async keywordRefs(q: string, n: number, filter: ChunkFilter, analyzers: Analyzer[]): Promise<RefScore[]> {
-    const terms = this.terms(q, analyzers);
+  /** `own`: the query's terms under each analyzer (queryTerms), ORed. */
+  private async keywordRefs(q: string, own: string[][], n: number, filter: ChunkFilter, analyzers: Analyzer[]): Promise<RefScore[]> {
+    const terms = [...new Set(own.flat())];
     const head = headWeight();
     const reuse = this.reuseTerms;
     const hits = await this.store.keywordRefs({ tokens: terms, k: n, filter, headWeight: head, reuse });
@@ -247,6 +251,22 @@ export class Searcher {
   private async expansionRefs(expansions: Expansion[], n: number, filter: ChunkFilter, analyzers: Analyzer[]): Promise<RefScore[]> {
     const terms = [...new Set(expansions.flatMap((e) => this.terms(e.term, analyzers)))];
     return terms.length ? this.store.keywordRefs({ tokens: terms, k: n, filter, headWeight: headWeight(), reuse: this.reuseTerms }) : [];
+  }
+
+  /**
+   * The references among the query's own keyword hits whose stored terms hold the query's words in
+   * order (literal.ts).
+   */
+  private async literalRefs(q: string, own: string[][], kw: RefScore[], analyzers: Analyzer[]): Promise<Set<number>> {
+    // Only a hit holding every term of the query (under one analyzer) can hold its words in
+    // order: where the store counts them, the others are not read.
+    const need = Math.min(...own.map((t) => t.length));
+    const maybe = kw.filter((h) => h.terms === undefined || h.terms >= need);
+    const wanted = maybe.length ? literalPatterns(q, analyzers) : [];
+    if (!wanted.length) return new Set();
+    const out = new Set<number>();
+    for (const { ref, terms } of await this.store.chunkTerms(maybe.map((h) => h.ref))) if (wanted.some((w) => w.test(terms))) out.add(ref);
+    return out;
   }
 
   async search(query: string, opts: SearchOptions = {}): Promise<SearchResult[]> {
@@ -290,6 +310,7 @@ export class Searcher {
     }
     const filter = filter0;
     const analyzers = this.analyzers(filter.sources);
+    const ownTerms = analyzers.map((a) => queryTerms(a, q));
     // Candidates per list: enough for fusion, collapse and MMR to have something to choose from.
     const pool = Math.max(k * 5, 50);
 
@@ -298,7 +319,10 @@ export class Searcher {
     const needAll = lambda < 1 || !!req.halfLifeDays || !!this.reranker || req.explain;
     // A vector-only search needs only the head its answer comes from (each candidate is rescored
     // exactly); if collapse leaves fewer than k there, it runs again at full depth.
-    const head = req.dedupe ? 2 * k + 8 : k;
+    const perDoc = req.perDoc ?? (mode === 'hybrid' ? DEFAULT_PER_DOC : 0);
+    // Collapse and the per-document cap thin the list: they look further than k.
+    const thins = req.dedupe || perDoc > 0;
+    const head = thins ? 2 * k + 8 : k;
     const vectorN = mode === 'vector' && !needAll && !fullPool && head < pool ? head : pool;
     // Expansions join hybrid search only: keyword and vector modes stay the literal single legs.
     const expansions = mode === 'hybrid' ? await this.expansionsOf(q, req, filter.sources) : NO_EXPANSIONS;
@@ -312,7 +336,7 @@ export class Searcher {
       return byConcepts ? { list: byConcepts, structured: true } : { list: await this.expansionRefs(shared, pool, filter, analyzers), structured: false };
     };
     const [kw, { list: ex, structured }, exOwn, vec0] = await Promise.all([
-      mode === 'vector' ? [] : this.keywordRefs(q, pool, filter, analyzers),
+      mode === 'vector' ? [] : this.keywordRefs(q, ownTerms, pool, filter, analyzers),
       shared.length ? sharedList() : { list: [], structured: false },
       own.length ? this.expansionRefs(own, pool, filter, analyzers) : [],
       // Without expansions the vector leg does not wait for the keyword one.
@@ -332,6 +356,8 @@ export class Searcher {
     const weights = req.weights ?? { vector: 1, keyword: 1 };
     const lists: ExpansionList[] = [];
     let vec = vec0 ?? [];
+    // The literal stage (literal.ts): which of the query's own keyword hits hold its words in order.
+    const literal = mode === 'hybrid' ? await this.literalRefs(q, ownTerms, kw, analyzers) : new Set<number>();
     if (expanded) {
       // Weighing expansions reads the texts of their hits and of the best hit of the query's own words.
       await loadTexts([...new Set([...(kw.length ? [kw[0]!.ref] : []), ...(structured ? [] : ex.map((h) => h.ref)), ...exOwn.map((h) => h.ref)])]);
@@ -340,11 +366,12 @@ export class Searcher {
         return h ? `${h.heading}\n${h.content}` : '';
       };
       const best = kw.length ? texts.get(kw[0]!.ref) : undefined;
-      const literal = !!best && literalShare(q, `${best.title ?? ''}\n${best.heading}\n${best.content}`) >= this.tuning.literal;
-      const vectorText = !literal && this.tuning.expandVector ? `${q} ${[...own, ...shared].map((e) => e.term).join(' ')}` : q;
+      // Literal: the query's words occur as written somewhere, or its English words in its best keyword hit.
+      const literalQuery = literal.size > 0 || (!!best && literalShare(q, `${best.title ?? ''}\n${best.heading}\n${best.content}`) >= this.tuning.literal);
+      const vectorText = !literalQuery && this.tuning.expandVector ? `${q} ${[...own, ...shared].map((e) => e.term).join(' ')}` : q;
       vec = await vectorLeg(vectorText);
       if (ex.length) {
-        const weight = (literal ? this.tuning.literalWeight : exOwn.length ? this.tuning.besideProfile : this.tuning.weight) * weights.keyword;
+        const weight = (literalQuery ? this.tuning.literalWeight : exOwn.length ? this.tuning.besideProfile : this.tuning.weight) * weights.keyword;
         // A concept score already holds its terms' weights.
         lists.push({ field: 'expansion', list: ex, weight, weightOf: structured ? () => 1 : (h) => expansionWeightOf(textOf(h.ref), shared) });
       }
@@ -354,7 +381,7 @@ export class Searcher {
       }
     }
     // Fusion on references; texts and metadata are loaded only for the candidates the later stages read.
-    let list: Candidate[] = rrf(vec, kw, weights, lists);
+    let list: Candidate[] = literalFirst(rrf(vec, kw, weights, lists), literal);
     // Single-list modes keep the list's own score (cosine or -bm25) rather than RRF's.
     if (mode !== 'hybrid') list = list.map((c) => ({ ...c, score: (c.vector ?? c.keyword)!.score }));
     const load = async (upTo: number) => {
@@ -370,16 +397,21 @@ export class Searcher {
     };
     // Without dedupe the top k are the answer; with it, texts are read for a few more than k (the
     // usual collapses), then for the head the vector leg ranked, then for all, while collapse runs short.
-    const first = needAll ? list.length : req.dedupe ? Math.min(k + 2, list.length) : k;
+    const first = needAll ? list.length : thins ? Math.min(k + 2, list.length) : k;
     await load(first);
+    const limit = needAll ? Infinity : k;
+    // Collapse is greedy in rank order (so is the cap): k survivors among the loaded head are the k it would keep.
+    const thin = (head: Candidate[]) => {
+      const kept = req.dedupe ? collapseDuplicates(head, 0.9, perDoc ? Infinity : limit) : head;
+      return perDoc ? capPerDocument(kept, perDoc, (c) => texts.get(c.ref)?.doc, limit) : kept;
+    };
     if (req.halfLifeDays) {
       await loadHits(list.map((c) => c.ref));
       for (const c of list) if (hits.has(c.ref)) c.date = str(resultOf(c.ref).fields.date) ?? str(resultOf(c.ref).metadata.date);
     }
-    if (req.dedupe) {
+    if (thins) {
       const all = list;
-      // Collapse is greedy in rank order: k survivors among the loaded head are the k it would keep.
-      list = collapseDuplicates(all.slice(0, first), 0.9, needAll ? Infinity : k);
+      list = thin(all.slice(0, first));
       let loaded = first;
       for (const more of [2 * k + 8, all.length]) {
         if (list.length >= k || loaded >= all.length) break;
@@ -387,7 +419,7 @@ export class Searcher {
         if (n <= loaded) continue;
         for (const c of all) delete c.duplicates;
         await load(n);
-        list = collapseDuplicates(all.slice(0, n), 0.9, needAll ? Infinity : k);
+        list = thin(all.slice(0, n));
         loaded = n;
       }
     } else if (!needAll) list = list.slice(0, k);
@@ -420,6 +452,7 @@ export class Searcher {
           duplicates: c.duplicates?.length ?? 0,
           expansion: c.expansion ?? null,
           profileExpansion: c.profileExpansion ?? null,
+          literal: !!c.literal,
           ...(rerankScores?.has(c.ref) ? { rerank: rerankScores.get(c.ref)! } : {}),
         };
       }
@@ -467,8 +500,10 @@ export class Searcher {
   }
 
   /**
-   * The documents most similar to a given one (by source + path, or a chunk id): the mean of its
-   * chunk vectors against every other document's chunks, best chunk per document, itself excluded.
+   * The documents most similar to a given one (by source + path, or a chunk id), as whole
+   * documents: the mean of its chunk vectors against each candidate document's (the candidates:
+   * the documents of the chunks nearest its mean), averaged with the candidate's best chunk, itself
+   * excluded. One chunk that happens to match no longer decides alone.
    */
   async related(
     ref: string | { source?: string; path?: string; id?: string },
@@ -490,36 +525,61 @@ export class Searcher {
     const self = [...docs.values()][0]!;
     // A chunk id stands for its whole document.
     const own = await this.store.findChunks({ source: self.source, path: self.path });
-    const dims = await this.vectors.dims();
-    const centroid = new Float32Array(dims);
-    let n = 0;
-    for (const r of own) {
-      const v = await this.vectors.vectorOf(r);
-      if (!v) continue;
-      for (let j = 0; j < dims; j++) centroid[j]! += v[j]!;
-      n++;
-    }
-    if (!n) return [];
+    const centroid = await this.meanVector(own);
+    if (!centroid) return [];
     const filter = this.filterOf({ filters: {}, includeBroken: false, ...opts });
     const isSelf = (h: StoredHit) => h.source === self.source && h.path === self.path;
-    let pool = k * 8;
+    // Candidates: the documents of the chunks nearest the mean, enough of them to re-rank.
+    const want = Math.max(2 * k, 20);
+    let pool = want * 4;
+    let best = new Map<string, StoredHit>();
     for (;;) {
       const hits = (await this.vectorHits(centroid, pool, filter, new Set(own))).filter((h) => !isSelf(h));
-      const best = new Map<string, StoredHit>();
+      best = new Map<string, StoredHit>();
       for (const h of hits) {
         const key = `${h.source}\u0000${h.path}`;
         if (!best.has(key)) best.set(key, h); // hits are best-first
       }
       if (!best.size) await this.checkUnknownValues(opts.filters);
-      if (best.size >= k || hits.length < pool) return [...best.values()].slice(0, k).map((h) => this.toResult(h, h.score));
+      if (best.size >= want || hits.length < pool) break;
       pool *= 4;
     }
+    const scored: { h: StoredHit; score: number }[] = [];
+    for (const h of best.values()) {
+      const mean = await this.meanVector(await this.store.findChunks({ source: h.source, path: h.path }));
+      // The whole document's likeness and its best passage's, in equal parts (measured: docs/benchmarks/literal-and-expansions.md).
+      scored.push({ h, score: mean ? (cosine(centroid, mean) + h.score) / 2 : h.score });
+    }
+    scored.sort((a, b) => b.score - a.score);
+    return scored.slice(0, k).map(({ h, score }) => this.toResult(h, score));
+  }
+
+  /** The mean of some chunks' vectors (null when none has one). */
+  private async meanVector(refs: number[]): Promise<Float32Array | null> {
+    const dims = await this.vectors.dims();
+    const mean = new Float32Array(dims);
+    let n = 0;
+    for (const r of refs) {
+      const v = await this.vectors.vectorOf(r);
+      if (!v) continue;
+      for (let j = 0; j < dims; j++) mean[j]! += v[j]!;
+      n++;
+    }
+    return n ? mean : null;
   }
 
   async close(): Promise<void> {
     await this.store.close();
     await this.embedder.close?.();
   }
+}
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) (dot += a[i]! * b[i]!), (na += a[i]! * a[i]!), (nb += b[i]! * b[i]!);
+  return na && nb ? dot / Math.sqrt(na * nb) : 0;
 }
 
 /** One-shot search: opens the index, searches, closes. */

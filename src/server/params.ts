@@ -11,7 +11,7 @@ export class BadRequest extends RagsyncError {
 
 /** Search parameters besides the profiles' filters (?book=, ?tag= …). */
 const SEARCH_PARAMS = ['q', 'source', 'k', 'mode', 'path', 'minScore', 'explain', 'expand', 'format', 'mmr', 'halfLife', 'rerank', 'weights',
-  'dedupe', 'includeBroken'];
+  'dedupe', 'perDoc', 'includeBroken'];
 const KNOWN_RELATED = new Set(['source', 'path', 'id', 'k', 'format']);
 
 function intParam(p: URLSearchParams, name: string, def: number, max: number): number {
@@ -79,6 +79,7 @@ export function searchParams(p: URLSearchParams, specs: readonly FilterSpec[]): 
       expand: boolParam(p, 'expand'),
       rerank: boolParam(p, 'rerank'),
       dedupe: boolParam(p, 'dedupe'),
+      perDoc: numParam(p, 'perDoc'),
       includeBroken: boolParam(p, 'includeBroken'),
       filters,
     });

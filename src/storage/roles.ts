@@ -56,6 +56,8 @@ export interface KeywordQuery {
 /** What search reads of a chunk to weigh and compare candidates (no metadata, no JSON). */
 export interface ChunkText {
   ref: number;
+  /** The chunk's document (an id of the store's, equal for the chunks of one document). */
+  doc: number;
   title: string | null;
   heading: string;
   content: string;
@@ -65,6 +67,11 @@ export interface ChunkText {
 export interface RefScore {
   ref: number;
   score: number;
+  /**
+   * Keyword hits: how many of the query's tokens the chunk holds, when the store counts them
+   * (a passage can hold the query's words in order only if it holds all of them).
+   */
+  terms?: number;
 }
 
 /** The active fingerprint's vectors, one row per chunk, for the in-memory index. */
@@ -251,6 +258,8 @@ export interface IndexReader {
   keywordRefs(q: KeywordQuery): Promise<RefScore[]>;
   /** Title, heading and text of chunks by reference (missing ones left out; any order). */
   chunkTexts(refs: readonly number[]): Promise<ChunkText[]>;
+  /** The keyword terms stored for chunks (analyzer.ts indexTerms of the text), by reference (missing ones left out; any order). */
+  chunkTerms(refs: readonly number[]): Promise<{ ref: number; terms: string }[]>;
   /** Chunks by reference that pass `filter`, in the order of `refs`. */
   getChunks(refs: readonly number[], filter?: ChunkFilter): Promise<StoredHit[]>;
   /**

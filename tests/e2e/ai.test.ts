@@ -77,6 +77,14 @@ describe('queryClassics tool (AI SDK)', () => {
     expect(new Set(out.map((h) => h.source)).size).toBeGreaterThan(1);
   });
 
+  it('the generic search tool takes perDoc from the contract', async () => {
+    const t = createSearchTool(searcher);
+    const paths = async (perDoc: number) =>
+      ((await t.execute!({ query: '甲木', source: 'classics', k: 5, mode: 'hybrid', perDoc, book: 'qiongtong' } as never, { toolCallId: 'x', messages: [] })) as { path: string }[]).map((r) => r.path);
+    expect(await paths(0)).toEqual(['qiongtong/jiamu.md', 'qiongtong/jiamu.md']);
+    expect(await paths(1)).toEqual(['qiongtong/jiamu.md']);
+  });
+
   it('the generic search tool works over any source', async () => {
     const model = scriptedModel('search', { query: 'jitter backoff', source: 'bookmarks', k: 2 });
     const result = await generateText({

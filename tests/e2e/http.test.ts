@@ -46,6 +46,13 @@ describe('HTTP API', () => {
     expect(JSON.stringify(r.body)).not.toMatch(/embedding|vector"/);
   });
 
+  it('perDoc caps the results of one document', async () => {
+    const paths = async (q: string) => (await get(q)).body.results.map((x: any) => x.path) as string[];
+    const all = await paths(`/search?q=${encodeURIComponent('甲木')}&book=qiongtong&perDoc=0`);
+    expect(all.filter((p) => p === 'qiongtong/jiamu.md').length).toBe(2);
+    expect(await paths(`/search?q=${encodeURIComponent('甲木')}&book=qiongtong&perDoc=1`)).toEqual(['qiongtong/jiamu.md']);
+  });
+
   it('format=sourceItem gives the chat app shape', async () => {
     const r = await get(`/search?q=SQLite&source=bookmarks&format=sourceItem&k=1`);
     expect(r.status).toBe(200);
@@ -76,6 +83,7 @@ describe('HTTP API', () => {
       ['/search?q=x&color=red', /unknown parameter "color"/],
       ['/search?q=x&format=xml', /format must be/],
       ['/search?q=x&weights=1', /weights must be/],
+      ['/search?q=x&perDoc=-1', /perDoc must be ≥ 0/],
       ['/related?source=bookmarks', /path or id is required/],
       ['/related?source=bookmarks&path=missing.md', /not in the index/],
     ];

@@ -49,6 +49,12 @@ describe('ragsync mcp (stdio, real client)', () => {
     expect(results(r)[0]).toMatchObject({ path: 'qiongtong/jiamu.md', book: '穷通宝鉴' });
   });
 
+  it('search takes perDoc from the contract', async () => {
+    const paths = async (perDoc: number) => results(await call('search', { query: '甲木', book: 'qiongtong', perDoc })).map((x) => x.path);
+    expect(await paths(0)).toEqual(['qiongtong/jiamu.md', 'qiongtong/jiamu.md']);
+    expect(await paths(1)).toEqual(['qiongtong/jiamu.md']);
+  });
+
   it('related excludes the document itself', async () => {
     const r = await call('related', { source: 'bookmarks', path: '202401/2024-01-05-sqlite.md', k: 2 });
     const paths = results(r).map((x) => x.path);

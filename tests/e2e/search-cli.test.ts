@@ -26,6 +26,19 @@ describe('ragsync search (CLI)', () => {
     expect(out[0]!.id).toBe('qiongtong/jiamu.md#0');
   });
 
+  it('--per-doc caps the results of one document; a bad value is a usage error', () => {
+    const paths = (...more: string[]) => {
+      const r = cli('search', '甲木', '-c', fx.configFile, '--json', '--book', 'qiongtong', ...more);
+      expect(r.status, r.stderr).toBe(0);
+      return (JSON.parse(r.stdout) as { path: string }[]).map((x) => x.path);
+    };
+    expect(paths('--per-doc', '0')).toEqual(['qiongtong/jiamu.md', 'qiongtong/jiamu.md']);
+    expect(paths('--per-doc', '1')).toEqual(['qiongtong/jiamu.md']);
+    const bad = cli('search', '甲木', '-c', fx.configFile, '--per-doc', '1.5');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/perDoc must be a whole number/);
+  });
+
   it('filters bookmarks by tag and month in keyword mode', () => {
     const r = cli('search', 'SQLite', '-c', fx.configFile, '--json', '--mode', 'keyword', '--tag', 'database', '--month', '2024-01');
     expect(r.status, r.stderr).toBe(0);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collapseDuplicates, jaccard, mmr, rrf, RRF_K, shingles, temporalDecay, type Candidate } from '../../src/search/fuse.ts';
+import { capPerDocument, collapseDuplicates, jaccard, mmr, rrf, RRF_K, shingles, temporalDecay, type Candidate } from '../../src/search/fuse.ts';
 import { topK } from '../../src/search/vector-index.ts';
 
 const h = (ref: number, content = `text ${ref}`, score = 1) => ({ ref, content, score });
@@ -96,5 +96,18 @@ describe('topK', () => {
     expect(got.map((m) => m.ref)).toEqual(brute.slice(0, 10).map((b) => b.ref));
     const even = topK({ dims, vectors, refs }, q, 5, (row) => row % 2 === 0);
     expect(even.map((m) => m.ref)).toEqual(brute.filter((b) => b.ref % 2 === 0).slice(0, 5).map((b) => b.ref));
+  });
+});
+
+describe('capPerDocument', () => {
+  it('keeps the best n of each document in rank order, up to a limit', () => {
+    const doc = new Map([[1, 7], [2, 7], [3, 8], [4, 7], [5, 9], [6, 8]]);
+    const list = [1, 2, 3, 4, 5, 6].map((ref) => ({ ...h(ref), ref }));
+    const cap = (n: number, limit?: number) => capPerDocument(list, n, (c) => doc.get(c.ref), limit).map((c) => c.ref);
+    expect(cap(1)).toEqual([1, 3, 5]);
+    expect(cap(2)).toEqual([1, 2, 3, 5, 6]);
+    expect(cap(2, 3)).toEqual([1, 2, 3]);
+    // A candidate whose document is unknown is kept.
+    expect(capPerDocument([h(10), h(11)], 1, () => undefined).map((c) => c.ref)).toEqual([10, 11]);
   });
 });

@@ -11,6 +11,10 @@ describe('tokenize', () => {
   it('indexes CJK unigrams and bigrams and lowercased words', () => {
     expect(indexTokens('甲木参天 SQLite WAL')).toEqual(['甲', '甲木', '木', '木参', '参', '参天', '天', 'sqlite', 'wal']);
   });
+  it('keeps Latin words apart from the CJK beside them, on both sides', () => {
+    expect(indexTokens('完成JIRA票务')).toEqual(['完', '完成', '成', 'jira', '票', '票务', '务']);
+    expect(queryTokens('DynamoDB的案例')).toEqual(['dynamodb', '案例']); // 的 is a question word of the classics' queries
+  });
   it('splits CJK runs at punctuation', () => {
     expect(indexTokens('伤官，配印')).toEqual(['伤', '伤官', '官', '配', '配印', '印']);
   });

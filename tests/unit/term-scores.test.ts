@@ -8,7 +8,7 @@ import { HashEmbedder } from '../../src/embedding/hash.ts';
 import { MIGRATIONS_DIR, migrate } from '../../src/storage/sqlite/migrate.ts';
 import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
 import { encodeVector } from '../../src/storage/sqlite/blob.ts';
-import type { KeywordQuery } from '../../src/storage/roles.ts';
+import type { KeywordQuery, RefScore } from '../../src/storage/roles.ts';
 import { writeFixture, type FixtureDoc } from '../helpers/search-fixture.ts';
 
 let dir: string;
@@ -35,6 +35,10 @@ function corpus(n: number, seed: number): FixtureDoc[] {
 
 const QUERIES = ['甲乙丙', '丙丁 retry', '子丑寅卯 alpha beta', '庚辛壬癸甲', 'queue', '乙 gamma delta', '丑丑丑寅'];
 
+/** Whether chunk `ref` holds keyword term `t` (FTS5 asked directly). */
+const held = (store: SqliteIndex, ref: number, t: string) =>
+  (store.db.prepare('SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?').pluck().all(`"${t}"`) as number[]).includes(ref);
+
 describe('keyword ranking from per-term scores kept between queries', () => {
   it('gives the ORed FTS5 query its exact ranking and scores: filters, k, head weights, terms repeated across queries', async () => {
     const store = new SqliteIndex(join(dir, 'i.db'));
@@ -51,7 +55,10 @@ describe('keyword ranking from per-term scores kept between queries', () => {
         ] as [number, KeywordQuery['filter']][]) {
           const plain = await store.keywordRefs({ tokens, k, filter, headWeight });
           expect(plain.length, `${q} ${JSON.stringify(filter)}`).toBeGreaterThan(0);
-          expect(await store.keywordRefs({ tokens, k, filter, headWeight, reuse: true })).toEqual(plain);
+          const reused = await store.keywordRefs({ tokens, k, filter, headWeight, reuse: true });
+          expect(reused.map(({ ref, score }) => ({ ref, score }))).toEqual(plain);
+          // Each hit says how many of the query's terms it holds.
+          for (const h of reused.slice(0, 5)) expect(h.terms, `${q} ${h.ref}`).toBe(tokens.filter((t) => held(store, h.ref, t)).length);
         }
       }
     }
@@ -63,10 +70,11 @@ describe('keyword ranking from per-term scores kept between queries', () => {
     await writeFixture(store, 'one', corpus(100, 3));
     const tokens = queryTerms(defaultAnalyzer, '甲乙 alpha');
     const q = { tokens, k: 20, reuse: true };
-    expect(await store.keywordRefs(q)).toEqual(await store.keywordRefs({ ...q, reuse: false }));
+    const scores = (hits: RefScore[]) => hits.map(({ ref, score }) => ({ ref, score }));
+    expect(scores(await store.keywordRefs(q))).toEqual(await store.keywordRefs({ ...q, reuse: false }));
     await writeFixture(store, 'one', [{ path: 'new.md', chunks: [['甲乙', '甲乙甲乙 alpha alpha']] }]);
     const after = await store.keywordRefs(q);
-    expect(after).toEqual(await store.keywordRefs({ ...q, reuse: false }));
+    expect(scores(after)).toEqual(await store.keywordRefs({ ...q, reuse: false }));
     const [id] = store.db.prepare("SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.path = 'new.md'").pluck().all();
     expect(after[0]!.ref).toBe(id);
     await store.close();

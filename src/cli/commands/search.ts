@@ -1,6 +1,6 @@
 import { Option, InvalidArgumentError, type Command } from 'commander';
 import { builtinProfiles } from '../../builtin.ts';
-import { MAX_K, MODES, parseWeights, type SearchOptions } from '../../search/request.ts';
+import { DEFAULT_PER_DOC, MAX_K, MODES, parseWeights, type SearchOptions } from '../../search/request.ts';
 import { Searcher } from '../../search/search.ts';
 import { rerankerFromEnv } from '../../search/rerank.ts';
 import { expansionsText, searchJson, searchText } from '../format.ts';
@@ -29,6 +29,7 @@ export function register(program: Command): void {
     .option('--mmr <lambda>', 'diversify with MMR (0..1, 1 = off)', number('--mmr'))
     .option('--half-life <days>', 'temporal decay on added date', number('--half-life'))
     .option('--no-dedupe', 'keep near-identical passages')
+    .option('--per-doc <n>', `at most N results from one document (default ${DEFAULT_PER_DOC} in hybrid mode; 0 = no cap)`, number('--per-doc'))
     .option('--include-broken', 'include chunks marked broken')
     .option('--no-rerank', 'skip the reranker even if DASHSCOPE_API_KEY is set')
     .option('--explain', 'show each result\'s component ranks and scores, and the query\'s expansions')
@@ -72,6 +73,7 @@ Scores depend on --mode: hybrid gives fused RRF scores (at most 0.0328 with weig
           weights: o.weights,
           halfLifeDays: o.halfLife,
           dedupe: o.dedupe,
+          perDoc: o.perDoc,
           includeBroken: o.includeBroken,
           explain: o.explain,
           expand: o.expand,

@@ -33,12 +33,12 @@ export function stemming(): boolean {
 }
 
 /**
- * What keyword rows made under an analyzer depend on: its own id, stemming, and the row layout
- * (head/body columns since migration 008). A document written under another value is re-indexed
+ * What keyword rows made under an analyzer depend on: its own id, stemming, the row layout
+ * (head/body columns since migration 008) and the tokens (CJK apart from Latin words). A document written under another value is re-indexed
  * by the next run (keyword rows only: the embedded text does not change).
  */
 export function analyzerFingerprint(a: Analyzer): string {
-  return `${a.id}+${stemming() ? 'porter' : 'nostem'}+head`;
+  return `${a.id}+${stemming() ? 'porter' : 'nostem'}+head+cjk-apart`;
 }
 
 // ASCII words only: the Porter stemmer is English's, and short words are mostly names and acronyms.
@@ -56,7 +56,8 @@ function latinTerm(tok: string, stem: boolean): string {
 }
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
-const TOKEN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+|[\p{L}\p{N}]+/gu;
+// A Latin word stops where CJK starts ("JIRA票务" is jira + 票务: each side matches on its own).
+const TOKEN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+|(?:[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\P{L}]|\p{N})+/gu;
 
 function prepare(a: Analyzer, text: string): string {
   return a.normalize(text.normalize('NFKC').toLowerCase());

@@ -167,9 +167,16 @@ export class SqliteIndexReader implements IndexReader {
     // The columns before the embedded text: the rest of a long row (its overflow pages) is not read.
     return prepared(
       this.db,
-      `SELECT c.id AS ref, d.title, c.heading, c.content FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value
+      `SELECT c.id AS ref, c.document_id AS doc, d.title, c.heading, c.content FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value
        JOIN documents d ON d.id = c.document_id`,
     ).all(JSON.stringify(refs)) as ChunkText[];
+  }
+
+  async chunkTerms(refs: readonly number[]): Promise<{ ref: number; terms: string }[]> {
+    if (!refs.length) return [];
+    return prepared(this.db, 'SELECT f.rowid AS ref, f.body AS terms FROM json_each(?) j CROSS JOIN chunks_fts f ON f.rowid = j.value').all(
+      JSON.stringify(refs),
+    ) as { ref: number; terms: string }[];
   }
 
   async anyChunk(filter: ChunkFilter): Promise<boolean> {

@@ -34,6 +34,8 @@ interface Cache {
   bytes: number;
   /** Per facts row: the running sum of the query being merged (zeroed after each query). */
   acc: Float64Array;
+  /** Per facts row: how many of the query's terms it holds (zeroed with acc). */
+  count: Uint16Array;
   single: Statement;
 }
 
@@ -48,6 +50,7 @@ function cacheOf(db: Database, facts: ChunkFacts, headWeight: number): Cache {
       terms: new Map(),
       bytes: 0,
       acc: new Float64Array(facts.ids.length),
+      count: new Uint16Array(facts.ids.length),
       single: c?.single ?? db.prepare('SELECT rowid, -bm25(chunks_fts, ?, 1) FROM chunks_fts WHERE chunks_fts MATCH ?').raw(),
     };
     caches.set(db, c);
@@ -97,7 +100,7 @@ export function mergedTermScores(
   pass: (id: number) => boolean,
 ): RefScore[] {
   const c = cacheOf(db, facts, headWeight);
-  const acc = c.acc;
+  const { acc, count } = c;
   const touched: number[] = [];
   try {
     for (const term of tokens) {
@@ -107,15 +110,12 @@ export function mergedTermScores(
         // Scores are > 0 (FTS5 floors IDF at 1e-6), so 0 means "not yet seen".
         if (acc[r] === 0) touched.push(r);
         acc[r]! += scores[i]!;
+        count[r]!++;
       }
     }
-    return topRows(acc, touched, facts, k, pass);
+    // Top k by score, then row (= chunk id) ascending, among rows that pass.
+    return topPositions(acc, touched, k, (r) => pass(facts.ids[r]!)).map((r) => ({ ref: facts.ids[r]!, score: acc[r]!, terms: count[r]! }));
   } finally {
-    for (const r of touched) acc[r] = 0;
+    for (const r of touched) (acc[r] = 0), (count[r] = 0);
   }
-}
-
-function topRows(acc: Float64Array, touched: number[], facts: ChunkFacts, k: number, pass: (id: number) => boolean): RefScore[] {
-  // Top k by score, then row (= chunk id) ascending, among rows that pass.
-  return topPositions(acc, touched, k, (r) => pass(facts.ids[r]!)).map((r) => ({ ref: facts.ids[r]!, score: acc[r]! }));
 }

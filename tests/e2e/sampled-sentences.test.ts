@@ -1,0 +1,69 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/builtin.ts';
+import { Searcher } from '../../src/search/search.ts';
+import { runIndex } from '../../src/sync/run.ts';
+import { needCorpora } from '../helpers/corpora.ts';
+import { corpusDocs, PER_SOURCE, rankOf, sampleSentences, SEED, type Sentence } from '../helpers/sentences.ts';
+import { CORPORA, REPO_ROOT } from '../helpers/tmp.ts';
+
+/**
+ * An agent quoting a line expects its passage first. Sentences sampled at random from both corpora
+ * (tests/helpers/sentences.ts has the rule), each searched with the default settings (hybrid, k
+ * 10, expansions on) over both corpora indexed at their tips with the shipped config: the passage
+ * holding the sentence (or a reprint of it) must be first for ≥ 95 % and in the top 3 for ≥ 98 %.
+ */
+
+const corpus = needCorpora('classics.bundle', 'bookmarks.bundle');
+const SOURCES = ['classics', 'bookmarks'];
+
+describe.skipIf(!corpus.ok)(corpus.title('sentences sampled from the corpora find their passage'), () => {
+  let work: string;
+  let searcher: Searcher;
+  let sentences: Sentence[];
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'ragsync-sentences-'));
+    for (const name of SOURCES) execFileSync('git', ['clone', '--quiet', '--bare', join(CORPORA, `${name}.bundle`), join(work, `${name}.git`)]);
+    const shipped = JSON.parse(readFileSync(join(REPO_ROOT, 'config', 'ragsync.json'), 'utf8')) as { sources: { name: string }[] };
+    const file = join(work, 'ragsync.json');
+    writeFileSync(file, JSON.stringify({ ...shipped, db: 'index.db', checkouts: 'checkouts', sources: shipped.sources.map((s) => ({ ...s, url: `${s.name}.git` })) }));
+    const config = loadConfig(file);
+    expect((await runIndex(config)).status).toBe('ok');
+    const docs = SOURCES.flatMap((s) => corpusDocs(config, s, config.sources.find((x) => x.name === s)!.root));
+    sentences = sampleSentences(docs, SOURCES, PER_SOURCE, SEED);
+    searcher = Searcher.open(config);
+  }, 180_000);
+  afterAll(async () => {
+    await searcher?.close();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('samples the sentences the rule asks for, from both corpora', () => {
+    for (const source of SOURCES) expect(sentences.filter((s) => s.source === source)).toHaveLength(PER_SOURCE);
+    for (const s of sentences) {
+      const n = [...s.query.replace(/\s+/g, '')].length;
+      expect(n).toBeGreaterThanOrEqual(6);
+      expect(n).toBeLessThanOrEqual(30);
+    }
+    expect(new Set(sentences.map((s) => s.key)).size).toBe(sentences.length);
+  });
+
+  it('puts the passage first for ≥ 95 % of them and in the top 3 for ≥ 98 %', async () => {
+    const misses: string[] = [];
+    let first = 0;
+    let top3 = 0;
+    for (const s of sentences) {
+      const rank = rankOf(s, await searcher.search(s.query));
+      if (rank === 1) first++;
+      if (rank !== null && rank <= 3) top3++;
+      if (rank !== 1) misses.push(`${rank ?? '-'}\t${s.source}:${s.path}\t${s.query}`);
+    }
+    const n = sentences.length;
+    // The misses are named so a failure says which quotes were buried.
+    expect({ first: first / n >= 0.95, top3: top3 / n >= 0.98, misses }).toEqual({ first: true, top3: true, misses: expect.any(Array) });
+  }, 120_000);
+});
