@@ -4,8 +4,9 @@
  * like a source whose files were all deleted. ragsync cannot tell the two apart, so it refuses the
  * loss unless the user has said this is expected. What counts is content, not files: passages
  * (distinct chunk texts) the index would no longer hold anywhere in the source, so a restructured
- * upstream (files split, merged, renamed, moved) passes. Pure: the caller counts (sync/lost-content.ts)
- * and decides what to do.
+ * upstream (files split, merged, renamed, moved) passes. Passages rewritten away in files that stay
+ * count beside files that go, never alone: editing is not deleting. Pure: the caller counts
+ * (sync/lost-content.ts) and decides what to do.
  */
 
 export interface DeletionCheck {
@@ -21,6 +22,8 @@ export interface DeletionCheck {
   dropping: number;
   /** Documents removed or rewritten that lose at least one passage. */
   losing: number;
+  /** Of those, the documents removed (gone from the listing, or the old path of a rename). */
+  removing: number;
   /** Largest share (0..1) of the held passages one run may drop. */
   maxDeleteShare: number;
   /** The source may become empty: per-source `allowEmpty` or `--allow-empty`. Also lifts the share limit. */
@@ -52,10 +55,12 @@ export function judgeDeletions(c: DeletionCheck): DeletionVerdict {
         `the index keeps them. If the source really is empty now, run with --allow-empty or set ${c.configPath}.allowEmpty`,
     };
   }
-  if (c.dropping <= 0 || c.held <= 0) return { allowed: true };
-  // One document losing its text is not a mass deletion (in a two-file source it would be 50 %+),
-  // unless the user allows none at all (maxDeleteShare 0).
-  if ((c.losing === 1 && c.maxDeleteShare > 0) || c.allowMassDelete) return { allowed: true };
+  if (c.dropping <= 0 || c.held <= 0 || c.allowMassDelete) return { allowed: true };
+  // Editing files is not deleting them: passages rewritten away count only beside files that go.
+  if (c.removing === 0) return { allowed: true };
+  // Removing one document is not a mass deletion (in a two-file source it would be 50 %+), unless
+  // the user allows none at all (maxDeleteShare 0).
+  if (c.removing === 1 && c.maxDeleteShare > 0) return { allowed: true };
   const share = c.dropping / c.held;
   if (share <= c.maxDeleteShare) return { allowed: true };
   return {

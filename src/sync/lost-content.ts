@@ -9,6 +9,8 @@ export interface LostContent {
   dropping: number;
   /** Documents removed or rewritten that lose at least one of them. */
   losing: number;
+  /** Of those, the documents removed (deleted, or the old path of a rename). */
+  removing: number;
 }
 
 /**
@@ -19,12 +21,11 @@ export interface LostContent {
  * hashes in one pass and keeps hashes only.
  */
 export async function lostContent(store: IndexWriter, plan: SourcePlan): Promise<LostContent> {
-  const replaced = new Set(plan.delete);
-  for (const w of plan.write) {
-    if (w.from) replaced.add(w.from);
-    else if (w.kind === 'changed' && !w.restamp) replaced.add(w.doc.path);
-  }
-  if (!replaced.size) return { held: 0, dropping: 0, losing: 0 };
+  const removed = new Set(plan.delete);
+  for (const w of plan.write) if (w.from) removed.add(w.from);
+  const replaced = new Set(removed);
+  for (const w of plan.write) if (w.kind === 'changed' && !w.restamp) replaced.add(w.doc.path);
+  if (!replaced.size) return { held: 0, dropping: 0, losing: 0, removing: 0 };
   const after = new Set<string>();
   for (const w of plan.write) for (const c of w.doc.chunks) after.add(c.textHash);
   const held = new Set<string>();
@@ -40,10 +41,13 @@ export async function lostContent(store: IndexWriter, plan: SourcePlan): Promise
   });
   const dropped = new Set<string>();
   let losing = 0;
-  for (const texts of replacedTexts.values()) {
+  let removing = 0;
+  for (const [path, texts] of replacedTexts) {
     const lost = texts.filter((h) => !after.has(h));
     for (const h of lost) dropped.add(h);
-    if (lost.length) losing++;
+    if (!lost.length) continue;
+    losing++;
+    if (removed.has(path)) removing++;
   }
-  return { held: held.size, dropping: dropped.size, losing };
+  return { held: held.size, dropping: dropped.size, losing, removing };
 }

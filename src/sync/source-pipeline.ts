@@ -60,19 +60,19 @@ export async function* syncSource(ctx: SourceRunContext, job: SourceJob): AsyncG
   let plan: SourcePlan;
   try {
     plan = await listAndPlan(ctx, job);
+    result.planned = plan.counts;
+    result.estimatedTokens = plan.tokens;
+    result.deferred = plan.deferred;
+    result.skippedFiles = plan.skipped;
+    result.plan = plan;
+    for (const s of plan.skipped) ctx.log.warn({ source: source.name, path: s.path }, s.reason);
+    if (!(await guard(ctx, job, plan))) return { aborted: false };
   } catch (err) {
     result.status = 'failed';
     result.error = errorMessage(err);
     ctx.log.error({ source: source.name }, result.error);
     return { aborted: !!ctx.signal?.aborted };
   }
-  result.planned = plan.counts;
-  result.estimatedTokens = plan.tokens;
-  result.deferred = plan.deferred;
-  result.skippedFiles = plan.skipped;
-  result.plan = plan;
-  for (const s of plan.skipped) ctx.log.warn({ source: source.name, path: s.path }, s.reason);
-  if (!(await guard(ctx, job, plan))) return { aborted: false };
   ctx.log.info({ source: source.name, commit: plan.commitAfter, dryRun: ctx.dryRun, planned: flatCounts(plan.counts) }, 'planned');
   yield { type: 'planned', source: source.name, plan };
   // Apply may leave out files that changed while it read them: partial is asked again after it.
@@ -96,7 +96,8 @@ export async function* syncSource(ctx: SourceRunContext, job: SourceJob): AsyncG
 
 /** List and plan: an unlisted snapshot plans nothing to do unless some stored text lacks its vector. */
 async function listAndPlan(ctx: SourceRunContext, job: SourceJob): Promise<SourcePlan> {
-  const { source, state, store } = { ...job, store: ctx.store };
+  const { source, state } = job;
+  const { store } = ctx;
   const fetched = await job.fetched;
   job.result.commit = fetched.commit;
   const planOpts = { force: ctx.force, maxDocs: ctx.maxDocs, fingerprint: ctx.embedder.info.fingerprint, commitBefore: state.commit };

@@ -161,23 +161,24 @@ describe('1. a source that suddenly yields nothing does not empty the index', ()
 
   it('the decision itself (pure): boundaries, confirmations, and what each one lifts', () => {
     const base = {
-      where: 'source "s"', stored: 10, listed: 10, held: 100, dropping: 0, losing: 0,
+      where: 'source "s"', stored: 10, listed: 10, held: 100, dropping: 0, losing: 0, removing: 0,
       maxDeleteShare: 0.5, allowEmpty: false, allowMassDelete: false, configPath: 'sources[0]',
     };
     const ok = (c: Partial<typeof base>) => judgeDeletions({ ...base, ...c }).allowed;
-    expect(ok({ dropping: 50, losing: 5, listed: 5 })).toBe(true); // exactly the share
-    expect(ok({ dropping: 51, losing: 6, listed: 4 })).toBe(false);
-    expect(ok({ dropping: 51, losing: 6, listed: 10 })).toBe(false); // rewritten files count as much as removed ones
+    expect(ok({ dropping: 50, losing: 5, removing: 5, listed: 5 })).toBe(true); // exactly the share
+    expect(ok({ dropping: 51, losing: 6, removing: 6, listed: 4 })).toBe(false);
+    expect(ok({ dropping: 51, losing: 6, removing: 2, listed: 8 })).toBe(false); // beside files that go, rewritten passages count
+    expect(ok({ dropping: 90, losing: 9, removing: 0 })).toBe(true); // edits alone are not deletions
     expect(ok({ dropping: 0, listed: 1 })).toBe(true); // 9 files merged into one: nothing lost
-    expect(ok({ dropping: 51, losing: 6, listed: 4, allowMassDelete: true })).toBe(true);
-    expect(ok({ dropping: 51, losing: 6, listed: 4, allowEmpty: true })).toBe(true);
-    expect(ok({ stored: 1, held: 3, dropping: 3, losing: 1, listed: 1 })).toBe(true); // one file replaced by another
-    expect(ok({ stored: 3, held: 3, dropping: 1, losing: 1, listed: 2, maxDeleteShare: 0 })).toBe(false); // 0: none at all
-    expect(ok({ stored: 1, held: 2, dropping: 2, losing: 1, listed: 0 })).toBe(false); // emptied, even of one document
-    expect(ok({ stored: 4, held: 8, dropping: 8, losing: 4, listed: 0, allowMassDelete: true })).toBe(false); // --force does not empty
-    expect(ok({ stored: 4, held: 8, dropping: 8, losing: 4, listed: 0, allowEmpty: true })).toBe(true);
+    expect(ok({ dropping: 51, losing: 6, removing: 6, listed: 4, allowMassDelete: true })).toBe(true);
+    expect(ok({ dropping: 51, losing: 6, removing: 6, listed: 4, allowEmpty: true })).toBe(true);
+    expect(ok({ stored: 2, held: 3, dropping: 3, losing: 2, removing: 1, listed: 1 })).toBe(true); // one file gone, the other rewritten
+    expect(ok({ stored: 3, held: 3, dropping: 1, losing: 1, removing: 1, listed: 2, maxDeleteShare: 0 })).toBe(false); // 0: none at all
+    expect(ok({ stored: 1, held: 2, dropping: 2, losing: 1, removing: 1, listed: 0 })).toBe(false); // emptied, even of one document
+    expect(ok({ stored: 4, held: 8, dropping: 8, losing: 4, removing: 4, listed: 0, allowMassDelete: true })).toBe(false); // --force does not empty
+    expect(ok({ stored: 4, held: 8, dropping: 8, losing: 4, removing: 4, listed: 0, allowEmpty: true })).toBe(true);
     expect(ok({ stored: 0, held: 0, listed: 0 })).toBe(true); // nothing indexed, nothing to lose
-    const refused = judgeDeletions({ ...base, stored: 300, held: 3400, dropping: 3120, losing: 280, listed: 20 });
+    const refused = judgeDeletions({ ...base, stored: 300, held: 3400, dropping: 3120, losing: 280, removing: 270, listed: 30 });
     expect(refused).toEqual({ allowed: false, reason: expect.stringContaining('would drop 3,120 of 3,400 passages (91.8 %) from 280 removed or rewritten documents') });
   });
 

@@ -107,6 +107,23 @@ describe('plan and apply', () => {
     expect(await stored()).toEqual(['a2.md', 'b.md']);
   });
 
+  it('a file whose bytes change between plan and write is left out, reported skipped; nothing of the edit is embedded', async () => {
+    const e = recording();
+    await store.registerEmbedder(e.info);
+    const snap = snapshot(v1);
+    const p = await planSource(store, source, snap, pipeline, { force: false, fingerprint: e.info.fingerprint, commitBefore: null });
+    // Apply reads the files again: a.md has been edited since the plan read it.
+    const read = snap.read.bind(snap);
+    snap.read = async function* (paths) {
+      for await (const f of read(paths)) yield f.path === 'a.md' ? { path: f.path, bytes: Buffer.from(doc('A', 'edited meanwhile')) } : f;
+    };
+    const written = await apply(p, e);
+    expect(await stored()).toEqual(['b.md']);
+    expect(p.skipped).toEqual([{ path: 'a.md', reason: expect.stringContaining('changed while the run read it') }]);
+    expect(written.documents).toMatchObject({ added: 1, skipped: 1 });
+    expect(e.sent.join('\n')).not.toContain('edited meanwhile');
+  });
+
   it('delete: the document goes, counted once it is committed', async () => {
     const e = recording();
     await apply(await plan(v1, e), e);
