@@ -143,22 +143,27 @@ export function collapseDuplicates<T extends Candidate>(list: T[], threshold = 0
 }
 
 /**
- * Keeps at most `perDoc` candidates of each document, best first (the rest drop out of the list,
- * so one long document cannot take every place); `docOf` names a candidate's document. Stops at
- * `limit` kept. Input must be best-first.
+ * At most `perDoc` candidates of each document ahead of every other document's, best first, so one
+ * long document cannot take every place; `docOf` names a candidate's document. The ones beyond
+ * the cap drop out, or with `fill` (the list is all there is) follow the rest in their order, so a
+ * search over few documents still fills its places. Stops at `limit`. Input must be best-first.
  */
-export function capPerDocument<T extends Candidate>(list: T[], perDoc: number, docOf: (c: T) => number | undefined, limit = Infinity): T[] {
+export function capPerDocument<T extends Candidate>(list: T[], perDoc: number, docOf: (c: T) => number | undefined, limit = Infinity, fill = false): T[] {
   const seen = new Map<number, number>();
   const out: T[] = [];
+  const over: T[] = [];
   for (const c of list) {
     if (out.length >= limit) break;
     const doc = docOf(c);
     const n = doc === undefined ? 0 : (seen.get(doc) ?? 0);
-    if (n >= perDoc) continue;
+    if (n >= perDoc) {
+      over.push(c);
+      continue;
+    }
     if (doc !== undefined) seen.set(doc, n + 1);
     out.push(c);
   }
-  return out;
+  return fill ? [...out, ...over].slice(0, limit) : out;
 }
 
 /** score × 0.5^(age / halfLife) for candidates with a date; undated ones are left as they are. */

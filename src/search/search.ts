@@ -384,8 +384,9 @@ export class Searcher {
     let list: Candidate[] = literalFirst(rrf(vec, kw, weights, lists), literal);
     // Single-list modes keep the list's own score (cosine or -bm25) rather than RRF's.
     if (mode !== 'hybrid') list = list.map((c) => ({ ...c, score: (c.vector ?? c.keyword)!.score }));
-    const load = async (upTo: number) => {
-      const head = list.slice(0, upTo);
+    // Texts for the head of the fused list (`from`: the stages below reassign `list`).
+    const load = async (from: Candidate[], upTo: number) => {
+      const head = from.slice(0, upTo);
       await loadTexts(head.map((c) => c.ref));
       for (const c of head) c.content ||= texts.get(c.ref)?.content ?? '';
     };
@@ -398,12 +399,13 @@ export class Searcher {
     // Without dedupe the top k are the answer; with it, texts are read for a few more than k (the
     // usual collapses), then for the head the vector leg ranked, then for all, while collapse runs short.
     const first = needAll ? list.length : thins ? Math.min(k + 2, list.length) : k;
-    await load(first);
+    await load(list, first);
     const limit = needAll ? Infinity : k;
     // Collapse is greedy in rank order (so is the cap): k survivors among the loaded head are the k it would keep.
-    const thin = (head: Candidate[]) => {
+    const thin = (head: Candidate[], all: number) => {
       const kept = req.dedupe ? collapseDuplicates(head, 0.9, perDoc ? Infinity : limit) : head;
-      return perDoc ? capPerDocument(kept, perDoc, (c) => texts.get(c.ref)?.doc, limit) : kept;
+      // Chunks beyond the cap fill the places left only once every candidate is read.
+      return perDoc ? capPerDocument(kept, perDoc, (c) => texts.get(c.ref)?.doc, limit, head.length >= all) : kept;
     };
     if (req.halfLifeDays) {
       await loadHits(list.map((c) => c.ref));
@@ -411,15 +413,15 @@ export class Searcher {
     }
     if (thins) {
       const all = list;
-      list = thin(all.slice(0, first));
+      list = thin(all.slice(0, first), all.length);
       let loaded = first;
       for (const more of [2 * k + 8, all.length]) {
         if (list.length >= k || loaded >= all.length) break;
         const n = Math.min(more, all.length);
         if (n <= loaded) continue;
         for (const c of all) delete c.duplicates;
-        await load(n);
-        list = thin(all.slice(0, n));
+        await load(all, n);
+        list = thin(all.slice(0, n), all.length);
         loaded = n;
       }
     } else if (!needAll) list = list.slice(0, k);

@@ -79,10 +79,8 @@ describe('queryClassics tool (AI SDK)', () => {
 
   it('the generic search tool takes perDoc from the contract', async () => {
     const t = createSearchTool(searcher);
-    const paths = async (perDoc: number) =>
-      ((await t.execute!({ query: '甲木', source: 'classics', k: 5, mode: 'hybrid', perDoc, book: 'qiongtong' } as never, { toolCallId: 'x', messages: [] })) as { path: string }[]).map((r) => r.path);
-    expect(await paths(0)).toEqual(['qiongtong/jiamu.md', 'qiongtong/jiamu.md']);
-    expect(await paths(1)).toEqual(['qiongtong/jiamu.md']);
+    const out = (await t.execute!({ query: '甲木', source: 'classics', k: 3, mode: 'hybrid', perDoc: 1 } as never, { toolCallId: 'x', messages: [] })) as { path: string }[];
+    expect(new Set(out.map((r) => r.path)).size).toBe(3);
   });
 
   it('the generic search tool works over any source', async () => {

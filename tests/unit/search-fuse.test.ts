@@ -100,13 +100,16 @@ describe('topK', () => {
 });
 
 describe('capPerDocument', () => {
-  it('keeps the best n of each document in rank order, up to a limit', () => {
+  it('keeps the best n of each document in rank order, up to a limit; the rest fill in last when asked', () => {
     const doc = new Map([[1, 7], [2, 7], [3, 8], [4, 7], [5, 9], [6, 8]]);
     const list = [1, 2, 3, 4, 5, 6].map((ref) => ({ ...h(ref), ref }));
     const cap = (n: number, limit?: number) => capPerDocument(list, n, (c) => doc.get(c.ref), limit).map((c) => c.ref);
     expect(cap(1)).toEqual([1, 3, 5]);
     expect(cap(2)).toEqual([1, 2, 3, 5, 6]);
     expect(cap(2, 3)).toEqual([1, 2, 3]);
+    // With fill (nothing else to come) the capped ones follow the rest.
+    expect(capPerDocument(list, 1, (c) => doc.get(c.ref), Infinity, true).map((c) => c.ref)).toEqual([1, 3, 5, 2, 4, 6]);
+    expect(capPerDocument(list, 1, (c) => doc.get(c.ref), 4, true).map((c) => c.ref)).toEqual([1, 3, 5, 2]);
     // A candidate whose document is unknown is kept.
     expect(capPerDocument([h(10), h(11)], 1, () => undefined).map((c) => c.ref)).toEqual([10, 11]);
   });

@@ -71,7 +71,9 @@ describe('the literal stage and the per-document cap in hybrid search', () => {
     mkdirSync(dir);
     // Passages about 官杀混杂 that say the expansion again and again, and one quoting the line once.
     for (let i = 0; i < 12; i++) writeFileSync(join(dir, `mixed-${i}.md`), `# 官杀混杂${i}\n\n官杀混杂，官杀混杂者贱。论官杀混杂第${i}。\n`);
-    // One long document whose every section says the term: a per-document cap keeps a few.
+    // Other documents, distinct (not collapsed as near-duplicates), and one long document whose
+    // every section says the term: a per-document cap keeps a few of it ahead of the others.
+    for (let i = 0; i < 12; i++) writeFileSync(join(dir, `other-${i}.md`), `# 其${i}\n\n${'甲乙丙丁戊己庚辛壬癸子丑'[i]}${'寅卯辰巳午未申酉戌亥子丑'[11 - i]}之象，伤官${i}月令也。\n`);
     writeFileSync(join(dir, 'long.md'), Array.from({ length: 8 }, (_, i) => `## 第${i}节\n\n论伤官配印之法，其${i}。`).join('\n\n'));
     writeFileSync(join(dir, 'quote.md'), '# 论六亲\n\n生我者为父母，我生者为子孙，克我者應為官殺，我克者为妻财，此理甚明。\n');
     const registry = createProfileRegistry([...builtinProfiles.profiles, thesaurus]);
@@ -99,13 +101,15 @@ describe('the literal stage and the per-document cap in hybrid search', () => {
     expect(r.results.every((x) => x.explain!.literal === false)).toBe(true);
   });
 
-  it('caps the results of one document in hybrid mode (DEFAULT_PER_DOC, perDoc 0 = none), not in the single-list modes', async () => {
+  it('caps the results of one document ahead of others in hybrid mode (DEFAULT_PER_DOC, perDoc 0 = none), not in the single-list modes', async () => {
     const fromLong = async (o: SearchOptions) => (await s.search('伤官配印', o)).filter((x) => x.path === 'long.md').length;
     expect(await fromLong({})).toBe(DEFAULT_PER_DOC);
     expect(await fromLong({ perDoc: 1 })).toBe(1);
     expect(await fromLong({ perDoc: 0 })).toBe(8);
     expect(await fromLong({ mode: 'keyword' })).toBe(8);
     expect(await fromLong({ mode: 'keyword', perDoc: 2 })).toBe(2);
+    // When no other document is found, its other chunks still fill the places, after the capped ones.
+    expect((await s.search('配印之法', { mode: 'keyword', perDoc: 2 })).filter((x) => x.path === 'long.md').length).toBe(8);
     expect(() => parseSearchRequest({ query: 'x', perDoc: -1 })).toThrow(/perDoc must be ≥ 0/);
   });
 
