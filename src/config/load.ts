@@ -39,9 +39,17 @@ export interface Config {
   search?: { expand: boolean };
 }
 
-/** --config, else $RAGSYNC_CONFIG, else config/ragsync.json (relative to the working directory). */
+/** What `ragsync init` writes, found in the working directory without a flag. */
+export const LOCAL_CONFIG_NAMES = ['ragsync.jsonc', 'ragsync.json'] as const;
+
+/**
+ * --config, else $RAGSYNC_CONFIG, else ragsync.jsonc or ragsync.json in the working directory (as
+ * `init` writes it), else config/ragsync.json.
+ */
 export function resolveConfigPath(flag?: string): string {
-  return resolve(flag ?? process.env.RAGSYNC_CONFIG ?? DEFAULT_CONFIG_PATH);
+  const named = flag ?? process.env.RAGSYNC_CONFIG;
+  if (named !== undefined) return resolve(named);
+  return LOCAL_CONFIG_NAMES.map((n) => resolve(n)).find((f) => existsSync(f)) ?? resolve(DEFAULT_CONFIG_PATH);
 }
 
 export function loadConfig(profiles: ProfileRegistry, flag?: string): Config {
@@ -99,6 +107,15 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
   const db = abs(c.db);
   const checkouts = c.checkouts ? abs(c.checkouts) : resolve(dirname(db), 'checkouts');
+  // A config inside an installed package (its example) must not write there: npm owns that folder.
+  for (const [key, p] of [['db', db], ['checkouts', checkouts]] as const) {
+    if (p.split(/[\\/]/).includes('node_modules')) {
+      throw new RagsyncError(
+        `${where}: ${key}: ${p} is inside node_modules, and ragsync never writes into an installed package: set "${key}" to a path of your own (\`ragsync init --example DIR\` copies the sample with a config of its own)`,
+        EXIT.usage,
+      );
+    }
+  }
   const sources: SourceConfig[] = c.sources.map(({ chunking, path, profile: _profile, ...s }, i) => ({
     ...s,
     profile: profileOf[i]!,

@@ -75,7 +75,7 @@ function table(rows: EmbedderRow[]): string {
 export function register(program: Command): void {
   program
     .command('embedders')
-    .description('list embedding providers: default model, dimensions, URL and key variable')
+    .description('list embedding providers: default model, dims, URL and key variable')
     .option('--json', 'print a JSON array on stdout')
     .action(async (o) => {
       const rows = embedderRows();
