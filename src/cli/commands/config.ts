@@ -26,7 +26,8 @@ export function resolvedConfig(cfg: Config) {
     db: cfg.db,
     checkouts: cfg.checkouts,
     embedder,
-    sources: cfg.sources.map((s) => ({ ...s, url: s.url === undefined ? undefined : redactUrl(s.url) })),
+    // A folder source has no branch (the schema's default is git's).
+    sources: cfg.sources.map(({ branch, ...s }) => ({ ...s, ...(s.kind === 'git' ? { url: redactUrl(s.url ?? ''), branch } : {}) })),
     daemon: cfg.daemon,
     search: cfg.search,
     logLevel: cfg.logLevel ?? null,
