@@ -159,7 +159,7 @@ describe('vector size of a model the preset does not know', () => {
       err = x;
     }
     expect(err).toBeInstanceOf(RagsyncError);
-    expect((err as Error).message).toMatch(/^embedder\.dimensions: .*ollama model "nomic-embed-text".*\(got none\)/);
+    expect((err as Error).message).toMatch(/^embedder\.dims: .*ollama model "nomic-embed-text".*\(got none\)/);
     expect(fake.requests).toHaveLength(0);
   });
 
