@@ -144,24 +144,24 @@ describe('ragsync mcp answers initialize before loading the server', () => {
         expect(r.isError, name).toBe(true);
         expect(r.content[0]!.text, name).toBe(expected);
       }
-      expect(stderr).toContain(`ragsync mcp: ${expected}`);
+      expect(stderr).toContain(`ragsync: ${expected}`);
     } finally {
       await c.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
-  it('no index yet: tool calls say so', () => {
+  it('no index yet: tool calls say so, and the session ends with exit 2 as any command with a bad config', () => {
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'mcp', '-c', '/nonexistent/ragsync.json'], {
       cwd: repo,
       input: `${INIT(1, '2025-06-18')}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search', arguments: { query: 'x' } } })}\n`,
       encoding: 'utf8',
     });
-    expect(r.status).toBe(0);
+    expect(r.status).toBe(2);
     const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: number; result: ToolOut });
     expect(answers[1]).toMatchObject({ id: 2, result: { isError: true } });
     expect(answers[1]!.result.content[0]!.text).toMatch(/config file not found: \/nonexistent\/ragsync\.json/);
-    expect(r.stderr).toMatch(/nonexistent/);
+    expect(r.stderr).toBe('ragsync: config file not found: /nonexistent/ragsync.json\n');
   });
 
   it('leaves a malformed initialize to the SDK (an error answer, no early one)', () => {

@@ -28,13 +28,15 @@ export function register(program: Command): void {
         } catch (err) {
           const words = err instanceof RagsyncError ? err.message : describeIoError(err);
           if (!words) throw err;
-          process.stderr.write(`ragsync mcp: ${words}\n`);
+          process.stderr.write(`ragsync: ${words}\n`);
           searcher = new RagsyncError(words, EXIT.usage);
         }
         try {
           await serveStdio(searcher, io);
         } finally {
-          if (!(searcher instanceof Error)) await searcher.close();
+          // The session ends as any command with a bad config does: exit 2 (said once, above).
+          if (searcher instanceof Error) process.exitCode = EXIT.usage;
+          else await searcher.close();
         }
       });
     });
