@@ -11,7 +11,7 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
@@ -117,6 +117,20 @@ describe('runnable blocks in the docs', () => {
     expect(readme.filter((b) => b.lang === 'sh').length).toBeGreaterThanOrEqual(2);
     expect(readme.some((b) => b.expected)).toBe(true);
     expect(files.find((f) => f.file === join('docs', 'database.md'))?.blocks.some((b) => b.lang === 'sql')).toBe(true);
+  });
+
+  it('the README stays a front door (under 15 KB), and every relative link in the docs leads to a file', () => {
+    expect(readFileSync(join(REPO_ROOT, 'README.md')).length).toBeLessThan(15_000);
+    const broken: string[] = [];
+    for (const f of markdownFiles()) {
+      const text = readFileSync(join(REPO_ROOT, f), 'utf8').replace(/```[\s\S]*?```/g, '');
+      for (const m of text.matchAll(/\]\(([^)\s#]+)(#[^)]*)?\)/g)) {
+        const target = m[1]!;
+        if (/^[a-z]+:/i.test(target)) continue;
+        if (!existsSync(join(REPO_ROOT, dirname(f), target))) broken.push(`${f}: ${target}`);
+      }
+    }
+    expect(broken).toEqual([]);
   });
 
   for (const { file, blocks } of files) {
