@@ -2,7 +2,7 @@
 // Values come from the environment pm2 is started with, so one file serves every deployment:
 //   RAGSYNC_CONFIG (config file), RAGSYNC_LOG_LEVEL, RAGSYNC_LOG_DIR, RAGSYNC_DAEMON_ARGS (e.g. "--serve").
 // Logs go to logs/ (git-ignored) and grow without bound unless rotated: pm2 install pm2-logrotate
-// (README, "Running it hourly").
+// (docs/operations.md, "Running it hourly").
 const path = require('node:path');
 
 const logDir = process.env.RAGSYNC_LOG_DIR || path.join(__dirname, 'logs');

@@ -5,7 +5,7 @@
  * It runs on a thread of its own over raw sockets (the answer framed by its content-length, which
  * the server always sends) so that what it measures is the server: driven from the bench's own
  * event loop with fetch, a response could sit in the client while the client parsed other
- * responses, and that wait was counted as the server's latency (see BENCHMARKS.md, "serve under 20
+ * responses, and that wait was counted as the server's latency (see docs/benchmarks/query-path.md, "serve under 20
  * clients").
  */
 import { connect } from 'node:net';

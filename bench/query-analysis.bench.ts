@@ -8,7 +8,7 @@
  * Pieces (each a switch): stemming (RAGSYNC_STEM, needs its own index), field weights
  * (RAGSYNC_HEAD_WEIGHT), the classics thesaurus and English glossary (RAGSYNC_CLASSICS_THESAURUS /
  * _GLOSSARY, through the query-expansion mechanism: `expand`), the corpus lexicon. (Pseudo-relevance
- * feedback was measured here too and removed: BENCHMARKS.md.) `--work DIR` keeps the indexes between runs. `--heldout` adds eval/heldout/* (judge on it once, at the end; tune on dev).
+ * feedback was measured here too and removed: docs/benchmarks/query-analysis.md.) `--work DIR` keeps the indexes between runs. `--heldout` adds eval/heldout/* (judge on it once, at the end; tune on dev).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

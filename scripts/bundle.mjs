@@ -1,7 +1,7 @@
 // Bundles the CLI into dist/bundle/ (npm run build runs this after tsc): ragsync.cjs, the whole
 // CLI; boot.cjs, which the bin runs and which compiles ragsync.cjs with a V8 code cache; and a
 // code cache per command. A one-shot command then neither resolves hundreds of ES modules nor
-// compiles most of its code: see "Cold start" in BENCHMARKS.md for what each step gives.
+// compiles most of its code: see docs/benchmarks/cold-start.md for what each step gives.
 import { build } from 'esbuild';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -4,6 +4,7 @@ import type { Expansion } from '../core/profile.ts';
 import { resultJson } from '../search/present.ts';
 import type { StatusReport } from '../storage/roles.ts';
 import type { Health } from '../daemon/health.ts';
+import { painter, type Paint } from './color.ts';
 
 const short = (sha: string | null) => (sha ? sha.slice(0, 7) : '-');
 
@@ -39,13 +40,13 @@ export function indexJson(r: IndexResult) {
   };
 }
 
-function sourceLine(s: SourceResult, dryRun: boolean): string {
+function sourceLine(s: SourceResult, dryRun: boolean, paint: Paint): string {
   // What happened; a dry run (or a source that stopped early) also shows what was planned.
   const c = dryRun ? s.planned : s.written;
   const d = c.documents;
   const moved = s.commitBefore && s.commitBefore !== s.commit ? `${short(s.commitBefore)}→${short(s.commit)}` : short(s.commit);
   const parts = [
-    `${s.name.padEnd(12)} ${s.status.padEnd(7)} @${moved}`,
+    `${s.name.padEnd(12)} ${paint(s.status, s.status.padEnd(7))} @${moved}`,
     `docs +${d.added} ~${d.changed} -${d.deleted} >${d.renamed} =${d.unchanged}${d.skipped ? ` !${d.skipped}` : ''}`,
     `chunks ${c.chunks} (${c.chunksReused} reused)  texts ${dryRun ? 'to embed' : 'embedded'} ${c.texts}`,
   ];
@@ -74,14 +75,14 @@ function planLines(s: SourceResult): string[] {
   return lines;
 }
 
-export function indexText(r: IndexResult, verbose: boolean): string {
+export function indexText(r: IndexResult, verbose: boolean, paint: Paint = painter(false)): string {
   const lines: string[] = [];
   for (const s of r.sources) {
-    lines.push(sourceLine(s, r.dryRun));
+    lines.push(sourceLine(s, r.dryRun, paint));
     if (verbose) lines.push(...planLines(s));
   }
   const what = r.dryRun ? 'dry run: nothing written, nothing embedded' : `embedded ${r.textsEmbedded} texts`;
-  lines.push(`${r.status}: ${what} in ${(r.durationMs / 1000).toFixed(2)}s (${r.fingerprint})`);
+  lines.push(`${paint(r.status)}: ${what} in ${(r.durationMs / 1000).toFixed(2)}s (${r.fingerprint})`);
   return lines.join('\n');
 }
 
@@ -107,9 +108,16 @@ export function searchText(results: SearchResult[]): string {
           (r.explain.expansion ? `  expansion #${r.explain.expansion.rank} ${r.explain.expansion.score.toFixed(3)} ×${r.explain.expansion.weight.toFixed(2)}` : '') +
           (r.explain.duplicates ? `  +${r.explain.duplicates} near-duplicates` : '')
         : '';
-      return `${i + 1}. [${r.score.toFixed(4)}] ${r.source}:${r.path}\n   ${r.heading}\n   ${body}${why}`;
+      return `${i + 1}. [${r.score.toFixed(4)}] ${r.source}:${r.path}\n   ${r.heading}${factsLine(r.fields)}\n   ${body}${why}`;
     })
     .join('\n');
+}
+
+/** "https://… · #database #sqlite · 2024-01-05": the link, tags and date a result carries, if any. */
+function factsLine(f: Record<string, unknown>): string {
+  const tags = Array.isArray(f.tags) ? f.tags.map((t) => `#${String(t)}`).join(' ') : '';
+  const parts = [typeof f.url === 'string' ? f.url : '', tags, typeof f.date === 'string' ? f.date.slice(0, 10) : ''].filter(Boolean);
+  return parts.length ? `\n   ${parts.join(' · ')}` : '';
 }
 
 /**

@@ -5,9 +5,11 @@
  */
 import { packageVersion } from '../core/package-root.ts';
 
-export const DESCRIPTION = 'Keep a retrieval index in sync with Markdown in git repositories.';
+export const DESCRIPTION = 'Keep a retrieval index in sync with Markdown in git repositories and folders.';
 
 export const COMMAND_LIST: readonly { usage: string; summary: string }[] = [
+  { usage: 'init [options] [dir]', summary: 'write a starter config (ragsync.jsonc) for a git repository or a folder; --example copies the sample' },
+  { usage: 'config [options] <action>', summary: 'check: validate the config and print it resolved (keys redacted)' },
   { usage: 'index [options]', summary: 'pull each source, then chunk and embed what changed' },
   { usage: 'search [options] <query>', summary: 'search the index (hybrid: vector + keyword by reciprocal rank fusion)' },
   { usage: 'related [options] <path-or-id>', summary: 'documents most similar to a given one (itself excluded)' },
@@ -27,7 +29,8 @@ export const COMMAND_LIST: readonly { usage: string; summary: string }[] = [
   },
   { usage: 'eval [options] <file>', summary: 'score retrieval on a JSONL file of queries with gold paths: hit@1/3/10 and MRR@10' },
   { usage: 'mcp [options]', summary: 'serve the index as an MCP server on stdio (tools: search, related)' },
-  { usage: 'embedders [options]', summary: 'list embedding providers: default model, dimensions, URL and key variable' },
+  { usage: 'embedders [options]', summary: 'list embedding providers: default model, dims, URL and key variable' },
+  { usage: 'completion <shell>', summary: 'print a shell completion script: bash, zsh or fish' },
 ];
 
 /** The command names, as the first word of each usage line. */

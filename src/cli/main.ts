@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { DESCRIPTION, quickAnswer, version } from './help.ts';
+import { errorLine } from './error-line.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { ENV_FILE_VAR, loadEnvFileOnce } from '../embedding/remote/env.ts';
 import { describeIoError } from '../core/io-errors.ts';
@@ -8,9 +9,11 @@ type CommandModule = { register(program: Command): void };
 /**
  * Each command lives in commands/<name>.ts and registers itself. Modules load on demand: a run of
  * one command imports only that command's code (an hourly no-op `index` should not pay for the
- * MCP SDK, the HTTP server and the AI SDK); help and unknown commands load them all.
+ * MCP SDK, the HTTP server and the AI SDK); help, completion and unknown commands load them all.
  */
 const COMMANDS: Record<string, () => Promise<CommandModule>> = {
+  init: () => import('./commands/init.ts'),
+  config: () => import('./commands/config.ts'),
   index: () => import('./commands/index.ts'),
   search: () => import('./commands/search.ts'),
   related: () => import('./commands/related.ts'),
@@ -22,6 +25,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   eval: () => import('./commands/eval.ts'),
   mcp: () => import('./commands/mcp.ts'),
   embedders: () => import('./commands/embedders.ts'),
+  completion: () => import('./commands/completion.ts'),
 };
 
 export async function buildProgram(argv: string[] = []): Promise<Command> {
@@ -34,10 +38,12 @@ export async function buildProgram(argv: string[] = []): Promise<Command> {
     .hook('preAction', () => {
       if (process.env[ENV_FILE_VAR]) loadEnvFileOnce();
     })
-    .showHelpAfterError()
+    // One line per error (commands inherit this): the whole help after a typo buries it.
+    .configureOutput({ outputError: (str, write) => write(errorLine(str)) })
     .exitOverride();
   const first = argv.find((a) => !a.startsWith('-'));
-  const wanted = first && first in COMMANDS ? [first] : Object.keys(COMMANDS);
+  // `completion` describes every command, so it needs them all too.
+  const wanted = first && first in COMMANDS && first !== 'completion' ? [first] : Object.keys(COMMANDS);
   for (const name of wanted) (await COMMANDS[name]!()).register(program);
   return program;
 }

@@ -1,10 +1,12 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { dirname, resolve, isAbsolute } from 'node:path';
 import type { z } from 'zod';
-import { configSchema, type ChunkingConfig, type DaemonConfig, type EmbedderConfig, type SourceConfigRaw } from './schema.ts';
+import { configSchema, knownKeysAt, type ChunkingConfig, type DaemonConfig, type EmbedderConfig, type SourceConfigRaw } from './schema.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { describeIoError } from '../core/io-errors.ts';
 import type { ProfileRegistry } from '../core/profile.ts';
+import { didYouMean } from '../core/text/nearest.ts';
+import { JsoncSyntaxError, parseJsonc } from './jsonc.ts';
 
 export const DEFAULT_CONFIG_PATH = 'config/ragsync.json';
 
@@ -37,9 +39,17 @@ export interface Config {
   search?: { expand: boolean };
 }
 
-/** --config, else $RAGSYNC_CONFIG, else config/ragsync.json (relative to the working directory). */
+/** What `ragsync init` writes, found in the working directory without a flag. */
+export const LOCAL_CONFIG_NAMES = ['ragsync.jsonc', 'ragsync.json'] as const;
+
+/**
+ * --config, else $RAGSYNC_CONFIG, else ragsync.jsonc or ragsync.json in the working directory (as
+ * `init` writes it), else config/ragsync.json.
+ */
 export function resolveConfigPath(flag?: string): string {
-  return resolve(flag ?? process.env.RAGSYNC_CONFIG ?? DEFAULT_CONFIG_PATH);
+  const named = flag ?? process.env.RAGSYNC_CONFIG;
+  if (named !== undefined) return resolve(named);
+  return LOCAL_CONFIG_NAMES.map((n) => resolve(n)).find((f) => existsSync(f)) ?? resolve(DEFAULT_CONFIG_PATH);
 }
 
 export function loadConfig(profiles: ProfileRegistry, flag?: string): Config {
@@ -51,32 +61,45 @@ export function loadConfig(profiles: ProfileRegistry, flag?: string): Config {
   } catch (err) {
     throw new RagsyncError(`cannot read the config file: ${describeIoError(err, file) ?? errorMessage(err)}`, EXIT.usage);
   }
-  let raw: unknown;
+  return parseConfig(profiles, parseConfigText(text, file), file);
+}
+
+/** The config file's JSON (comments and trailing commas allowed); a syntax error names FILE:LINE:COLUMN. */
+export function parseConfigText(text: string, file: string): unknown {
   try {
-    raw = JSON.parse(text);
+    return parseJsonc(text);
   } catch (err) {
+    if (err instanceof JsoncSyntaxError) throw new RagsyncError(`${file}:${err.line}:${err.column}: not valid JSON: ${err.reason}`, EXIT.usage);
     throw new RagsyncError(`${file}: not valid JSON: ${(err as Error).message}`, EXIT.usage);
   }
-  return parseConfig(profiles, raw, file);
 }
 
 /** Validates a config object; relative paths resolve against the config file's folder (or cwd). */
 export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: string | null = null): Config {
   const parsed = configSchema.safeParse(raw, { reportInput: true });
   if (!parsed.success) {
-    throw new RagsyncError(`${file ?? 'config'}: ${describeIssue(parsed.error.issues[0]!)}`, EXIT.usage);
+    // A mistyped key first: it is usually why a required one is "missing".
+    const issues = parsed.error.issues;
+    const first = issues.find((i) => i.code === 'unrecognized_keys') ?? issues[0]!;
+    throw new RagsyncError(`${file ?? 'config'}: ${describeIssue(first)}`, EXIT.usage);
   }
   const c = parsed.data;
   const where = file ?? 'config';
   const profileOf = c.sources.map((s, i) => {
     const owner = profiles.ownerOf(s.chunker);
     if (!owner) {
-      const known = profiles.chunkerNames().join(', ');
-      throw new RagsyncError(`${where}: sources[${i}].chunker: unknown chunker (known: ${known}) (got ${JSON.stringify(s.chunker)})`, EXIT.usage);
+      const names = profiles.chunkerNames();
+      throw new RagsyncError(
+        `${where}: sources[${i}].chunker: unknown chunker (known: ${names.join(', ')}) (got ${JSON.stringify(s.chunker)})${didYouMean(s.chunker, names)}`,
+        EXIT.usage,
+      );
     }
     if (s.profile !== undefined && !profiles.has(s.profile)) {
-      const known = profiles.profiles.map((p) => p.name).join(', ');
-      throw new RagsyncError(`${where}: sources[${i}].profile: unknown profile (known: ${known}) (got ${JSON.stringify(s.profile)})`, EXIT.usage);
+      const names = profiles.profiles.map((p) => p.name);
+      throw new RagsyncError(
+        `${where}: sources[${i}].profile: unknown profile (known: ${names.join(', ')}) (got ${JSON.stringify(s.profile)})${didYouMean(s.profile, names)}`,
+        EXIT.usage,
+      );
     }
     return s.profile ?? owner.name;
   });
@@ -84,6 +107,15 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
   const db = abs(c.db);
   const checkouts = c.checkouts ? abs(c.checkouts) : resolve(dirname(db), 'checkouts');
+  // A config inside an installed package (its example) must not write there: npm owns that folder.
+  for (const [key, p] of [['db', db], ['checkouts', checkouts]] as const) {
+    if (p.split(/[\\/]/).includes('node_modules')) {
+      throw new RagsyncError(
+        `${where}: ${key}: ${p} is inside node_modules, and ragsync never writes into an installed package: set "${key}" to a path of your own (\`ragsync init --example DIR\` copies the sample with a config of its own)`,
+        EXIT.usage,
+      );
+    }
+  }
   const sources: SourceConfig[] = c.sources.map(({ chunking, path, profile: _profile, ...s }, i) => ({
     ...s,
     profile: profileOf[i]!,
@@ -134,5 +166,12 @@ export function describeIssue(issue: z.core.$ZodIssue): string {
   const shown = echo ? JSON.stringify(issue.input) : '';
   // A long value (a thousand-item list) is cut: the message stays one readable line.
   const got = echo ? ` (got ${shown.length > 80 ? `${shown.slice(0, 77)}…` : shown})` : '';
-  return `${path || '(root)'}: ${issue.message}${got}`;
+  return `${path || '(root)'}: ${issue.message}${got}${suggestion(issue)}`;
+}
+
+/** "did you mean" for a mistyped key or a value outside a fixed list. */
+function suggestion(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys' && issue.keys.length === 1) return didYouMean(issue.keys[0]!, knownKeysAt(issue.path));
+  if (issue.code === 'invalid_value' && typeof issue.input === 'string') return didYouMean(issue.input, issue.values.map(String));
+  return '';
 }

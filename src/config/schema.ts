@@ -5,6 +5,7 @@ import './zod-english.ts';
 import { PRESETS, allowedDimensionsFor, type RemoteProvider } from './presets.ts';
 import { createRequire } from 'node:module';
 import { unsafeGitUrl } from './git-url.ts';
+import { didYouMean } from '../core/text/nearest.ts';
 
 // node-cron loads only when a config has a schedule to check (its import costs every command ~30 ms).
 const validCron = (expr: string): boolean =>
@@ -102,9 +103,13 @@ export const sourceSchema = z
     }),
   );
 
+/** Both size keys at once: `dimensions` is only another name for `dims`. */
+const bothSizeKeys = () => z.optional(z.never({ error: 'give "dims" or "dimensions" (another name for it), not both' }));
+
 const hashEmbedderSchema = z.strictObject({
   provider: z.literal('hash'),
   dims: z._default(int(16, 8192), 1024),
+  dimensions: bothSizeKeys(),
   batchSize: z._default(z.number().check(z.int(), z.positive(), z.maximum(4096)), 256),
 });
 
@@ -113,7 +118,9 @@ const remoteFields = {
   model: z.optional(str1()),
   /** The API root; POST {baseUrl}/embeddings (Ollama: /api/embed, TEI: /embed). */
   baseUrl: z.optional(z.url({ protocol: /^https?$/ })),
+  /** The vector size: written `dims` in config (`dimensions` accepted), held here as `dimensions`. */
   dimensions: z.optional(int(1, 16384)),
+  dims: bothSizeKeys(),
   /** Name of the environment variable (or .env entry) holding the API key: the key itself never goes in config. */
   apiKeyEnv: z.optional(z.string().check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'))),
   /** Texts per request (at most the provider's maximum). */
@@ -156,11 +163,11 @@ const remote = <P extends RemoteProvider>(provider: P) =>
       const model = c.model ?? preset.model;
       const allowed = model ? allowedDimensionsFor(provider, model) : undefined;
       if (c.dimensions !== undefined && allowed && !allowed.includes(c.dimensions)) {
-        ctx.addIssue({ code: 'custom', path: ['dimensions'], input: c.dimensions, message: `${model} produces ${allowed.join('/')} dimensions (got ${c.dimensions})` });
+        ctx.addIssue({ code: 'custom', path: ['dims'], input: c.dimensions, message: `${model} produces ${allowed.join('/')} dimensions (got ${c.dimensions})` });
       }
       if (provider === 'openai-compatible') {
         for (const f of ['baseUrl', 'model', 'dimensions'] as const) {
-          if (c[f] === undefined) ctx.addIssue({ code: 'custom', path: [f], message: 'required for provider "openai-compatible" (got none)' });
+          if (c[f] === undefined) ctx.addIssue({ code: 'custom', path: [f === 'dimensions' ? 'dims' : f], message: 'required for provider "openai-compatible" (got none)' });
         }
       }
     }),
@@ -189,19 +196,37 @@ const discriminated = z.discriminatedUnion(
   {
     error: (iss) =>
       iss.code === 'invalid_union'
-        ? `expected one of ${EMBEDDER_PROVIDERS.join('|')} (got ${JSON.stringify((iss.input as { provider?: unknown })?.provider)})`
+        ? `expected one of ${EMBEDDER_PROVIDERS.join('|')} (got ${JSON.stringify((iss.input as { provider?: unknown })?.provider)})${didYouMean(String((iss.input as { provider?: unknown })?.provider), EMBEDDER_PROVIDERS)}`
         : undefined,
   },
 );
 
-/** An embedder without a provider is the hash one (configs written before remote providers existed). */
-export const embedderSchema = z.pipe(
-  z.transform((v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) && !('provider' in v) ? { ...v, provider: 'hash' } : v)),
-  discriminated,
-);
+/**
+ * An embedder without a provider is the hash one (configs written before remote providers existed).
+ * The vector size is `dims` for every provider, `dimensions` another name for it: the hash embedder
+ * holds it as `dims`, remote ones as `dimensions` (their APIs' word).
+ */
+export function normaliseEmbedder(v: unknown): unknown {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return v;
+  const o: Record<string, unknown> = { ...v };
+  if (!('provider' in o)) o.provider = 'hash';
+  const [from, to] = o.provider === 'hash' ? ['dimensions', 'dims'] : ['dims', 'dimensions'];
+  if (from in o && !(to in o)) {
+    o[to] = o[from];
+    delete o[from];
+  }
+  return o;
+}
+
+export const embedderSchema = z.pipe(z.transform(normaliseEmbedder), discriminated);
+
+/** The embedder as written in a config file (for the published JSON Schema). */
+export const embedderInputSchema = discriminated;
 
 export const configSchema = z
   .strictObject({
+    /** The JSON Schema editors complete the file from (ignored by ragsync). */
+    $schema: z.optional(z.string()),
     db: z._default(str1(), 'data/ragsync.db'),
     /** Folder holding git checkouts (default: "checkouts" beside the db). */
     checkouts: z.optional(str1()),
@@ -228,6 +253,21 @@ export const configSchema = z
       });
     }),
   );
+
+/** The keys an object in the config may have, by its path (for "did you mean" on a mistyped key). */
+export function knownKeysAt(path: readonly PropertyKey[]): string[] {
+  const at = path.map((p) => (typeof p === 'number' ? '[]' : String(p))).join('.');
+  const keys: Record<string, string[]> = {
+    '': Object.keys(configSchema.shape),
+    embedder: [...new Set([...Object.keys(hashEmbedderSchema.shape), ...Object.keys(remoteFields), 'provider'])],
+    chunking: Object.keys(chunkingSchema.shape),
+    daemon: Object.keys(daemonSchema.shape),
+    search: ['expand'],
+    'sources.[]': Object.keys(sourceSchema.shape),
+    'sources.[].chunking': Object.keys(chunkingSchema.shape),
+  };
+  return keys[at] ?? [];
+}
 
 export type ConfigInput = z.input<typeof configSchema>;
 export type ChunkingConfig = z.output<typeof chunkingSchema>;

@@ -12,7 +12,7 @@ export class RagsyncError extends Error {
   }
 }
 
-/** Exit codes, documented in the README. */
+/** Exit codes, documented in docs/commands.md ("Exit codes"). */
 export const EXIT = {
   ok: 0,
   /** The run failed (nothing or not everything could be indexed). */

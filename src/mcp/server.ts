@@ -17,11 +17,19 @@ const text = (results: SearchResult[], expansions?: Expansion[]) => ({
 /** An error the client sees as a tool error (isError), not a protocol failure. */
 const toolError = (err: unknown) => ({ isError: true, content: [{ type: 'text' as const, text: describeIoError(err) ?? errorMessage(err) }] });
 
-/** An MCP server exposing `search` and `related` over one Searcher. */
-export function createMcpServer(searcher: Searcher, version?: string): McpServer {
+/**
+ * An MCP server exposing `search` and `related` over one Searcher — or over the reason there is
+ * none (a bad config, no index): the session still starts and every tool call answers with that
+ * error, so the client shows it instead of "connection closed".
+ */
+export function createMcpServer(source: Searcher | Error, version?: string): McpServer {
   const info = serverInfo(); // package.json, read once
   const server = new McpServer({ name: info.name, version: version ?? info.version });
-  const specs = searcher.filterSpecs();
+  const specs = source instanceof Error ? [] : source.filterSpecs();
+  const searcher = (): Searcher => {
+    if (source instanceof Error) throw source;
+    return source;
+  };
   server.registerTool(
     'search',
     {
@@ -48,7 +56,7 @@ export function createMcpServer(searcher: Searcher, version?: string): McpServer
     async ({ query, source, sources, ...rest }) => {
       try {
         const { k, mode, path, minScore, mmr, halfLifeDays, dedupe, perDoc, includeBroken, explain, expand } = rest;
-        const r = await searcher.searchDetailed(query, {
+        const r = await searcher().searchDetailed(query, {
           sources: source ? [source, ...(sources ?? [])] : sources,
           k, mode, path, minScore, mmr, halfLifeDays, dedupe, perDoc, includeBroken, explain, expand,
           filters: filtersOf(specs, rest),
@@ -64,7 +72,7 @@ export function createMcpServer(searcher: Searcher, version?: string): McpServer
     {
       description: 'Documents most similar to a given document (by source + path, or a chunk id), itself excluded.',
       inputSchema: {
-        path: z.string().optional().describe('document path within its source'),
+        path: z.string().optional().describe('document path within its source (source:path, as search results name it, works too)'),
         id: z.string().optional().describe('a chunk id from a search result'),
         source: z.string().optional(),
         k: z.number().int().min(1).max(MAX_K).optional(),
@@ -72,7 +80,7 @@ export function createMcpServer(searcher: Searcher, version?: string): McpServer
     },
     async ({ path, id, source, k }) => {
       try {
-        return text(await searcher.related({ path, id, source }, { k }));
+        return text(await searcher().related({ path, id, source }, { k }));
       } catch (err) {
         return toolError(err);
       }
@@ -86,7 +94,7 @@ export function createMcpServer(searcher: Searcher, version?: string): McpServer
  * stdin replays the input from the start, and the answer to the `initialize` it already gave is
  * not written again.
  */
-export async function serveStdio(searcher: Searcher, io: Partial<FrontHandoff> = {}): Promise<void> {
+export async function serveStdio(searcher: Searcher | Error, io: Partial<FrontHandoff> = {}): Promise<void> {
   const server = createMcpServer(searcher);
   const stdin = io.stdin ?? process.stdin;
   const transport = new StdioServerTransport(stdin);

@@ -20,6 +20,7 @@ import type { Reranker } from './rerank.ts';
 import { DEFAULT_K, DEFAULT_PER_DOC, MAX_K, parseSearchRequest, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
 import { VectorIndex, type VectorSource } from './vector-index.ts';
 import { oneShotVectors } from './vector-scan.ts';
+import { resolveDocRef } from './doc-ref.ts';
 
 export { MODES, MAX_K, MAX_QUERY_CHARS, DEFAULT_K, DEFAULT_PER_DOC, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
 
@@ -513,8 +514,7 @@ export class Searcher {
   ): Promise<SearchResult[]> {
     const k = opts.k ?? DEFAULT_K;
     if (!Number.isInteger(k) || k < 1 || k > MAX_K) throw usage(`k must be 1..${MAX_K} (got ${k})`);
-    // A bare string is a document path if one exists, else a chunk id.
-    if (typeof ref === 'string') ref = (await this.store.findChunks({ path: ref })).length ? { path: ref } : { id: ref };
+    ref = await resolveDocRef(ref, (r) => this.store.findChunks(r));
     if (!ref.path && !ref.id) throw usage('related needs a path or an id');
     const what = `${ref.source ? ref.source + ':' : ''}${ref.path ?? ref.id}`;
     const found = await this.store.findChunks(ref);

@@ -135,7 +135,7 @@ describe('ragsync CLI', () => {
       writeFileSync(cfgFile, '{ "db": ');
       const r3 = await runCli(['index', '-c', cfgFile]);
       expect(r3.code).toBe(2);
-      expect(r3.stderr).toMatch(/ragsync\.json: not valid JSON/);
+      expect(r3.stderr).toMatch(/ragsync\.json:1:9: not valid JSON: expected a value, found the end of the file/);
     });
 
     it('an unknown --source and an unknown chunker are usage errors', async () => {

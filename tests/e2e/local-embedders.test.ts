@@ -159,7 +159,7 @@ describe('vector size of a model the preset does not know', () => {
       err = x;
     }
     expect(err).toBeInstanceOf(RagsyncError);
-    expect((err as Error).message).toMatch(/^embedder\.dimensions: .*ollama model "nomic-embed-text".*\(got none\)/);
+    expect((err as Error).message).toMatch(/^embedder\.dims: .*ollama model "nomic-embed-text".*\(got none\)/);
     expect(fake.requests).toHaveLength(0);
   });
 
@@ -169,9 +169,9 @@ describe('vector size of a model the preset does not know', () => {
     const cfg = await withEmbedderDimensions(cfgFor(fake), { log });
     expect(cfg.embedder).toMatchObject({ provider: 'ollama', model: 'nomic-embed-text', dimensions: 48 });
     expect(fake.requests).toHaveLength(1);
-    const said = lines.map((l) => JSON.parse(l).msg as string).find((m) => m.includes('dimensions not set'));
+    const said = lines.map((l) => JSON.parse(l).msg as string).find((m) => m.includes('dims not set'));
     expect(said).toBe(
-      'embedder.dimensions not set: ollama model "nomic-embed-text" returned 48-dimensional vectors, using 48 (put "dimensions": 48 in config to skip this request)',
+      'embedder.dims not set: ollama model "nomic-embed-text" returned 48-dimensional vectors, using 48 (put "dims": 48 in config to skip this request)',
     );
     const e = createEmbedder(cfg.embedder);
     expect(e.info.fingerprint).toBe('ollama:nomic-embed-text:48');
@@ -185,7 +185,7 @@ describe('vector size of a model the preset does not know', () => {
     await fake.close();
     fakes = [];
     await expect(withEmbedderDimensions(cfg)).rejects.toThrow(
-      /^embedder\.dimensions: not set for ollama model "nomic-embed-text", and asking http:\/\/127\.0\.0\.1:\d+ failed \(.*\): start the server, or set "dimensions" in config$/,
+      /^embedder\.dims: not set for ollama model "nomic-embed-text", and asking http:\/\/127\.0\.0\.1:\d+ failed \(.*\): start the server, or set "dims" in config$/,
     );
   });
 });
@@ -223,7 +223,7 @@ describe('CLI', () => {
       const r = await runCli(['index', '--json', '-c', cfgFile]);
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ status: 'ok', fingerprint: 'ollama:nomic-embed-text:256', embedded: 9 });
-      expect(r.stderr).toContain('embedder.dimensions not set: ollama model \\"nomic-embed-text\\" returned 256-dimensional vectors');
+      expect(r.stderr).toContain('embedder.dims not set: ollama model \\"nomic-embed-text\\" returned 256-dimensional vectors');
       expect(fake.requests[0]!.inputs).toEqual(['dimensions']);
       expect(fake.served.slice(1).flatMap((q) => q.inputs)).toHaveLength(9);
       const s = await runCli(['search', 'w2x1y2 w2x1y9 w2x1y16', '--json', '-k', '1', '--mode', 'vector', '-c', cfgFile]);

@@ -5,6 +5,9 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadConfig } from '../../src/builtin.ts';
 import { initializeResult, PROTOCOL_VERSIONS } from '../../src/mcp/front.ts';
 import { createMcpServer } from '../../src/mcp/server.ts';
@@ -127,7 +130,7 @@ describe('ragsync mcp answers initialize before loading the server', () => {
     expect(JSON.parse((out[2]!.result.content as { text: string }[])[0]!.text).results[0].path).toBe('qiongtong/jiamu.md');
   });
 
-  it('a session of initialize alone never opens the config; one that asks more reports a bad config as before', () => {
+  it('a session of initialize alone never opens the config', () => {
     const alone = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'mcp', '-c', '/nonexistent/ragsync.json'], {
       cwd: repo,
       input: INIT(1, '2025-06-18') + '\n',
@@ -135,28 +138,45 @@ describe('ragsync mcp answers initialize before loading the server', () => {
     });
     expect(alone.status).toBe(0);
     expect(JSON.parse(alone.stdout)).toMatchObject({ id: 1, result: { serverInfo: { name: 'ragsync' } } });
-    const more = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'mcp', '-c', '/nonexistent/ragsync.json'], {
-      cwd: repo,
-      input: `${INIT(1, '2025-06-18')}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`,
-      encoding: 'utf8',
-    });
-    expect(more.status).not.toBe(0);
-    expect(more.stderr).toMatch(/nonexistent/);
+    expect(alone.stderr).toBe('');
   });
 
-  it('exits with the error when the server cannot load, though the client keeps its end open', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'mcp', '-c', '/nonexistent/ragsync.json'], { cwd: repo });
+  it('a bad config: the session starts, every tool call answers with the error naming file and field, stderr says it too', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ragsync-mcp-bad-'));
+    const file = join(dir, 'ragsync.json');
+    writeFileSync(file, JSON.stringify({ sources: [{ name: 'notes', kind: 'svn', path: dir }] }));
+    const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'src/cli/run.ts', 'mcp', '-c', file], cwd: repo, stderr: 'pipe' });
     let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    child.stdin.write(`${INIT(1, '2025-06-18')}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`);
-    const code = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => (child.kill(), resolve(-1)), 20_000);
-      child.on('exit', (c) => (clearTimeout(timer), resolve(c)));
+    transport.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const c = new Client({ name: 'ragsync-test', version: '1.0.0' });
+    try {
+      await c.connect(transport);
+      const { tools } = await c.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(['related', 'search']);
+      const expected = `${file}: sources[0].kind: Invalid option: expected one of "git"|"dir" (got "svn")`;
+      for (const [name, args] of [['search', { query: '伤官' }], ['related', { path: 'a.md' }]] as const) {
+        const r = (await c.callTool({ name, arguments: args })) as ToolOut;
+        expect(r.isError, name).toBe(true);
+        expect(r.content[0]!.text, name).toBe(expected);
+      }
+      expect(stderr).toContain(`ragsync: ${expected}`);
+    } finally {
+      await c.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('no index yet: tool calls say so, and the session ends with exit 2 as any command with a bad config', () => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'mcp', '-c', '/nonexistent/ragsync.json'], {
+      cwd: repo,
+      input: `${INIT(1, '2025-06-18')}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search', arguments: { query: 'x' } } })}\n`,
+      encoding: 'utf8',
     });
-    child.stdin.destroy();
-    expect(code).not.toBe(-1); // not left hanging on the open stdin
-    expect(code).not.toBe(0);
-    expect(stderr).toMatch(/nonexistent/);
+    expect(r.status).toBe(2);
+    const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: number; result: ToolOut });
+    expect(answers[1]).toMatchObject({ id: 2, result: { isError: true } });
+    expect(answers[1]!.result.content[0]!.text).toMatch(/config file not found: \/nonexistent\/ragsync\.json/);
+    expect(r.stderr).toBe('ragsync: config file not found: /nonexistent/ragsync.json\n');
   });
 
   it('leaves a malformed initialize to the SDK (an error answer, no early one)', () => {

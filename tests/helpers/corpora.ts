@@ -22,7 +22,7 @@ export function needCorpora(...bundles: string[]): CorporaCheck {
   if (!missing.length) return { ok: true, reason: '', title: (name) => name };
   const reason =
     `needs ${missing.join(' and ')} in ${CORPORA} (the shared test corpora: put them in ../shared/corpora ` +
-    'beside the repository, or set RAGSYNC_CORPORA to their folder; see README, "Test corpora")';
+    'beside the repository, or set RAGSYNC_CORPORA to their folder; see docs/development.md, "Test corpora")';
   let said = false;
   return {
     ok: false,

@@ -50,3 +50,40 @@ describe('config', () => {
     for (const f of ['config/ragsync.json', 'config/example.json']) expect(() => loadConfig(join(REPO_ROOT, f))).not.toThrow();
   });
 });
+
+describe('config: sizes, suggestions, syntax', () => {
+  const src = [{ name: 's', kind: 'dir', path: '/tmp' }];
+
+  it('takes "dims" for every provider and "dimensions" as another name for it', () => {
+    const openai = parseConfig({ sources: src, embedder: { provider: 'openai', dims: 1024 } });
+    expect(openai.embedder).toMatchObject({ provider: 'openai', dimensions: 1024 });
+    const hash = parseConfig({ sources: src, embedder: { provider: 'hash', dimensions: 512 } });
+    expect(hash.embedder).toEqual({ provider: 'hash', dims: 512, batchSize: 256 });
+    expect(err(() => parseConfig({ sources: src, embedder: { provider: 'hash', dims: 512, dimensions: 512 } }))).toBe(
+      'config: embedder.dimensions: give "dims" or "dimensions" (another name for it), not both (got 512)',
+    );
+    expect(err(() => parseConfig({ sources: src, embedder: { provider: 'zhipu', dims: 300 } }))).toBe(
+      'config: embedder.dims: embedding-3 produces 256/512/1024/2048 dimensions (got 300)',
+    );
+  });
+
+  it('suggests the nearest key or value', () => {
+    expect(err(() => parseConfig({ sourcse: src }))).toBe('config: (root): Unrecognized key: "sourcse" (did you mean "sources"?)');
+    expect(err(() => parseConfig({ sources: [{ ...src[0], chunkr: 'x' }] }))).toBe('config: sources[0]: Unrecognized key: "chunkr" (did you mean "chunker"?)');
+    expect(err(() => parseConfig({ sources: [{ ...src[0], kind: 'dri' }] }))).toMatch(/sources\[0\]\.kind: .*\(got "dri"\) \(did you mean "dir"\?\)$/);
+    expect(err(() => parseConfig({ sources: [{ ...src[0], chunker: 'bookmark' }] }))).toMatch(/\(did you mean "bookmarks"\?\)$/);
+    expect(err(() => parseConfig({ sources: src, embedder: { provider: 'opnai' } }))).toMatch(/\(got "opnai"\) \(did you mean "openai"\?\)$/);
+    // Nothing close: no guess.
+    expect(err(() => parseConfig({ sources: [{ ...src[0], zzzzzz: 1 }] }))).toBe('config: sources[0]: Unrecognized key: "zzzzzz"');
+  });
+
+  it('reads comments and trailing commas, and names the line and column of a syntax error', () => {
+    const t = tempDir();
+    const file = join(t.dir, 'c.json');
+    writeFileSync(file, `{\n  // the index\n  "db": "x.db", /* beside this file */\n  "sources": [{ "name": "s", "kind": "dir", "path": "docs", },],\n}\n`);
+    expect(loadConfig(file).db).toBe(join(t.dir, 'x.db'));
+    writeFileSync(file, `{\n  "db": "x.db"\n  "sources": []\n}\n`);
+    expect(err(() => loadConfig(file))).toBe(`${file}:3:3: not valid JSON: expected "," or "}" after a property value, found "\\""`);
+    t.cleanup();
+  });
+});

@@ -28,7 +28,7 @@ describe('embedder config', () => {
     );
     expect(error({ provider: 'zhipu', batchSize: 100 })).toBe('config: embedder.batchSize: zhipu takes at most 64 inputs per request (got 100)');
     expect(error({ provider: 'dashscope', batchSize: 11 })).toContain('embedder.batchSize: dashscope takes at most 10');
-    expect(error({ provider: 'zhipu', dimensions: 300 })).toBe('config: embedder.dimensions: embedding-3 produces 256/512/1024/2048 dimensions (got 300)');
+    expect(error({ provider: 'zhipu', dimensions: 300 })).toBe('config: embedder.dims: embedding-3 produces 256/512/1024/2048 dimensions (got 300)');
     expect(error({ provider: 'siliconflow', dimensions: 512 })).toContain('BAAI/bge-m3 produces 1024 dimensions (got 512)');
     expect(error({ provider: 'dashscope', dimensions: 2048 })).toContain('text-embedding-v3 produces 64/128/256/512/768/1024 dimensions (got 2048)');
     expect(error({ provider: 'openai-compatible', model: 'm', dimensions: 8 })).toBe(
@@ -101,7 +101,7 @@ describe('embedder config', () => {
     // Another model: its size is not guessed from the preset's.
     expect(local({ provider: 'ollama', model: 'nomic-embed-text' }).dimensions).toBeNull();
     expect(local({ provider: 'tei', model: 'BAAI/bge-small-zh-v1.5', dimensions: 512 }).dimensions).toBe(512);
-    expect(error({ provider: 'ollama', dimensions: 768 })).toBe('config: embedder.dimensions: bge-m3 produces 1024 dimensions (got 768)');
+    expect(error({ provider: 'ollama', dimensions: 768 })).toBe('config: embedder.dims: bge-m3 produces 1024 dimensions (got 768)');
     expect(error({ provider: 'tei', batchSize: 64 })).toBe('config: embedder.batchSize: tei takes at most 32 inputs per request (got 64)');
     const fp = (e: unknown) => createEmbedder(parse(e).embedder).info.fingerprint;
     expect(fp({ provider: 'vllm' })).toBe('vllm:BAAI/bge-m3:1024');

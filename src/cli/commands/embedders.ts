@@ -66,7 +66,7 @@ function table(rows: EmbedderRow[]): string {
     ...cells.map(line),
     '',
     'Local servers need no key (set apiKeyEnv if yours wants one). Another model than the default:',
-    'set "model", and "dimensions" if you know it, else the server is asked once and the size logged.',
+    'set "model", and "dims" if you know it, else the server is asked once and the size logged.',
     'To run the default model:',
     ...hints,
   ].join('\n');
@@ -75,7 +75,7 @@ function table(rows: EmbedderRow[]): string {
 export function register(program: Command): void {
   program
     .command('embedders')
-    .description('list embedding providers: default model, dimensions, URL and key variable')
+    .description('list embedding providers: default model, dims, URL and key variable')
     .option('--json', 'print a JSON array on stdout')
     .action(async (o) => {
       const rows = embedderRows();

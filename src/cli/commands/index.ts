@@ -4,6 +4,7 @@ import { createLogger } from '../../core/log.ts';
 import { onStopSignals } from '../../daemon/signals.ts';
 import { indexJson, indexText } from '../format.ts';
 import { progressBar } from '../progress.ts';
+import { colorsOn, painter } from '../color.ts';
 import { collect, config, configOption, out, positiveInt, withDimensions } from '../options.ts';
 import { withRateLimits } from '../../embedding/create.ts';
 import { keepOldGenerationTight } from '../heap.ts';
@@ -21,8 +22,8 @@ export function register(program: Command): void {
     .option('--max-docs <n>', 'write at most n changed documents this run', positiveInt('--max-docs'))
     .option('--rpm <n>', 'embedding requests per minute (overrides embedder.rpm)', positiveInt('--rpm'))
     .option('--tpm <n>', 'embedding tokens per minute, estimated (overrides embedder.tpm)', positiveInt('--tpm'))
-    .option('--json', 'print the result as one JSON object on stdout')
-    .option('-v, --verbose', 'list every file in the plan')
+    .option('--json', 'print the result as one JSON line on stdout (the default when stdout is not a terminal)')
+    .option('-v, --verbose', 'list every file in the plan (as text, also when piped) and log each step on stderr')
     .addHelpText(
       'after',
       `
@@ -30,12 +31,14 @@ Each source's summary line reads:
   NAME STATUS @BEFORE→AFTER  docs +added ~changed -deleted >renamed =unchanged !skipped
   chunks N (M reused)  texts embedded T   (a dry run: texts to embed)
 documents are files, chunks are passages, texts are the distinct chunk texts sent to the embedder.
+On a terminal: this summary; piped or with --json: one JSON line. Warnings and errors go to stderr.
 Exit codes: 0 ok, 1 failed or stopped, 2 bad flags or config, 3 partial, 75 locked by another run.`,
     )
     .action(async (o) => {
       keepOldGenerationTight();
       const base = config(o);
-      const log = createLogger({ configLevel: base.logLevel });
+      // The summary below is the run's one report: step logs only when asked (-v, config or env).
+      const log = createLogger(o.verbose ? { level: 'info' } : { configLevel: base.logLevel, defaultLevel: 'warn' });
       const cfg = withRateLimits(await withDimensions(base, log), o.rpm, o.tpm);
       const bar = progressBar();
       // SIGTERM/SIGINT: stop after the batch in flight commits; the run is recorded 'aborted'.
@@ -64,7 +67,8 @@ Exit codes: 0 ok, 1 failed or stopped, 2 bad flags or config, 3 partial, 75 lock
         off();
         bar.end();
       }
-      out(o.json ? JSON.stringify(indexJson(result)) : indexText(result, !!o.verbose));
+      const json = o.json || (!process.stdout.isTTY && !o.verbose);
+      out(json ? JSON.stringify(indexJson(result)) : indexText(result, !!o.verbose, painter(colorsOn())));
       process.exitCode = result.exitCode;
     });
 }

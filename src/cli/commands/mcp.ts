@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { configOption } from '../config-option.ts';
 import { keepYoungGenerationSmall } from '../heap.ts';
+import { RagsyncError, EXIT } from '../../core/errors.ts';
+import { describeIoError } from '../../core/io-errors.ts';
 
 export function register(program: Command): void {
   program
@@ -18,11 +20,23 @@ export function register(program: Command): void {
         ]);
         // After the SDK's code is loaded: V8 refuses a code cache made under other flags.
         keepYoungGenerationSmall();
-        const searcher = Searcher.open(await withDimensions(config(o)));
+        // A config or index the user must fix is said on stderr and, for the client to show it, as
+        // the answer to every tool call; the session itself starts (else clients see only "closed").
+        let searcher: InstanceType<typeof Searcher> | Error;
+        try {
+          searcher = Searcher.open(await withDimensions(config(o)));
+        } catch (err) {
+          const words = err instanceof RagsyncError ? err.message : describeIoError(err);
+          if (!words) throw err;
+          process.stderr.write(`ragsync: ${words}\n`);
+          searcher = new RagsyncError(words, EXIT.usage);
+        }
         try {
           await serveStdio(searcher, io);
         } finally {
-          await searcher.close();
+          // The session ends as any command with a bad config does: exit 2 (said once, above).
+          if (searcher instanceof Error) process.exitCode = EXIT.usage;
+          else await searcher.close();
         }
       });
     });

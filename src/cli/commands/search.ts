@@ -4,6 +4,7 @@ import { DEFAULT_PER_DOC, MAX_K, MODES, parseWeights, type SearchOptions } from 
 import { Searcher } from '../../search/search.ts';
 import { rerankerFromEnv } from '../../search/rerank.ts';
 import { expansionsText, searchJson, searchText } from '../format.ts';
+import { errorLine } from '../error-line.ts';
 import { createEmbedder } from '../../embedding/create.ts';
 import { createLogger } from '../../core/log.ts';
 import { collect, config, configOption, out, positiveInt, withDimensions } from '../options.ts';
@@ -43,8 +44,7 @@ Scores depend on --mode: hybrid gives fused RRF scores (at most 0.0328 with weig
 --min-score there is small, e.g. 0.02), vector gives cosine similarity (-1..1), keyword gives
 -bm25 (higher is better, no fixed bound). A query that starts with "-" goes after --.`,
     )
-    // The full help after a typo buries the one line that matters.
-    .showHelpAfterError('(a query that starts with "-" goes after --: ragsync search -- "-x"; --help lists the options)');
+    .configureOutput({ outputError: (str, write) => write(errorLine(str, { what: 'a query', command: 'search' })) });
   // Each profile's filters are flags of their own (--book, --tag, --month …).
   const specs = builtinProfiles.filters();
   for (const f of specs) {

@@ -14,7 +14,7 @@ import { PRESETS, resolveRemote, type RemoteSettings } from '../../config/preset
 export function unknownDimensions(s: Pick<RemoteSettings, 'provider' | 'model'>): RagsyncError {
   const own = PRESETS[s.provider].model;
   return new RagsyncError(
-    `embedder.dimensions: required for ${s.provider} model "${s.model}"${own ? `, the preset knows only ${own}'s` : ''} (got none); ` +
+    `embedder.dims: required for ${s.provider} model "${s.model}"${own ? `, the preset knows only ${own}'s` : ''} (got none); ` +
       'set it, or let the CLI ask the server (withEmbedderDimensions)',
     EXIT.usage,
   );
@@ -32,8 +32,8 @@ export async function withEmbedderDimensions<C extends { embedder: EmbedderConfi
     dims = (await probe.embed(['dimensions']))[0]!.length;
   } catch (err) {
     throw new RagsyncError(
-      `embedder.dimensions: not set for ${settings.provider} model "${settings.model}", and asking ${settings.baseUrl} failed ` +
-        `(${errorMessage(err)}): start the server, or set "dimensions" in config`,
+      `embedder.dims: not set for ${settings.provider} model "${settings.model}", and asking ${settings.baseUrl} failed ` +
+        `(${errorMessage(err)}): start the server, or set "dims" in config`,
       EXIT.usage,
     );
   } finally {
@@ -41,8 +41,8 @@ export async function withEmbedderDimensions<C extends { embedder: EmbedderConfi
   }
   deps.log?.info(
     { embedder: `${settings.provider}:${settings.model}`, dimensions: dims },
-    `embedder.dimensions not set: ${settings.provider} model "${settings.model}" returned ${dims}-dimensional vectors, using ${dims} ` +
-      `(put "dimensions": ${dims} in config to skip this request)`,
+    `embedder.dims not set: ${settings.provider} model "${settings.model}" returned ${dims}-dimensional vectors, using ${dims} ` +
+      `(put "dims": ${dims} in config to skip this request)`,
   );
   return { ...cfg, embedder: { ...cfg.embedder, dimensions: dims } };
 }

@@ -35,6 +35,6 @@ export const classicsProfile: Profile = {
   ],
   resultFields: documentFields,
   expandQuery: (query) => expandClassicsQuery(query),
-  // The thesaurus and glossary say what the query says in the books' words (measured: BENCHMARKS.md).
+  // The thesaurus and glossary say what the query says in the books' words (measured: docs/benchmarks/query-analysis.md).
   expansionWeight: 2,
 };

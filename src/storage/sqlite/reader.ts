@@ -368,7 +368,7 @@ const RESCORER_CACHE_KIB = 2048;
  * The connection rescoring reads through, opened on first use: a second read-only connection to
  * the same file with sqlite-vec's distance functions, so the main connection's page cache keeps
  * the FTS and chunk pages searches read. Not memory-mapped: mapping halved the rescoring time but
- * made every vector page it touched resident (+40–95 MB RSS over both corpora, BENCHMARKS.md). An
+ * made every vector page it touched resident (+40–95 MB RSS over both corpora, docs/benchmarks/query-path.md). An
  * in-memory database rescores in place.
  */
 function rescorer(db: Database): Database {

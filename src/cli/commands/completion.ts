@@ -1,0 +1,41 @@
+import { Argument, type Command } from 'commander';
+import { SHELLS, completionScript, type CompletionCommand, type Shell } from '../completion.ts';
+
+/** Every registered command as the completion scripts see it. */
+function commandsOf(program: Command): CompletionCommand[] {
+  return program.commands
+    .filter((c) => c.name() !== 'help')
+    .map((c) => {
+      const first = (c.registeredArguments[0] as { argChoices?: string[] } | undefined)?.argChoices;
+      return {
+        name: c.name(),
+        description: c.description(),
+        argChoices: first,
+        options: c.options.map((o) => ({
+          short: o.short,
+          long: o.long,
+          takesValue: o.required || o.optional,
+          description: o.description,
+          choices: o.argChoices,
+        })),
+      };
+    });
+}
+
+export function register(program: Command): void {
+  program
+    .command('completion')
+    .description('print a shell completion script: bash, zsh or fish')
+    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(SHELLS))
+    .addHelpText(
+      'after',
+      `
+bash:  source <(ragsync completion bash)      (in ~/.bashrc)
+zsh:   source <(ragsync completion zsh)       (in ~/.zshrc, after compinit)
+fish:  ragsync completion fish > ~/.config/fish/completions/ragsync.fish`,
+    )
+    .action(function (this: Command, shell: Shell) {
+      // The program registers every command for `completion` (src/cli/main.ts).
+      process.stdout.write(completionScript(shell, commandsOf(this.parent!)));
+    });
+}
