@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { configSchema, knownKeysAt, type ChunkingConfig, type DaemonConfig, type EmbedderConfig, type SourceConfigRaw } from './schema.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { describeIoError } from '../core/io-errors.ts';
+import { isDatabaseUrl } from '../core/db-url.ts';
 import type { ProfileRegistry } from '../core/profile.ts';
 import { didYouMean } from '../core/text/nearest.ts';
 import { JsoncSyntaxError, parseJsonc } from './jsonc.ts';
@@ -105,10 +106,11 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
   });
   const base = file ? dirname(file) : process.cwd();
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
-  const db = abs(c.db);
-  const checkouts = c.checkouts ? abs(c.checkouts) : resolve(dirname(db), 'checkouts');
+  // A server URL is no path; its checkouts default to the config file's folder.
+  const db = isDatabaseUrl(c.db) ? c.db : abs(c.db);
+  const checkouts = c.checkouts ? abs(c.checkouts) : isDatabaseUrl(db) ? resolve(base, 'checkouts') : resolve(dirname(db), 'checkouts');
   // A config inside an installed package (its example) must not write there: npm owns that folder.
-  for (const [key, p] of [['db', db], ['checkouts', checkouts]] as const) {
+  for (const [key, p] of [...(isDatabaseUrl(db) ? [] : [['db', db] as const]), ['checkouts', checkouts] as const]) {
     if (p.split(/[\\/]/).includes('node_modules')) {
       throw new RagsyncError(
         `${where}: ${key}: ${p} is inside node_modules, and ragsync never writes into an installed package: set "${key}" to a path of your own (\`ragsync init --example DIR\` copies the sample with a config of its own)`,

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { LockHolder, RunLog } from '../storage/roles.ts';
+import { isStorageError } from '../storage/errors.ts';
 import { RagsyncError, EXIT } from '../core/errors.ts';
 
 /**
@@ -104,7 +105,7 @@ export async function acquireIndexLock(store: RunLog, dbPath: string, log?: Logg
   try {
     const attempt = await store.tryLock(holder, (h) => holderIsStale(h)).catch((err: unknown) => {
       // SQLite's own write lock stayed busy past the busy timeout: another process is writing.
-      if ((err as { code?: unknown }).code === 'SQLITE_BUSY') {
+      if (isStorageError(err, 'busy')) {
         throw new RagsyncError(`index is locked: another process has been writing ${dbPath} for too long`, EXIT.locked);
       }
       throw err;

@@ -31,6 +31,19 @@ describe('config', () => {
     t.cleanup();
   });
 
+  it('takes a postgres:// or postgresql:// db as a server URL, not a path', () => {
+    const t = tempDir();
+    const file = join(t.dir, 'c.json');
+    for (const db of ['postgres://u:pw@db.example:5432/idx?schema=notes', 'postgresql://db.example/idx']) {
+      writeFileSync(file, JSON.stringify({ db, sources: [{ name: 's', url: '../up.git' }] }));
+      const c = loadConfig(file);
+      expect(c.db).toBe(db);
+      expect(c.checkouts).toBe(join(t.dir, 'checkouts'));
+      expect(c.sources[0]!.root).toBe(join(t.dir, 'checkouts/s'));
+    }
+    t.cleanup();
+  });
+
   it('keeps remote URLs as they are', () => {
     const c = parseConfig({ sources: [{ name: 's', url: 'https://github.com/s-theo/xx.theojs.cn.git' }] });
     expect(c.sources[0]!.url).toBe('https://github.com/s-theo/xx.theojs.cn.git');

@@ -1,13 +1,31 @@
 import { RagsyncError, EXIT, errorMessage } from '../../core/errors.ts';
 import { describeIoError } from '../../core/io-errors.ts';
+import { StorageError, type StorageErrorKind } from '../errors.ts';
+
+/** SQLite's primary result codes by what they mean to a caller (extended codes share their base's). */
+const KINDS: Record<string, StorageErrorKind> = {
+  SQLITE_FULL: 'full',
+  SQLITE_BUSY: 'busy',
+  SQLITE_LOCKED: 'locked',
+  SQLITE_CORRUPT: 'corrupt',
+  SQLITE_NOTADB: 'corrupt',
+  SQLITE_READONLY: 'permission',
+  SQLITE_PERM: 'permission',
+  SQLITE_CANTOPEN: 'permission',
+  SQLITE_AUTH: 'auth',
+};
 
 /**
  * SQLite's errors do not say which file they are about. The backend tags each one with its
- * database path (the error object is otherwise unchanged: same class, code and message, so callers
- * that test `code` still work) and the CLI turns the code into words naming that file.
+ * database path, and one with a code callers act on becomes a StorageError of that kind (same
+ * message and code), so the CLI turns the code into words naming that file.
  */
 export function tagWithPath(err: unknown, file: string): unknown {
-  if (err && typeof err === 'object' && !(err instanceof RagsyncError) && (err as { path?: unknown }).path === undefined) {
+  if (err instanceof StorageError || err instanceof RagsyncError) return err;
+  const code = (err as { code?: unknown } | null)?.code;
+  const kind = typeof code === 'string' ? KINDS[code.split('_').slice(0, 2).join('_')] : undefined;
+  if (kind) return new StorageError(kind, (err as Error).message, { code: code as string, path: file, cause: err });
+  if (err && typeof err === 'object' && (err as { path?: unknown }).path === undefined) {
     try {
       Object.defineProperty(err, 'path', { value: file, enumerable: false, configurable: true });
     } catch {

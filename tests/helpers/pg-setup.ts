@@ -1,0 +1,46 @@
+import pg from 'pg';
+import { ensurePgvector, serverBinDir, startCluster } from './pg-cluster.ts';
+
+/**
+ * Vitest global setup: gives the Postgres suites a server. RAGSYNC_TEST_PG_URL set: that server
+ * (nothing is started). Else a private cluster for this run, stopped at its end; when none can be
+ * started, RAGSYNC_TEST_PG_SKIP says why (tests/helpers/postgres.ts skips, or fails under CI=true).
+ * Workers and the CLIs they spawn inherit both variables.
+ */
+export default async function setup(): Promise<(() => void) | undefined> {
+  if (process.env.RAGSYNC_TEST_PG_URL) return prepare(process.env.RAGSYNC_TEST_PG_URL).then(() => undefined);
+  const bin = serverBinDir();
+  if (!bin) return skip('no PostgreSQL server in /usr/lib/postgresql (apt-get install postgresql), and RAGSYNC_TEST_PG_URL is unset');
+  let why: string | null;
+  try {
+    why = ensurePgvector(bin);
+  } catch (err) {
+    why = `building pgvector failed: ${(err as Error).message.split('\n')[0]}`;
+  }
+  if (why) return skip(why);
+  const cluster = await startCluster(bin);
+  try {
+    await prepare(cluster.url);
+  } catch (err) {
+    cluster.stop();
+    throw err;
+  }
+  process.env.RAGSYNC_TEST_PG_URL = cluster.url;
+  return () => cluster.stop();
+}
+
+function skip(reason: string): undefined {
+  process.env.RAGSYNC_TEST_PG_SKIP = reason;
+  return undefined;
+}
+
+/** The extension once, before test files race to create it in their own schemas. */
+async function prepare(url: string): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query('CREATE EXTENSION IF NOT EXISTS vector');
+  } finally {
+    await c.end();
+  }
+}
