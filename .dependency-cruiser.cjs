@@ -54,10 +54,17 @@ module.exports = {
     },
     {
       name: 'one-place-names-the-backend',
-      comment: 'storage/open.ts is the only code outside the backend that knows SQLite is behind the roles',
+      comment: 'storage/open.ts is the only code outside a backend that knows which one is behind the roles',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/storage/(open\\.ts|sqlite/)' },
       to: { path: '^src/storage/sqlite/' },
+    },
+    {
+      name: 'one-place-names-the-postgres-backend',
+      comment: 'storage/open.ts is the only code outside the Postgres backend that knows it',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/storage/(open\\.ts|postgres/)' },
+      to: { path: '^src/storage/postgres/' },
     },
   ],
   options: {

@@ -1,9 +1,8 @@
 import cron, { type ScheduledTask } from 'node-cron';
-import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load.ts';
 import type { Embedder } from '../embedding/types.ts';
-import { openIndex } from '../storage/open.ts';
+import { indexExists, openIndex } from '../storage/open.ts';
 import type { RunLog } from '../storage/roles.ts';
 import { runIndex, type IndexResult } from '../sync/run.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
@@ -112,7 +111,7 @@ export class Daemon {
   async health(store?: Pick<RunLog, 'recentRuns'>): Promise<Health> {
     const opts = { intervalMs: this.intervalMs, since: this.startedAt, failuresToUnhealthy: this.o.config.daemon?.failuresToUnhealthy };
     if (store) return storeHealth(store, opts);
-    if (!existsSync(this.o.config.db)) return computeHealth([], opts);
+    if (!(await indexExists(this.o.config))) return computeHealth([], opts);
     const own = openIndex(this.o.config, 'search');
     try {
       return await storeHealth(own, opts);

@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
 import { RagsyncError, EXIT } from '../core/errors.ts';
+import { isDatabaseUrl } from '../core/db-url.ts';
 import type { AdminStore, SearchStore, SyncStore } from './roles.ts';
 import { SqliteIndex } from './sqlite/index.ts';
+import { openPostgres, postgresIndexExists } from './postgres/index.ts';
 
-/** Where the index lives (today a SQLite file; a Postgres URL is the next backend's). */
+/** Where the index lives: a SQLite file, or a postgres:// URL (storage/postgres). */
 export interface IndexLocation {
   db: string;
 }
@@ -25,6 +27,11 @@ export function openIndex(
   role: IndexRole,
   opts: { dryRun?: boolean; readOnly?: boolean; oneShot?: boolean } = {},
 ): SyncStore | SearchStore | AdminStore {
+  if (isDatabaseUrl(at.db)) {
+    // A missing index is found at the first call (connecting is asynchronous).
+    if (role === 'search' || (role === 'admin' && opts.readOnly)) return openPostgres(at.db, 'read');
+    return openPostgres(at.db, role === 'sync' && opts.dryRun ? 'dryrun' : 'write');
+  }
   if (role !== 'sync' && !existsSync(at.db)) {
     throw new RagsyncError(`no index at ${at.db}: run "ragsync index" first`, EXIT.failed);
   }
@@ -32,4 +39,9 @@ export function openIndex(
   // one from a newer ragsync, is refused untouched.
   if (role === 'search' || (role === 'admin' && opts.readOnly)) return new SqliteIndex(at.db, 'read', !!opts.oneShot);
   return new SqliteIndex(at.db, role === 'sync' && opts.dryRun ? 'snapshot' : 'write');
+}
+
+/** Whether an index is there to read (a file, or a server schema holding one). */
+export async function indexExists(at: IndexLocation): Promise<boolean> {
+  return isDatabaseUrl(at.db) ? postgresIndexExists(at.db) : existsSync(at.db);
 }

@@ -63,6 +63,21 @@ export interface ChunkText {
   content: string;
 }
 
+/**
+ * The k chunks nearest to a query vector by cosine similarity, the filter applied by the store
+ * (a server index pushes it into its query).
+ */
+export interface NearestQuery {
+  fingerprint: string;
+  vector: Float32Array;
+  k: number;
+  filter?: ChunkFilter;
+  /** Exact similarity over every vector instead of an approximate index (search.exact). */
+  exact?: boolean;
+  /** Candidates an HNSW search keeps (pgvector's ef_search); the store's default when absent. */
+  efSearch?: number;
+}
+
 /** A chunk reference and its score in one ranked list. */
 export interface RefScore {
   ref: number;
@@ -252,6 +267,13 @@ export interface DocumentWrite {
 
 /** Search's view: keyword search, chunk rows and the active fingerprint's vectors. */
 export interface IndexReader {
+  /**
+   * Ranking in the store: the nearest chunks to a vector, score = cosine similarity, best first,
+   * ties in reference order. (Absent in a backend whose searcher still ranks vectors itself.)
+   */
+  nearest?(q: NearestQuery): Promise<RefScore[]>;
+  /** Ranking in the store: keyword hits as keywordRefs ranks them (BM25, FTS5's constants). */
+  keyword?(q: KeywordQuery): Promise<RefScore[]>;
   /** BM25 keyword search over the terms ORed; score = -bm25 (higher is better). */
   keywordSearch(q: KeywordQuery): Promise<StoredHit[]>;
   /** The same ranking as keywordSearch, references and scores only (texts are loaded for the few kept). */

@@ -1,0 +1,282 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { RagsyncError, EXIT } from '../../core/errors.ts';
+import { packageRoot } from '../../core/package-root.ts';
+import { StorageError } from '../errors.ts';
+import { pgStorageError } from './errors.ts';
+import type { PgLocation } from './location.ts';
+
+/** bigint (counts, ids) as numbers: ids and counts of an index stay far below 2^53. */
+const getTypeParser = ((oid: number, format?: 'text' | 'binary') =>
+  oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'];
+
+export const PG_MIGRATIONS_DIR = join(packageRoot(import.meta.url), 'migrations', 'postgres');
+const MIGRATION_FILE = /^(\d+)_([\w-]+)\.sql$/;
+
+export type PgMode =
+  /** Reads and writes; creates the schema and applies pending migrations. */
+  | 'write'
+  /** Reads; the index must exist and be of a version this code knows. */
+  | 'read'
+  /** A dry run: one transaction, rolled back at close, so nothing the run does is kept. */
+  | 'dryrun';
+
+/** Anything that runs a query: the pool, or the client of a transaction. */
+export interface Queryable {
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+/** `"name"` (names reaching SQL are checked plain names; quoting keeps their case). */
+export const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** The key of a schema's advisory locks: one per purpose (migrating, the run lock). */
+export const LOCK_SPACE = { migrate: 0x72616701, run: 0x72616702 } as const;
+
+/**
+ * One Postgres index: a pool (one client in a dry run) whose connections search the index's schema
+ * (then pgvector's), migrated or checked once before the first query. Errors leave it as
+ * StorageErrors naming the server without its password.
+ */
+export class PgDb {
+  readonly pool: pg.Pool;
+  readonly schema: string;
+  readonly shown: string;
+  private readyPromise: Promise<void> | null = null;
+  /** The dry run's one client, inside its transaction. */
+  private session: pg.PoolClient | null = null;
+
+  constructor(
+    at: PgLocation,
+    readonly mode: PgMode,
+  ) {
+    this.schema = at.schema;
+    this.shown = at.shown;
+    this.pool = new pg.Pool({ max: 4, ...at.pool, ...(mode === 'dryrun' ? { max: 1 } : {}), types: { getTypeParser } });
+    // An idle connection the server dropped must not crash the process; the next query reconnects.
+    this.pool.on('error', () => {});
+    this.pool.on('connect', (c) => {
+      // The index's schema first, then wherever pgvector's types live (public, or "extensions" on
+      // some managed services). Queued before any other query on this client.
+      c.query(
+        `SELECT set_config('search_path', $1 || coalesce((SELECT ', ' || quote_ident(n.nspname) FROM pg_extension e
+           JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'), ''), false)`,
+        [ident(this.schema)],
+      ).catch(() => {});
+    });
+  }
+
+  /** Connects, checks the server and the index, and migrates (write) — once. */
+  ready(): Promise<void> {
+    this.readyPromise ??= this.open().catch((err: unknown) => {
+      throw this.wrap(err);
+    });
+    return this.readyPromise;
+  }
+
+  wrap(err: unknown): unknown {
+    return pgStorageError(err, this.shown);
+  }
+
+  /** The pool (or the dry run's transaction) as a Queryable, once ready, its errors wrapped. */
+  readonly q: Queryable = {
+    query: async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => {
+      await this.ready();
+      try {
+        return await (this.session ?? this.pool).query<R>(sql, params);
+      } catch (err) {
+        throw this.wrap(err);
+      }
+    },
+  };
+
+  /** A query's rows, on the pool (or the dry run's transaction). */
+  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<R[]> {
+    return (await this.q.query<R>(sql, params)).rows;
+  }
+
+  /** Runs `fn` in one transaction (a savepoint inside a dry run's). */
+  async tx<T>(fn: (c: Queryable) => Promise<T>): Promise<T> {
+    await this.ready();
+    if (this.session) {
+      const s = this.session;
+      await s.query('SAVEPOINT ragsync_tx');
+      try {
+        const out = await fn(s);
+        await s.query('RELEASE SAVEPOINT ragsync_tx');
+        return out;
+      } catch (err) {
+        await s.query('ROLLBACK TO SAVEPOINT ragsync_tx').catch(() => {});
+        throw this.wrap(err);
+      }
+    }
+    let c: pg.PoolClient;
+    try {
+      c = await this.pool.connect();
+    } catch (err) {
+      throw this.wrap(err);
+    }
+    try {
+      await c.query('BEGIN');
+      const out = await fn(c);
+      await c.query('COMMIT');
+      c.release();
+      return out;
+    } catch (err) {
+      await c.query('ROLLBACK').catch(() => {});
+      // A client whose connection failed is not returned to the pool for reuse.
+      c.release(err instanceof Error && !(err as { code?: unknown }).code ? err : undefined);
+      throw this.wrap(err);
+    }
+  }
+
+  /** A client of its own (the run lock's session), outside the pool's rotation. */
+  async ownClient(): Promise<pg.PoolClient> {
+    await this.ready();
+    if (this.session) return this.session;
+    try {
+      return await this.pool.connect();
+    } catch (err) {
+      throw this.wrap(err);
+    }
+  }
+
+  /** Gives back a client from ownClient (the dry run's session stays); one that failed is discarded. */
+  releaseOwn(c: pg.PoolClient, err?: unknown): void {
+    if (c === this.session) return;
+    c.release(err instanceof Error ? err : undefined);
+  }
+
+  async close(): Promise<void> {
+    if (this.session) {
+      await this.session.query('ROLLBACK').catch(() => {});
+      this.session.release();
+      this.session = null;
+    }
+    await this.pool.end().catch(() => {});
+  }
+
+  private async open(): Promise<void> {
+    const c = await this.pool.connect();
+    try {
+      await this.checkServer(c);
+      if (this.mode === 'dryrun') {
+        await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
+        this.session = c;
+        await this.migrate(c, false);
+        return;
+      }
+      if (this.mode === 'write') await this.migrate(c, true);
+      else await this.checkIndex(c);
+    } finally {
+      if (this.session !== c) c.release();
+    }
+  }
+
+  /** pgvector is there (or can be made), and a writer is on a primary. */
+  private async checkServer(c: pg.PoolClient): Promise<void> {
+    const ext = await c.query(`SELECT 1 FROM pg_extension WHERE extname = 'vector'`);
+    if (!ext.rowCount) {
+      if (this.mode !== 'write') throw noExtension(this.shown, null);
+      try {
+        await c.query('CREATE EXTENSION IF NOT EXISTS vector');
+      } catch (err) {
+        throw noExtension(this.shown, err);
+      }
+      // This connection's search path was set before the extension existed.
+      await c.query(`SELECT set_config('search_path', $1 || ', ' || (SELECT quote_ident(n.nspname) FROM pg_extension e
+        JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'), false)`, [ident(this.schema)]);
+    }
+    if (this.mode === 'write') {
+      const r = await c.query<{ recovery: boolean; ro: string }>(
+        `SELECT pg_is_in_recovery() AS recovery, current_setting('transaction_read_only') AS ro`,
+      );
+      if (r.rows[0]!.recovery || r.rows[0]!.ro === 'on') {
+        throw new StorageError('permission', `the database ${this.shown} is read-only (a replica?): point "db" at the primary to index`, {
+          code: '25006',
+          path: this.shown,
+        });
+      }
+    }
+  }
+
+  /** The versions applied in the schema; null when it holds no ragsync index. Refuses someone else's schema. */
+  private async applied(c: Queryable): Promise<Set<number> | null> {
+    const tables = await c.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = $1 AND c.relkind IN ('r', 'v', 'p')`,
+      [this.schema],
+    );
+    if (!tables.rowCount) return null;
+    if (!tables.rows.some((t) => t.name === 'ragsync_migrations')) {
+      throw new RagsyncError(
+        `schema "${this.schema}" of ${this.shown} holds tables that are not a ragsync index; ragsync leaves them alone: choose another ?schema=`,
+        EXIT.usage,
+      );
+    }
+    const rows = await c.query<{ version: number }>(`SELECT version FROM ${ident(this.schema)}.ragsync_migrations`);
+    return new Set(rows.rows.map((r) => r.version));
+  }
+
+  private async checkIndex(c: Queryable): Promise<void> {
+    const done = await this.applied(c);
+    if (!done) throw new RagsyncError(`no index at ${this.shown} (schema "${this.schema}"): run "ragsync index" first`, EXIT.failed);
+    refuseNewer(done, this.shown);
+  }
+
+  /** Applies pending migrations; two processes migrating at once take turns (an advisory lock). */
+  private async migrate(c: pg.PoolClient, commit: boolean): Promise<void> {
+    const all = listPgMigrations();
+    const quick = await this.applied(c);
+    if (quick) refuseNewer(quick, this.shown);
+    if (quick && all.every((m) => quick.has(m.version))) return;
+    if (commit) await c.query('BEGIN');
+    else await c.query('SAVEPOINT ragsync_migrate');
+    try {
+      await c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_SPACE.migrate, this.schema]);
+      await c.query(`CREATE SCHEMA IF NOT EXISTS ${ident(this.schema)}`);
+      await c.query(`CREATE TABLE IF NOT EXISTS ${ident(this.schema)}.ragsync_migrations (
+        version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+      const done = (await this.applied(c)) ?? new Set<number>();
+      for (const m of all) {
+        if (done.has(m.version)) continue;
+        await c.query(m.sql);
+        await c.query(`INSERT INTO ${ident(this.schema)}.ragsync_migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
+      }
+      await c.query(commit ? 'COMMIT' : 'RELEASE SAVEPOINT ragsync_migrate');
+    } catch (err) {
+      await c.query(commit ? 'ROLLBACK' : 'ROLLBACK TO SAVEPOINT ragsync_migrate').catch(() => {});
+      throw err;
+    }
+  }
+}
+
+function refuseNewer(done: Set<number>, shown: string): void {
+  const known = Math.max(...listPgMigrations().map((m) => m.version));
+  const newest = Math.max(0, ...done);
+  if (newest > known) {
+    throw new RagsyncError(`the index at ${shown} was made by a newer ragsync (schema version ${newest}, this one knows ${known}): upgrade ragsync`, EXIT.usage);
+  }
+}
+
+function noExtension(shown: string, err: unknown): StorageError {
+  const said = err instanceof Error ? ` (${err.message})` : '';
+  const missing = /could not open extension control file|is not available/i.test(said);
+  return new StorageError(
+    'permission',
+    missing
+      ? `the pgvector extension is not installed on the server of ${shown}${said}: install pgvector there (packages postgresql-NN-pgvector, or your provider's "vector" extension), then run "CREATE EXTENSION vector;"`
+      : `the pgvector extension is not enabled in the database of ${shown}${said}: run "CREATE EXTENSION vector;" there as the database owner or a superuser (managed Postgres: enable the "vector" extension in its settings)`,
+    { code: (err as { code?: string } | null)?.code, path: shown, cause: err },
+  );
+}
+
+let migrations: { version: number; name: string; sql: string }[] | null = null;
+export function listPgMigrations(): { version: number; name: string; sql: string }[] {
+  migrations ??= readdirSync(PG_MIGRATIONS_DIR)
+    .map((f) => MIGRATION_FILE.exec(f))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ version: Number(m[1]), name: m[2]!, sql: readFileSync(join(PG_MIGRATIONS_DIR, m[0]), 'utf8') }))
+    .sort((a, b) => a.version - b.version);
+  return migrations;
+}

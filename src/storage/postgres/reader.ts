@@ -1,0 +1,234 @@
+import type { ChunkFilter, StoredHit } from '../../core/types.ts';
+import type { ChunkText, IndexReader, KeywordQuery, LexiconRow, NearestQuery, RefScore, VectorSet, VectorSink } from '../roles.ts';
+import type { PgDb, Queryable } from './db.ts';
+import { pgFilterSql } from './filter.ts';
+import { quoteLexeme } from './terms.ts';
+import { parseVector, vectorLiteral } from './vectors.ts';
+import { annType } from './writer.ts';
+
+const HIT_COLUMNS = `c.id AS ref, c.key AS id, s.name AS source, d.path, d.title, c.heading, c.content,
+  d.metadata || c.metadata AS metadata`;
+const HIT_JOINS = `JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id`;
+
+/** FTS5's bm25 constants, so both backends rank keyword hits alike. */
+const K1 = 1.2;
+const B = 0.75;
+
+/** Rows of vectors read per round trip when streaming them to the caller. */
+const VECTOR_PAGE = 2000;
+
+/**
+ * Search's view of a Postgres index. Ranking happens in the server: `nearest` (HNSW, or exact) and
+ * `keyword` (BM25 over the analyzer's tokens, computed as SQLite's FTS5 does); the streaming
+ * methods of the older reader shape are here too, so today's searcher works unchanged.
+ */
+export class PgIndexReader implements IndexReader {
+  constructor(private readonly db: PgDb) {}
+
+  async generation(): Promise<number> {
+    const [r] = await this.db.query<{ value: number }>(`SELECT value FROM meta WHERE key = 'generation'`);
+    return r!.value;
+  }
+
+  async nearest(q: NearestQuery): Promise<RefScore[]> {
+    if (q.k <= 0) return [];
+    return this.db.tx(async (c) => {
+      const [e] = (await c.query<{ dims: number }>('SELECT dims FROM embedders WHERE fingerprint = $1', [q.fingerprint])).rows;
+      if (!e || e.dims !== q.vector.length) return [];
+      const ann = q.exact ? null : annType(e.dims);
+      if (ann) {
+        // Filtered HNSW scans go on until k rows pass (pgvector ≥ 0.8), in distance order.
+        await c.query(`SET LOCAL hnsw.iterative_scan = strict_order`);
+        if (q.efSearch !== undefined) await c.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [String(Math.trunc(q.efSearch))]);
+      }
+      const params: unknown[] = [vectorLiteral(q.vector), q.k];
+      const filter = pgFilterSql(q.filter, params);
+      // The fingerprint as a literal: the partial HNSW index is chosen only when the planner sees it.
+      const fp = `'${q.fingerprint.replace(/'/g, "''")}'`;
+      const order = ann ? `(v.embedding::${ann.type}) <=> ($1::vector::${ann.type})` : `v.embedding <=> $1::vector`;
+      const rows = await c.query<RefScore>(
+        `SELECT c.id AS ref, 1 - (v.embedding <=> $1::vector) AS score
+         FROM vectors v JOIN chunks c ON c.text_hash = v.text_hash ${HIT_JOINS}
+         WHERE v.fingerprint = ${fp} AND ${filter}
+         ORDER BY ${order}, c.id LIMIT $2`,
+        params,
+      );
+      return rows.rows;
+    });
+  }
+
+  async keyword(q: KeywordQuery): Promise<RefScore[]> {
+    if (!q.tokens.length || q.k <= 0) return [];
+    const head = q.headWeight ?? 1;
+    if (!(Number.isFinite(head) && head >= 0)) throw new Error(`headWeight must be a number ≥ 0 (got ${head})`);
+    const params: unknown[] = [q.tokens, q.tokens.map(quoteLexeme), q.tokens.map(quoteLexeme).join(' | '), head, q.k];
+    const filter = pgFilterSql(q.filter, params);
+    // bm25 as FTS5 computes it: per query token (repeats count again), idf over the chunks
+    // holding it, the weighted term frequency of head and body, the row's length against the
+    // average; chunks tied on score in id order.
+    return this.db.query<RefScore>(
+      `WITH stats AS (
+         SELECT greatest((SELECT value FROM meta WHERE key = 'chunks'), 1)::float8 AS n,
+                greatest((SELECT value FROM meta WHERE key = 'chunk_terms'), 1)::float8 AS terms),
+       q AS (
+         SELECT t.tok, t.i, t.query,
+           (SELECT count(*) FROM chunks c WHERE c.head @@ t.query OR c.body @@ t.query)::float8 AS hits
+         FROM unnest($1::text[], $2::tsquery[]) WITH ORDINALITY AS t(tok, query, i)),
+       qi AS (SELECT q.tok, greatest(ln((stats.n - q.hits + 0.5) / (q.hits + 0.5)), 1e-6) AS idf FROM q, stats),
+       cand AS (
+         SELECT c.id, c.head, c.body, c.head_len + c.body_len AS len FROM chunks c ${HIT_JOINS}
+         WHERE (c.head @@ $3::tsquery OR c.body @@ $3::tsquery) AND ${filter})
+       SELECT cand.id AS ref, sum(qi.idf * f.f * ${K1 + 1} / (f.f + ${K1} * (1 - ${B} + ${B} * cand.len / (stats.terms / stats.n)))) AS score
+       FROM cand CROSS JOIN stats CROSS JOIN qi
+       CROSS JOIN LATERAL (SELECT $4::float8 * coalesce((SELECT cardinality(u.positions) FROM unnest(cand.head) u WHERE u.lexeme = qi.tok), 0)
+                                 + coalesce((SELECT cardinality(u.positions) FROM unnest(cand.body) u WHERE u.lexeme = qi.tok), 0) AS f) f
+       GROUP BY cand.id
+       ORDER BY score DESC, cand.id
+       LIMIT $5`,
+      params,
+    );
+  }
+
+  async keywordRefs(q: KeywordQuery): Promise<RefScore[]> {
+    return this.keyword(q);
+  }
+
+  async keywordSearch(q: KeywordQuery): Promise<StoredHit[]> {
+    const refs = await this.keyword(q);
+    const score = new Map(refs.map((r) => [r.ref, r.score]));
+    return (await this.getChunks(refs.map((r) => r.ref))).map((h) => ({ ...h, score: score.get(h.ref)! }));
+  }
+
+  async refFilter(): Promise<null> {
+    return null;
+  }
+
+  async filterRefs(refs: readonly number[], filter?: ChunkFilter): Promise<number[]> {
+    if (!refs.length) return [];
+    const params: unknown[] = [refs];
+    const f = pgFilterSql(filter, params);
+    const ok = new Set(
+      (await this.db.query<{ id: number }>(`SELECT c.id FROM chunks c ${HIT_JOINS} WHERE c.id = ANY ($1::bigint[]) AND ${f}`, params)).map((r) => r.id),
+    );
+    return refs.filter((r) => ok.has(r));
+  }
+
+  async getChunks(refs: readonly number[], filter?: ChunkFilter): Promise<StoredHit[]> {
+    const wanted = filter ? await this.filterRefs(refs, filter) : refs;
+    if (!wanted.length) return [];
+    return this.db.query<StoredHit>(
+      `SELECT ${HIT_COLUMNS}, 0 AS score FROM unnest($1::bigint[]) WITH ORDINALITY AS w(id, i) JOIN chunks c ON c.id = w.id ${HIT_JOINS}
+       ORDER BY w.i`,
+      [wanted],
+    );
+  }
+
+  async chunkTexts(refs: readonly number[]): Promise<ChunkText[]> {
+    if (!refs.length) return [];
+    return this.db.query<ChunkText>(
+      `SELECT c.id AS ref, d.title, c.heading, c.content FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ANY ($1::bigint[])`,
+      [refs],
+    );
+  }
+
+  async anyChunk(filter: ChunkFilter): Promise<boolean> {
+    const params: unknown[] = [];
+    const f = pgFilterSql(filter, params);
+    return (await this.db.query(`SELECT 1 FROM chunks c ${HIT_JOINS} WHERE ${f} LIMIT 1`, params)).length > 0;
+  }
+
+  async findChunks(ref: { source?: string; path?: string; id?: string }): Promise<number[]> {
+    const where: string[] = [];
+    const params: string[] = [];
+    const p = (v: string) => `$${params.push(v)}`;
+    if (ref.source) where.push(`s.name = ${p(ref.source)}`);
+    if (ref.path) where.push(`d.path = ${p(ref.path)}`);
+    if (ref.id) where.push(`c.key = ${p(ref.id)}`);
+    if (!where.length) return [];
+    return (await this.db.query<{ id: number }>(`SELECT c.id FROM chunks c ${HIT_JOINS} WHERE ${where.join(' AND ')} ORDER BY c.id`, params)).map(
+      (r) => r.id,
+    );
+  }
+
+  async lexiconLookup(keys: string[]): Promise<LexiconRow[]> {
+    if (!keys.length) return [];
+    return this.db.query<LexiconRow>(
+      `SELECT g.gloss, g.headword, g.sense, t.df FROM lexicon_glosses g JOIN lexicon_terms t ON t.headword = g.headword
+       WHERE g.gloss = ANY ($1::text[])`,
+      [keys],
+    );
+  }
+
+  async vectorScores(fingerprint: string, refs: readonly number[], query: Float32Array): Promise<Map<number, number>> {
+    if (!refs.length) return new Map();
+    const rows = await this.db.query<{ id: number; score: number }>(
+      `SELECT c.id, 1 - (v.embedding <=> $3::vector) AS score FROM chunks c
+       JOIN vectors v ON v.fingerprint = $1 AND v.text_hash = c.text_hash AND v.dims = $4
+       WHERE c.id = ANY ($2::bigint[])`,
+      [fingerprint, refs, vectorLiteral(query), query.length],
+    );
+    return new Map(rows.map((r) => [r.id, r.score]));
+  }
+
+  async vectorsOf(fingerprint: string, refs: readonly number[]): Promise<Map<number, Float32Array>> {
+    if (!refs.length) return new Map();
+    const rows = await this.db.query<{ id: number; e: string }>(
+      `SELECT c.id, v.embedding::text AS e FROM chunks c JOIN vectors v ON v.fingerprint = $1 AND v.text_hash = c.text_hash
+       WHERE c.id = ANY ($2::bigint[])`,
+      [fingerprint, refs],
+    );
+    return new Map(rows.map((r) => [r.id, parseVector(r.e)]));
+  }
+
+  async loadVectors(fingerprint: string): Promise<VectorSet> {
+    let refs = new Int32Array(0);
+    let vectors = new Float32Array(0);
+    const r = await this.scanVectors(fingerprint, {
+      start(count, dims) {
+        refs = new Int32Array(count);
+        vectors = new Float32Array(count * dims);
+      },
+      row(i, ref, v) {
+        refs[i] = ref;
+        vectors.set(v, i * v.length);
+      },
+    });
+    return { generation: r.generation, dims: r.dims, refs: refs.subarray(0, r.count), vectors: vectors.subarray(0, r.count * r.dims) };
+  }
+
+  async scanVectors(fingerprint: string, sink: VectorSink): Promise<{ generation: number; dims: number; count: number }> {
+    // One snapshot (REPEATABLE READ): the generation and every page of rows agree.
+    return this.db.tx(async (c) => {
+      if (this.db.mode !== 'dryrun') await c.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+      return vectorRows(c, fingerprint, sink);
+    });
+  }
+
+  async streamVectors(fingerprint: string, sink: VectorSink): Promise<{ generation: number; dims: number; count: number }> {
+    return this.scanVectors(fingerprint, sink);
+  }
+}
+
+/** Chunks' vectors of `fingerprint` in id order, a page at a time, to `sink`. */
+async function vectorRows(c: Queryable, fingerprint: string, sink: VectorSink): Promise<{ generation: number; dims: number; count: number }> {
+  const [g] = (await c.query<{ generation: number; dims: number | null; total: number }>(
+    `SELECT (SELECT value FROM meta WHERE key = 'generation') AS generation,
+            (SELECT dims FROM embedders WHERE fingerprint = $1) AS dims,
+            (SELECT count(*) FROM chunks c JOIN vectors v ON v.fingerprint = $1 AND v.text_hash = c.text_hash) AS total`,
+    [fingerprint],
+  )).rows;
+  const dims = g!.dims ?? 0;
+  sink.start(g!.total, dims);
+  let i = 0;
+  for (let after = 0; ; ) {
+    const rows = (await c.query<{ id: number; e: string }>(
+      `SELECT c.id, v.embedding::text AS e FROM chunks c JOIN vectors v ON v.fingerprint = $1 AND v.text_hash = c.text_hash
+       WHERE c.id > $2 AND v.dims = $3 ORDER BY c.id LIMIT ${VECTOR_PAGE}`,
+      [fingerprint, after, dims],
+    )).rows;
+    for (const r of rows) sink.row(i++, r.id, parseVector(r.e));
+    if (rows.length < VECTOR_PAGE) break;
+    after = rows.at(-1)!.id;
+  }
+  return { generation: g!.generation, dims, count: i };
+}

@@ -1,0 +1,248 @@
+import { createHash } from 'node:crypto';
+import { failpoint } from '../../core/failpoint.ts';
+import type { DocumentRecord, EmbedderInfo, LexiconEntry, StoredDocument } from '../../core/types.ts';
+import type { IndexWriter, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
+import { ident, type PgDb, type Queryable } from './db.ts';
+import { tsvectorOf } from './terms.ts';
+import { vectorLiteral } from './vectors.ts';
+
+export const nowIso = () => new Date().toISOString();
+
+/** HNSW indexes vector up to 2000 dims and halfvec up to 4000; beyond, search is exact only. */
+const VECTOR_HNSW_MAX = 2000;
+const HALFVEC_HNSW_MAX = 4000;
+
+/** The vector type a fingerprint's approximate index casts to (null: no approximate index). */
+export function annType(dims: number): { type: string; ops: string } | null {
+  if (dims <= VECTOR_HNSW_MAX) return { type: `vector(${dims})`, ops: 'vector_cosine_ops' };
+  if (dims <= HALFVEC_HNSW_MAX) return { type: `halfvec(${dims})`, ops: 'halfvec_cosine_ops' };
+  return null;
+}
+
+/** The name of a fingerprint's HNSW index (schema-local). */
+export const annIndexName = (fingerprint: string) => `vectors_hnsw_${createHash('sha256').update(fingerprint).digest('hex').slice(0, 16)}`;
+
+
+export async function listSources(q: Queryable, name?: string): Promise<SourceState[]> {
+  const r = await q.query<SourceState>(
+    `SELECT s.name, s.kind, s.url, s.branch, s.commit_sha AS "commit", s.indexed_at AS "indexedAt",
+            (SELECT count(*) FROM documents d WHERE d.source_id = s.id) AS documents,
+            (SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.source_id = s.id) AS chunks
+     FROM sources s WHERE $1::text IS NULL OR s.name = $1 ORDER BY s.name`,
+    [name ?? null],
+  );
+  return r.rows;
+}
+
+export const bumpGeneration = (q: Queryable) => q.query(`UPDATE meta SET value = value + 1 WHERE key = 'generation'`);
+
+export class PgIndexWriter implements IndexWriter {
+  constructor(
+    private readonly db: PgDb,
+    /** Dry runs write nothing, not even source rows (their transaction is rolled back anyway). */
+    private readonly dryRun = false,
+  ) {}
+
+  async ensureSource(info: SourceInfo): Promise<SourceState> {
+    if (!this.dryRun) {
+      await this.db.query(
+        `INSERT INTO sources (name, kind, url, branch) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, url = excluded.url, branch = excluded.branch`,
+        [info.name, info.kind, info.url, info.branch],
+      );
+    }
+    const [s] = await listSources(this.db.q, info.name);
+    return s ?? { ...info, commit: null, indexedAt: null, documents: 0, chunks: 0 };
+  }
+
+  async setSourceCommit(name: string, commit: string | null, indexedAt: string, listing: string | null = null): Promise<void> {
+    await this.db.query('UPDATE sources SET commit_sha = $1, indexed_at = $2, listing = $3 WHERE name = $4', [commit, indexedAt, listing, name]);
+  }
+
+  async sourceListing(name: string): Promise<{ commit: string | null; listing: string | null } | null> {
+    const [r] = await this.db.query<{ commit: string | null; listing: string | null }>(
+      'SELECT commit_sha AS "commit", listing FROM sources WHERE name = $1',
+      [name],
+    );
+    return r ?? null;
+  }
+
+  async forgetSourceListing(name: string): Promise<void> {
+    if (!this.dryRun) await this.db.query('UPDATE sources SET listing = NULL WHERE name = $1 AND listing IS NOT NULL', [name]);
+  }
+
+  async listDocuments(source: string): Promise<StoredDocument[]> {
+    return this.db.query<StoredDocument>(
+      `SELECT d.path, d.content_hash AS "contentHash", d.stamp, d.size, d.chunker
+       FROM documents d JOIN sources s ON s.id = d.source_id WHERE s.name = $1`,
+      [source],
+    );
+  }
+
+  async registerEmbedder(info: EmbedderInfo): Promise<void> {
+    await this.db.tx(async (c) => {
+      const r = await c.query(
+        `INSERT INTO embedders (fingerprint, provider, model, dims, created_at) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (fingerprint) DO NOTHING`,
+        [info.fingerprint, info.provider, info.model, info.dims, nowIso()],
+      );
+      // The fingerprint's approximate index, made while it has no vectors (cheap), kept by inserts.
+      const ann = annType(info.dims);
+      if (r.rowCount && ann) {
+        const fp = info.fingerprint.replace(/'/g, "''");
+        await c.query(
+          `CREATE INDEX IF NOT EXISTS ${ident(annIndexName(info.fingerprint))} ON vectors
+           USING hnsw ((embedding::${ann.type}) ${ann.ops}) WHERE fingerprint = '${fp}'`,
+        );
+      }
+    });
+  }
+
+  async missingVectors(fingerprint: string, textHashes: Iterable<string>): Promise<Set<string>> {
+    const missing = new Set(textHashes);
+    if (!missing.size) return missing;
+    const found = await this.db.query<{ text_hash: string }>(
+      'SELECT text_hash FROM vectors WHERE fingerprint = $1 AND text_hash = ANY ($2::text[])',
+      [fingerprint, [...missing]],
+    );
+    for (const r of found) missing.delete(r.text_hash);
+    return missing;
+  }
+
+  async storedTextsMissingVectors(source: string, fingerprint: string): Promise<TextToRefill[]> {
+    // As in SQLite: "none" is remembered with the generation and the vector count, so later calls
+    // with both unchanged skip the anti-join.
+    const [state] = await this.db.query<{ generation: number; vectors: number; seen: boolean }>(
+      `SELECT (SELECT value FROM meta WHERE key = 'generation') AS generation,
+              (SELECT count(*) FROM vectors WHERE fingerprint = $1) AS vectors,
+              EXISTS (SELECT 1 FROM vectors_complete vc WHERE vc.fingerprint = $1
+                 AND vc.generation = (SELECT value FROM meta WHERE key = 'generation')
+                 AND vc.vectors = (SELECT count(*) FROM vectors WHERE fingerprint = $1)) AS seen`,
+      [fingerprint],
+    );
+    if (state!.seen) return [];
+    const [any] = await this.db.query(
+      `SELECT 1 FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.fingerprint = $1 AND v.text_hash = c.text_hash) LIMIT 1`,
+      [fingerprint],
+    );
+    if (!any) {
+      if (!this.dryRun) {
+        await this.db.query(
+          `INSERT INTO vectors_complete (fingerprint, generation, vectors) VALUES ($1, $2, $3)
+           ON CONFLICT (fingerprint) DO UPDATE SET generation = excluded.generation, vectors = excluded.vectors`,
+          [fingerprint, state!.generation, state!.vectors],
+        );
+      }
+      return [];
+    }
+    return this.db.query<TextToRefill>(
+      `SELECT d.path, c.text_hash AS "textHash", c.text, c.tokens
+       FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id
+       WHERE s.name = $1 AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.fingerprint = $2 AND v.text_hash = c.text_hash)`,
+      [source, fingerprint],
+    );
+  }
+
+  async putVectors(fingerprint: string, vectors: VectorRecord[]): Promise<void> {
+    if (!vectors.length) return;
+    await this.db.tx(async (c) => {
+      await c.query(
+        `INSERT INTO vectors (fingerprint, text_hash, dims, embedding, created_at)
+         SELECT $1, h, vector_dims(e::vector), e::vector, $4 FROM unnest($2::text[], $3::text[]) AS t(h, e)
+         ON CONFLICT (fingerprint, text_hash) DO UPDATE SET dims = excluded.dims, embedding = excluded.embedding, created_at = excluded.created_at`,
+        [fingerprint, vectors.map((v) => v.textHash), vectors.map((v) => vectorLiteral(v.vector)), nowIso()],
+      );
+      await bumpGeneration(c);
+    });
+  }
+
+  async writeDocuments(source: string, docs: DocumentRecord[], removePaths: string[] = []): Promise<void> {
+    await this.db.tx(async (c) => {
+      const s = await c.query<{ id: number }>('SELECT id FROM sources WHERE name = $1', [source]);
+      if (!s.rowCount) throw new Error(`unknown source ${source}`);
+      const sourceId = s.rows[0]!.id;
+      if (removePaths.length) await c.query('DELETE FROM documents WHERE source_id = $1 AND path = ANY ($2::text[])', [sourceId, removePaths]);
+      const added = new Map<string, { n: number; entry: LexiconEntry }>();
+      const at = nowIso();
+      for (const d of docs) {
+        const r = await c.query<{ id: number }>(
+          `INSERT INTO documents (source_id, path, content_hash, stamp, size, title, metadata, chunker, indexed_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+           ON CONFLICT (source_id, path) DO UPDATE SET content_hash = excluded.content_hash, stamp = excluded.stamp,
+             size = excluded.size, title = excluded.title, metadata = excluded.metadata, chunker = excluded.chunker,
+             indexed_at = excluded.indexed_at
+           RETURNING id`,
+          [sourceId, d.path, d.contentHash, d.stamp, d.size, d.title, JSON.stringify(d.metadata), d.chunker, at],
+        );
+        const id = r.rows[0]!.id;
+        await c.query('DELETE FROM chunks WHERE document_id = $1', [id]);
+        await c.query('DELETE FROM lexicon_docs WHERE document_id = $1', [id]);
+        if (d.lexicon?.length) {
+          await c.query('INSERT INTO lexicon_docs (document_id, headwords) VALUES ($1, $2)', [id, d.lexicon.map((e) => e.headword)]);
+          for (const e of d.lexicon) {
+            const a = added.get(e.headword);
+            if (a) a.n++;
+            else added.set(e.headword, { n: 1, entry: e });
+          }
+        }
+        if (d.chunks.length) await insertChunks(c, id, d);
+        failpoint('in-documents');
+      }
+      for (const [h, { n, entry }] of added) {
+        const df = await c.query<{ df: number }>(
+          `INSERT INTO lexicon_terms (headword, df) VALUES ($1, $2) ON CONFLICT (headword) DO UPDATE SET df = lexicon_terms.df + excluded.df RETURNING df`,
+          [h, n],
+        );
+        // df equal to what this write added: the headword is new to the lexicon.
+        if (df.rows[0]!.df === n && entry.glosses.length) {
+          await c.query(
+            `INSERT INTO lexicon_glosses (gloss, headword, sense) SELECT g, $1, s FROM unnest($2::text[], $3::int[]) AS t(g, s)
+             ON CONFLICT DO NOTHING`,
+            [h, entry.glosses.map((g) => g[0]), entry.glosses.map((g) => g[1])],
+          );
+        }
+      }
+      await bumpGeneration(c);
+    });
+  }
+}
+
+/** A document's chunks in one statement (column arrays unnested). */
+async function insertChunks(c: Queryable, documentId: number, d: DocumentRecord): Promise<void> {
+  const cols = {
+    ordinal: [] as number[],
+    key: [] as string[],
+    heading: [] as string[],
+    content: [] as string[],
+    text: [] as string[],
+    hash: [] as string[],
+    tokens: [] as number[],
+    metadata: [] as string[],
+    head: [] as string[],
+    body: [] as string[],
+    headLen: [] as number[],
+    bodyLen: [] as number[],
+  };
+  for (const ch of d.chunks) {
+    const head = tsvectorOf(ch.headTerms);
+    const body = tsvectorOf(ch.terms);
+    cols.ordinal.push(ch.ordinal);
+    cols.key.push(ch.key);
+    cols.heading.push(ch.heading);
+    cols.content.push(ch.content);
+    cols.text.push(ch.text);
+    cols.hash.push(ch.textHash);
+    cols.tokens.push(ch.tokens);
+    cols.metadata.push(JSON.stringify(ch.metadata));
+    cols.head.push(head.vector);
+    cols.body.push(body.vector);
+    cols.headLen.push(head.length);
+    cols.bodyLen.push(body.length);
+  }
+  await c.query(
+    `INSERT INTO chunks (document_id, ordinal, key, heading, content, text, text_hash, tokens, metadata, head, body, head_len, body_len)
+     SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::jsonb[],
+       $10::tsvector[], $11::tsvector[], $12::int[], $13::int[])`,
+    [documentId, cols.ordinal, cols.key, cols.heading, cols.content, cols.text, cols.hash, cols.tokens, cols.metadata, cols.head, cols.body, cols.headLen, cols.bodyLen],
+  );
+}
