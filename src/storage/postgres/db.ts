@@ -55,15 +55,6 @@ export class PgDb {
     this.pool = new pg.Pool({ max: 4, ...at.pool, ...(mode === 'dryrun' ? { max: 1 } : {}), types: { getTypeParser } });
     // An idle connection the server dropped must not crash the process; the next query reconnects.
     this.pool.on('error', () => {});
-    this.pool.on('connect', (c) => {
-      // The index's schema first, then wherever pgvector's types live (public, or "extensions" on
-      // some managed services). Queued before any other query on this client.
-      c.query(
-        `SELECT set_config('search_path', $1 || coalesce((SELECT ', ' || quote_ident(n.nspname) FROM pg_extension e
-           JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'), ''), false)`,
-        [ident(this.schema)],
-      ).catch(() => {});
-    });
   }
 
   /** Connects, checks the server and the index, and migrates (write) — once. */
@@ -160,6 +151,14 @@ export class PgDb {
     const c = await this.pool.connect();
     try {
       await this.checkServer(c);
+      // Every connection searches the index's schema first, then wherever pgvector's types live
+      // (public, or "extensions" on some managed services): set at connection start from now on.
+      const [ext] = (await c.query<{ nspname: string }>(
+        `SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'`,
+      )).rows;
+      const path = [ident(this.schema), ...(ext ? [ident(ext.nspname)] : [])].join(',');
+      (this.pool.options as { options?: string }).options = `-c search_path=${path.replace(/ /g, '\\ ')}`;
+      await c.query(`SELECT set_config('search_path', $1, false)`, [path]);
       if (this.mode === 'dryrun') {
         await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
         this.session = c;
@@ -183,9 +182,6 @@ export class PgDb {
       } catch (err) {
         throw noExtension(this.shown, err);
       }
-      // This connection's search path was set before the extension existed.
-      await c.query(`SELECT set_config('search_path', $1 || ', ' || (SELECT quote_ident(n.nspname) FROM pg_extension e
-        JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'), false)`, [ident(this.schema)]);
     }
     if (this.mode === 'write') {
       const r = await c.query<{ recovery: boolean; ro: string }>(
