@@ -7,5 +7,13 @@ export function isDatabaseUrl(db: string): boolean {
 
 /** The index as shown to people and logs: a server URL without its password, a file as it is. */
 export function shownDb(db: string): string {
-  return isDatabaseUrl(db) ? redactUrl(db) : db;
+  if (!isDatabaseUrl(db)) return db;
+  try {
+    const u = new URL(db);
+    if (!u.password) return db;
+    u.password = '';
+    return u.toString();
+  } catch {
+    return redactUrl(db);
+  }
 }

@@ -93,6 +93,13 @@ export class PgRunLog implements RunLog {
            acquired_at = excluded.acquired_at, heartbeat_at = excluded.heartbeat_at`,
         [holder.token, holder.pid, holder.host, holder.procStart, holder.acquiredAt, holder.heartbeatAt],
       );
+      // The session may end under us (server restart, network cut): that is a lost lock, which
+      // heartbeatLock reports, not a crash.
+      c.on('error', (err) => {
+        if (this.held.get(holder.token) !== c) return;
+        this.held.delete(holder.token);
+        this.db.releaseOwn(c, err);
+      });
       this.held.set(holder.token, c);
       // A row left by a holder whose session is gone (killed): replaced.
       return { acquired: true, replaced: current ?? null };

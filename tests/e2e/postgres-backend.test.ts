@@ -1,0 +1,239 @@
+// What only the Postgres backend has: ranking in the server (HNSW and exact nearest, BM25 equal to
+// SQLite's FTS5), its one-line errors, the advisory lock's release when a holder's session dies,
+// and leaving other people's schemas alone. Runs on the test PostgreSQL (tests/helpers/pg-setup.ts).
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { defaultAnalyzer, queryTerms } from '../../src/core/text/analyzer.ts';
+import { RagsyncError } from '../../src/core/errors.ts';
+import { StorageError } from '../../src/storage/errors.ts';
+import { openIndex } from '../../src/storage/open.ts';
+import type { LockHolder, SearchStore, SyncStore } from '../../src/storage/roles.ts';
+import { doc } from '../helpers/backends.ts';
+import { freshSchema, needPostgres, pgQuery, pgUrl } from '../helpers/postgres.ts';
+import { xorshift } from '../helpers/rng.ts';
+import { tempDir } from '../helpers/tmp.ts';
+
+const pg = needPostgres();
+const FP = 'test:vec@1:8';
+
+const holder = (token: string): LockHolder => {
+  const at = new Date().toISOString();
+  return { token, pid: process.pid, host: 'pg-test', procStart: null, acquiredAt: at, heartbeatAt: at };
+};
+
+describe.skipIf(!pg.ok && process.env.CI !== 'true')(pg.title('postgres backend'), () => {
+  const stores: { close(): Promise<void> }[] = [];
+  const drops: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const s of stores.splice(0)) await s.close().catch(() => {});
+    for (const d of drops.splice(0)) await d();
+  });
+  const schema = () => {
+    const s = freshSchema();
+    drops.push(s.drop);
+    return s;
+  };
+  const sync = (db: string): SyncStore => {
+    const s = openIndex({ db }, 'sync');
+    stores.push(s);
+    return s;
+  };
+  const search = (db: string): SearchStore => {
+    const s = openIndex({ db }, 'search');
+    stores.push(s);
+    return s;
+  };
+  const failure = (p: Promise<unknown>) => p.then(() => { throw new Error('expected a failure'); }, (err: unknown) => err as Error);
+
+  it('nearest: exact equals a brute-force cosine ranking; HNSW finds the same top 10; filters are applied in the server', async () => {
+    const { url } = schema();
+    const w = sync(url);
+    await w.registerEmbedder({ fingerprint: FP, provider: 'test', model: 'v', dims: 8 });
+    const rnd = xorshift(7);
+    const vec = () => {
+      const v = Float32Array.from({ length: 8 }, () => rnd() * 2 - 1);
+      const n = Math.hypot(...v);
+      return v.map((x) => x / n);
+    };
+    for (const source of ['a', 'b']) {
+      await w.ensureSource({ name: source, kind: 'dir', url: null, branch: null });
+      const d = doc(`${source}.md`, Array.from({ length: 300 }, (_, i) => `${source} passage ${i}`));
+      await w.writeDocuments(source, [d]);
+      await w.putVectors(FP, d.chunks.map((c) => ({ textHash: c.textHash, vector: vec() })));
+    }
+    const r = search(url);
+    const q = vec();
+    const all = await r.loadVectors(FP);
+    const brute = [...all.refs]
+      .map((ref, i) => ({ ref, score: all.vectors.subarray(i * 8, i * 8 + 8).reduce((s, x, j) => s + x * q[j]!, 0) }))
+      .sort((x, y) => y.score - x.score);
+    const exact = await r.nearest!({ fingerprint: FP, vector: q, k: 10, exact: true });
+    expect(exact.map((h) => h.ref)).toEqual(brute.slice(0, 10).map((h) => h.ref));
+    exact.forEach((h, i) => expect(h.score).toBeCloseTo(brute[i]!.score, 5));
+    const ann = await r.nearest!({ fingerprint: FP, vector: q, k: 10, efSearch: 200 });
+    expect(ann.map((h) => h.ref)).toEqual(exact.map((h) => h.ref));
+    // The planner uses the fingerprint's HNSW index, not a scan.
+    const [idx] = await pgQuery<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE 'vectors_hnsw_%'`, [
+      new URL(url).searchParams.get('schema'),
+    ]);
+    expect(idx!.indexdef).toMatch(/USING hnsw \(\(\(embedding\)::vector\(8\)\) vector_cosine_ops\) WHERE \(fingerprint = 'test:vec@1:8'::text\)/);
+    // A filter keeps k rows of the wanted source (iterative scan), still in similarity order.
+    const onlyB = await r.nearest!({ fingerprint: FP, vector: q, k: 10, filter: { sources: ['b'] } });
+    const bRefs = new Set(await r.findChunks({ source: 'b' }));
+    expect(onlyB).toHaveLength(10);
+    expect(onlyB.every((h) => bRefs.has(h.ref))).toBe(true);
+    expect(onlyB.map((h) => h.ref)).toEqual(brute.filter((h) => bRefs.has(h.ref)).slice(0, 10).map((h) => h.ref));
+    expect(await r.nearest!({ fingerprint: 'unknown', vector: q, k: 10 })).toEqual([]);
+  });
+
+  it('over 2000 dims the approximate index is over halfvec; nearest still answers', async () => {
+    const { url, schema: name } = schema();
+    const w = sync(url);
+    const fp = 'test:big@1:2048';
+    await w.registerEmbedder({ fingerprint: fp, provider: 'test', model: 'big', dims: 2048 });
+    await w.ensureSource({ name: 's', kind: 'dir', url: null, branch: null });
+    const d = doc('a.md', ['one', 'two']);
+    await w.writeDocuments('s', [d]);
+    const v = (i: number) => Float32Array.from({ length: 2048 }, (_, j) => (j === i ? 1 : 0));
+    await w.putVectors(fp, d.chunks.map((c, i) => ({ textHash: c.textHash, vector: v(i) })));
+    const [idx] = await pgQuery<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE 'vectors_hnsw_%'`, [name]);
+    expect(idx!.indexdef).toMatch(/halfvec\(2048\)\) halfvec_cosine_ops/);
+    const r = search(url);
+    const [best] = await r.nearest!({ fingerprint: fp, vector: v(1), k: 1 });
+    expect(await r.getChunks([best!.ref])).toMatchObject([{ content: 'two' }]);
+    expect(best!.score).toBeCloseTo(1, 6);
+  });
+
+  it('keyword ranking equals SQLite FTS5 bm25: the same chunks in the same order with the same scores', async () => {
+    const { url } = schema();
+    const t = tempDir();
+    const file = join(t.dir, 'index.db');
+    const texts = [
+      '甲木参天，脱胎要火。春不容金，秋不容土。',
+      '伤官配印，贵不可言。伤官见官，为祸百端。',
+      '伤官伤尽复生财，财旺生官福自来。',
+      'Message queues decouple producers and consumers; a queue retries failed deliveries.',
+      'Retry with exponential backoff when the queue is full.',
+      'Consumers acknowledge messages after processing them.',
+    ];
+    for (const db of [url, file]) {
+      const w = sync(db);
+      await w.ensureSource({ name: 'n', kind: 'dir', url: null, branch: null });
+      await w.writeDocuments('n', [doc('a.md', texts.slice(0, 3), { heading: '穷通宝鉴 伤官' }), doc('b.md', texts.slice(3), { heading: 'queues' })]);
+    }
+    const ranked = async (db: string, tokens: string[], headWeight?: number) => {
+      const r = search(db);
+      const hits = await r.keywordRefs({ tokens, k: 10, headWeight });
+      const byRef = new Map((await r.getChunks(hits.map((h) => h.ref))).map((h) => [h.ref, h.id]));
+      return hits.map((h) => ({ id: byRef.get(h.ref), score: h.score }));
+    };
+    for (const [query, head] of [['伤官', 1], ['伤官配印', 2], ['queue retry', 1], ['queue retry', 0], ['consumers message', 3], ['甲木 伤官 queue', 1]] as const) {
+      const tokens = queryTerms(defaultAnalyzer, query);
+      const want = await ranked(file, tokens, head);
+      const got = await ranked(url, tokens, head);
+      expect(want.length).toBeGreaterThan(0);
+      expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
+      got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i]!.score, 9));
+    }
+    t.cleanup();
+  });
+
+  it('the run lock is released by the server when its holder\'s session dies (a killed process)', async () => {
+    const { url } = schema();
+    const a = sync(url);
+    const b = sync(url);
+    await a.startRun({ trigger: 'manual', fingerprint: FP, forced: false });
+    expect((await a.tryLock(holder('A'), () => false)).acquired).toBe(true);
+    expect((await b.tryLock(holder('B'), () => false)).acquired).toBe(false);
+    // End every session that holds our advisory lock, as a crash or a network cut would.
+    await pgQuery(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()
+      AND objid = (hashtext($1)::bigint & 4294967295)::oid`, [new URL(url).searchParams.get('schema')]);
+    const taken = await b.tryLock(holder('B'), () => false);
+    expect(taken).toMatchObject({ acquired: true, replaced: { token: 'A', host: 'pg-test' } });
+    expect(await a.heartbeatLock('A').catch(() => false)).toBe(false);
+    await b.releaseLock('B');
+  });
+
+  it('one-line errors: refused connection, credentials, missing pgvector, a read-only server, a foreign schema, no index', async () => {
+    // Refused: a loopback port nobody listens on; the password never shows.
+    const closed = new URL(pgUrl());
+    closed.port = '1';
+    closed.password = 'sekret';
+    const refused = await failure(search(closed.toString()).generation());
+    expect(refused).toBeInstanceOf(StorageError);
+    expect(refused).toMatchObject({ kind: 'unreachable' });
+    expect(refused.message).toMatch(/^cannot connect to postgres:\/\/postgres@127\.0\.0\.1:1\/postgres: connection refused/);
+    expect(refused.message).not.toContain('sekret');
+
+    const role = `nologin_${process.pid}`;
+    await pgQuery(`DROP ROLE IF EXISTS ${role}`);
+    await pgQuery(`CREATE ROLE ${role} NOLOGIN`);
+    const asRole = (name: string, db?: string) => {
+      const u = new URL(pgUrl());
+      u.username = name;
+      if (db) u.pathname = `/${db}`;
+      return u.toString();
+    };
+    const auth = await failure(search(asRole(role)).generation());
+    expect(auth).toMatchObject({ kind: 'auth' });
+    expect(auth.message).toMatch(/refused the credentials/);
+
+    // A database without the extension, owned by a role that may not create it.
+    const owner = `owner_${process.pid}`;
+    const dbName = `noext_${process.pid}`;
+    await pgQuery(`DROP DATABASE IF EXISTS ${dbName}`);
+    await pgQuery(`DROP ROLE IF EXISTS ${owner}`);
+    await pgQuery(`CREATE ROLE ${owner} LOGIN`);
+    await pgQuery(`CREATE DATABASE ${dbName} OWNER ${owner}`);
+    try {
+      const noExt = await failure(sync(asRole(owner, dbName)).recentRuns(1));
+      expect(noExt).toMatchObject({ kind: 'permission' });
+      expect(noExt.message).toMatch(/pgvector extension is not enabled .*run "CREATE EXTENSION vector;" there as the database owner or a superuser/);
+
+      // A server that takes no writes (a replica, or read-only by setting) refuses a writer.
+      await pgQuery(`ALTER ROLE ${owner} SET default_transaction_read_only = on`);
+      await pgQuery(`CREATE EXTENSION vector`).catch(() => {});
+      const { url } = schema();
+      await sync(url).recentRuns(1); // an index made by the superuser
+      const ro = new URL(url);
+      ro.username = owner;
+      const readOnly = await failure(sync(ro.toString()).recentRuns(1));
+      expect(readOnly).toMatchObject({ kind: 'permission' });
+      expect(readOnly.message).toMatch(/is read-only \(a replica\?\): point "db" at the primary to index/);
+    } finally {
+      for (const s of stores.splice(0)) await s.close().catch(() => {});
+      await pgQuery(`DROP DATABASE IF EXISTS ${dbName}`);
+      await pgQuery(`DROP ROLE IF EXISTS ${owner}`);
+      await pgQuery(`DROP ROLE IF EXISTS ${role}`);
+    }
+
+    // Someone else's schema is left alone.
+    const { url, schema: name } = schema();
+    await pgQuery(`CREATE SCHEMA ${name}`);
+    await pgQuery(`CREATE TABLE ${name}.theirs (x int)`);
+    const foreign = await failure(sync(url).recentRuns(1));
+    expect(foreign).toBeInstanceOf(RagsyncError);
+    expect(foreign.message).toBe(`schema "${name}" of ${url} holds tables that are not a ragsync index; ragsync leaves them alone: choose another ?schema=`);
+    expect(await pgQuery(`SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = $1`, [name])).toEqual([{ n: 1 }]);
+
+    // Reading an index nobody made.
+    const empty = schema();
+    const none = await failure(search(empty.url).generation());
+    expect(none.message).toMatch(/^no index at postgres:\/\/.* \(schema "t_[0-9a-f]+"\): run "ragsync index" first$/);
+  });
+
+  it('psql users may change rows: the triggers keep counts whatever their search_path', async () => {
+    const { url, schema: name } = schema();
+    const w = sync(url);
+    await w.ensureSource({ name: 'n', kind: 'dir', url: null, branch: null });
+    await w.writeDocuments('n', [doc('a.md', ['one two', 'three'])]);
+    const meta = () => pgQuery<{ key: string; value: string }>(`SELECT key, value::text FROM ${name}.meta WHERE key IN ('chunks', 'chunk_terms') ORDER BY key`);
+    expect(await meta()).toEqual([
+      { key: 'chunk_terms', value: '3' },
+      { key: 'chunks', value: '2' },
+    ]);
+    await pgQuery(`DELETE FROM ${name}.documents`);
+    expect((await meta()).map((m) => m.value)).toEqual(['0', '0']);
+  });
+});
+
