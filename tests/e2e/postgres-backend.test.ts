@@ -61,6 +61,9 @@ describe.skipIf(!pg.ok && process.env.CI !== 'true')(pg.title('postgres backend'
       await w.writeDocuments(source, [d]);
       await w.putVectors(FP, d.chunks.map((c) => ({ textHash: c.textHash, vector: vec() })));
     }
+    // The end of a run builds the fingerprint's HNSW index once (then inserts maintain it).
+    expect(await w.refreshCodePack!(FP)).toBe(true);
+    expect(await w.refreshCodePack!(FP)).toBe(false);
     const r = search(url);
     const q = vec();
     const all = await r.loadVectors(FP);
@@ -96,6 +99,7 @@ describe.skipIf(!pg.ok && process.env.CI !== 'true')(pg.title('postgres backend'
     await w.writeDocuments('s', [d]);
     const v = (i: number) => Float32Array.from({ length: 2048 }, (_, j) => (j === i ? 1 : 0));
     await w.putVectors(fp, d.chunks.map((c, i) => ({ textHash: c.textHash, vector: v(i) })));
+    await w.refreshCodePack!(fp);
     const [idx] = await pgQuery<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE 'vectors_hnsw_%'`, [name]);
     expect(idx!.indexdef).toMatch(/halfvec\(2048\)\) halfvec_cosine_ops/);
     const r = search(url);

@@ -4,6 +4,7 @@ import { sha256 } from '../../src/core/hash.ts';
 import type { DocumentRecord, LexiconEntry } from '../../src/core/types.ts';
 import { freshSchema, needPostgres } from './postgres.ts';
 import { tempDir } from './tmp.ts';
+import { openIndex } from '../../src/storage/open.ts';
 
 /**
  * The storage backends a suite runs against, each making fresh, empty index locations (`db` as a
@@ -67,4 +68,23 @@ export function doc(path: string, texts: string[], opts: { metadata?: Record<str
       metadata: opts.chunkMeta?.[ordinal] ?? {},
     })),
   };
+}
+
+/**
+ * What an index holds, read through the roles (so the same on every backend): chunks in (source,
+ * path, ordinal) order with their text hash, and each chunk's vector under `fingerprint` (hex).
+ */
+export async function snapshotIndex(db: string, fingerprint: string) {
+  const store = openIndex({ db }, 'admin', { readOnly: true });
+  try {
+    const chunks: { source: string; path: string; hash: string }[] = [];
+    const vectors = new Map<string, string>();
+    for await (const r of store.exportChunks(undefined, { vectorsOf: fingerprint })) {
+      chunks.push({ source: r.source, path: r.path, hash: r.textHash });
+      if (r.vector) vectors.set(r.textHash, Buffer.from(r.vector.buffer, r.vector.byteOffset, r.vector.byteLength).toString('hex'));
+    }
+    return { chunks, vectors: [...vectors].sort(([a], [b]) => (a < b ? -1 : 1)), distinct: new Set(chunks.map((c) => c.hash)) };
+  } finally {
+    await store.close();
+  }
 }

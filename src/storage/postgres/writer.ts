@@ -80,22 +80,35 @@ export class PgIndexWriter implements IndexWriter {
   }
 
   async registerEmbedder(info: EmbedderInfo): Promise<void> {
+    await this.db.query(
+      `INSERT INTO embedders (fingerprint, provider, model, dims, created_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (fingerprint) DO NOTHING`,
+      [info.fingerprint, info.provider, info.model, info.dims, nowIso()],
+    );
+  }
+
+  /**
+   * Builds the fingerprint's approximate (HNSW) index when it has none, at the end of a run: one
+   * build over the loaded vectors costs a fraction of keeping the graph up to date through every
+   * insert of a first index (~10 ms per 1024-dim vector); later runs' few inserts maintain it.
+   */
+  async refreshCodePack(fingerprint: string): Promise<boolean> {
+    // The keyword index's pending entries, merged once per run (searches scan the list linearly).
+    await this.db.query(`SELECT gin_clean_pending_list(${[`'chunks_head'`, `'chunks_body'`].map((i) => `to_regclass(${i})`).join('), gin_clean_pending_list(')})`);
+    const [e] = await this.db.query<{ dims: number }>('SELECT dims FROM embedders WHERE fingerprint = $1', [fingerprint]);
+    const ann = e ? annType(e.dims) : null;
+    if (!ann) return false;
+    const name = annIndexName(fingerprint);
+    const [exists] = await this.db.query(`SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname = $2`, [this.db.schema, name]);
+    if (exists) return false;
+    const fp = fingerprint.replace(/'/g, "''");
     await this.db.tx(async (c) => {
-      const r = await c.query(
-        `INSERT INTO embedders (fingerprint, provider, model, dims, created_at) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (fingerprint) DO NOTHING`,
-        [info.fingerprint, info.provider, info.model, info.dims, nowIso()],
+      await c.query(`SET LOCAL maintenance_work_mem = '256MB'`);
+      await c.query(
+        `CREATE INDEX IF NOT EXISTS ${ident(name)} ON vectors USING hnsw ((embedding::${ann.type}) ${ann.ops}) WHERE fingerprint = '${fp}'`,
       );
-      // The fingerprint's approximate index, made while it has no vectors (cheap), kept by inserts.
-      const ann = annType(info.dims);
-      if (r.rowCount && ann) {
-        const fp = info.fingerprint.replace(/'/g, "''");
-        await c.query(
-          `CREATE INDEX IF NOT EXISTS ${ident(annIndexName(info.fingerprint))} ON vectors
-           USING hnsw ((embedding::${ann.type}) ${ann.ops}) WHERE fingerprint = '${fp}'`,
-        );
-      }
     });
+    return true;
   }
 
   async missingVectors(fingerprint: string, textHashes: Iterable<string>): Promise<Set<string>> {
