@@ -8,7 +8,11 @@ import { RagsyncError } from '../../src/core/errors.ts';
 import { StorageError } from '../../src/storage/errors.ts';
 import { openIndex } from '../../src/storage/open.ts';
 import type { LockHolder, SearchStore, SyncStore } from '../../src/storage/roles.ts';
-import { doc } from '../helpers/backends.ts';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadConfig } from '../../src/builtin.ts';
+import { doc, snapshotIndex } from '../helpers/backends.ts';
+import { index } from '../helpers/index-fixture.ts';
+import { isStopped, spawnCli, waitFor } from './daemon-helpers.ts';
 import { freshSchema, needPostgres, pgQuery, pgUrl } from '../helpers/postgres.ts';
 import { xorshift } from '../helpers/rng.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -224,6 +228,38 @@ describe.skipIf(!pg.ok && process.env.CI !== 'true')(pg.title('postgres backend'
     const empty = schema();
     const none = await failure(search(empty.url).generation());
     expect(none.message).toMatch(/^no index at postgres:\/\/.* \(schema "t_[0-9a-f]+"\): run "ragsync index" first$/);
+  });
+
+  it('a server connection dropped mid-run: the run fails in one line, nothing half-written; the next run resumes without re-embedding', async () => {
+    const t = tempDir();
+    drops.push(async () => t.cleanup());
+    const victim = `victim_${process.pid}`;
+    const { url } = schema();
+    const db = `${url}&application_name=${victim}`;
+    mkdirSync(join(t.dir, 'notes'));
+    for (let i = 0; i < 12; i++) writeFileSync(join(t.dir, 'notes', `n${i}.md`), `# note ${i}\n\nParagraph ${i} about topic ${i * 7}.\n`);
+    const file = join(t.dir, 'ragsync.json');
+    writeFileSync(file, JSON.stringify({ db, sources: [{ name: 'notes', kind: 'dir', path: 'notes' }] }));
+    // Frozen right after its first batch of vectors commits, before any document is written.
+    const a = spawnCli(['index', '-c', file], { RAGSYNC_FAILPOINT: 'after-vectors:1:stop' });
+    try {
+      await waitFor(() => isStopped(a.pid!) || a.exitCode !== null, 'the run to reach its first batch');
+      const ended = await pgQuery<{ n: number }>(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE application_name = $1`, [victim]);
+      expect(ended[0]!.n).toBeGreaterThan(0);
+    } finally {
+      a.kill('SIGCONT');
+    }
+    const done = await a.done;
+    expect(done.code).toBe(1);
+    // Whichever connection notices first: the run lock's, or the one writing.
+    expect(done.stderr).toMatch(/(lost the connection holding the run lock of|lost or cannot reach the database) postgres:\/\/postgres@127\.0\.0\.1/);
+    expect(done.stderr).not.toMatch(/at .*\.ts:\d+/); // no stack trace
+    const mid = await snapshotIndex(db, 'hash:cjk-ngram@1:1024');
+    expect(mid.chunks).toEqual([]); // no document half-written
+    const next = await index(loadConfig(file));
+    expect(next.status).toBe('ok');
+    expect(next.sent).toEqual([]); // the committed batch held every text
+    expect((await snapshotIndex(db, next.fingerprint)).chunks).toHaveLength(12);
   });
 
   it('psql users may change rows: the triggers keep counts whatever their search_path', async () => {

@@ -45,6 +45,8 @@ export class PgDb {
   private readyPromise: Promise<void> | null = null;
   /** The dry run's one client, inside its transaction. */
   private session: pg.PoolClient | null = null;
+  /** Set when the connection holding the run lock ended: this process may no longer write. */
+  lockLost: StorageError | null = null;
 
   constructor(
     at: PgLocation,
@@ -55,6 +57,9 @@ export class PgDb {
     this.pool = new pg.Pool({ max: 4, ...at.pool, ...(mode === 'dryrun' ? { max: 1 } : {}), types: { getTypeParser } });
     // An idle connection the server dropped must not crash the process; the next query reconnects.
     this.pool.on('error', () => {});
+    // pg emits 'error' on a checked-out client whose connection ends, besides failing its query;
+    // the query's failure is what callers handle, the event must not end the process.
+    this.pool.on('connect', (c) => c.on('error', () => {}));
   }
 
   /** Connects, checks the server and the index, and migrates (write) — once. */
@@ -119,6 +124,11 @@ export class PgDb {
       c.release(err instanceof Error && !(err as { code?: unknown }).code ? err : undefined);
       throw this.wrap(err);
     }
+  }
+
+  /** Refuses index writes once the run lock's connection ended: another run may hold the lock by now. */
+  assertLockHeld(): void {
+    if (this.lockLost) throw this.lockLost;
   }
 
   /** A client of its own (the run lock's session), outside the pool's rotation. */

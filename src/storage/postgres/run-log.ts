@@ -11,6 +11,7 @@ import type {
   RunStart,
   StatusReport,
 } from '../roles.ts';
+import { StorageError } from '../errors.ts';
 import { ident, LOCK_SPACE, type PgDb } from './db.ts';
 import { annIndexName, listSources, nowIso } from './writer.ts';
 import { parseVector } from './vectors.ts';
@@ -99,6 +100,11 @@ export class PgRunLog implements RunLog {
         if (this.held.get(holder.token) !== c) return;
         this.held.delete(holder.token);
         this.db.releaseOwn(c, err);
+        this.db.lockLost = new StorageError(
+          'unreachable',
+          `lost the connection holding the run lock of ${this.db.shown} (${err.message}): the run stops; the next run resumes`,
+          { path: this.db.shown, cause: err },
+        );
       });
       this.held.set(holder.token, c);
       // A row left by a holder whose session is gone (killed): replaced.

@@ -158,6 +158,7 @@ export class PgIndexWriter implements IndexWriter {
 
   async putVectors(fingerprint: string, vectors: VectorRecord[]): Promise<void> {
     if (!vectors.length) return;
+    this.db.assertLockHeld();
     await this.db.tx(async (c) => {
       await c.query(
         `INSERT INTO vectors (fingerprint, text_hash, dims, embedding, created_at)
@@ -170,6 +171,7 @@ export class PgIndexWriter implements IndexWriter {
   }
 
   async writeDocuments(source: string, docs: DocumentRecord[], removePaths: string[] = []): Promise<void> {
+    this.db.assertLockHeld();
     await this.db.tx(async (c) => {
       const s = await c.query<{ id: number }>('SELECT id FROM sources WHERE name = $1', [source]);
       if (!s.rowCount) throw new Error(`unknown source ${source}`);
