@@ -3,7 +3,7 @@ import type { ChunkText, IndexReader, KeywordQuery, LexiconRow, NearestQuery, Re
 import type { PgDb, Queryable } from './db.ts';
 import { pgFilterSql } from './filter.ts';
 import { quoteLexeme } from './terms.ts';
-import { parseVector, vectorLiteral } from './vectors.ts';
+import { decodeVectorSend, vectorLiteral } from './vectors.ts';
 import { annType } from './writer.ts';
 
 const HIT_COLUMNS = `c.id AS ref, c.key AS id, s.name AS source, d.path, d.title, c.heading, c.content,
@@ -172,12 +172,12 @@ export class PgIndexReader implements IndexReader {
 
   async vectorsOf(fingerprint: string, refs: readonly number[]): Promise<Map<number, Float32Array>> {
     if (!refs.length) return new Map();
-    const rows = await this.db.query<{ id: number; e: string }>(
-      `SELECT c.id, v.embedding::text AS e FROM chunks c JOIN vectors v ON v.fingerprint = $1 AND v.text_hash = c.text_hash
+    const rows = await this.db.query<{ id: number; e: Buffer }>(
+      `SELECT c.id, vector_send(v.embedding) AS e FROM chunks c JOIN vectors v ON v.fingerprint = $1 AND v.text_hash = c.text_hash
        WHERE c.id = ANY ($2::bigint[])`,
       [fingerprint, refs],
     );
-    return new Map(rows.map((r) => [r.id, parseVector(r.e)]));
+    return new Map(rows.map((r) => [r.id, decodeVectorSend(r.e)]));
   }
 
   async loadVectors(fingerprint: string): Promise<VectorSet> {
@@ -221,12 +221,12 @@ async function vectorRows(c: Queryable, fingerprint: string, sink: VectorSink): 
   sink.start(g!.total, dims);
   let i = 0;
   for (let after = 0; ; ) {
-    const rows = (await c.query<{ id: number; e: string }>(
-      `SELECT c.id, v.embedding::text AS e FROM chunks c JOIN vectors v ON v.fingerprint = $1 AND v.text_hash = c.text_hash
+    const rows = (await c.query<{ id: number; e: Buffer }>(
+      `SELECT c.id, vector_send(v.embedding) AS e FROM chunks c JOIN vectors v ON v.fingerprint = $1 AND v.text_hash = c.text_hash
        WHERE c.id > $2 AND v.dims = $3 ORDER BY c.id LIMIT ${VECTOR_PAGE}`,
       [fingerprint, after, dims],
     )).rows;
-    for (const r of rows) sink.row(i++, r.id, parseVector(r.e));
+    for (const r of rows) sink.row(i++, r.id, decodeVectorSend(r.e));
     if (rows.length < VECTOR_PAGE) break;
     after = rows.at(-1)!.id;
   }

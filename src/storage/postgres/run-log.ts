@@ -14,7 +14,7 @@ import type {
 import { StorageError } from '../errors.ts';
 import { ident, LOCK_SPACE, type PgDb } from './db.ts';
 import { annIndexName, listSources, nowIso } from './writer.ts';
-import { parseVector } from './vectors.ts';
+import { decodeVectorSend } from './vectors.ts';
 
 const emptyCounts = (): WorkCounts => ({
   documents: { added: 0, changed: 0, deleted: 0, renamed: 0, unchanged: 0, skipped: 0 },
@@ -225,9 +225,9 @@ export class PgRunLog implements RunLog {
     // Pages by (source, path, ordinal): no cursor held open between yields.
     let after: [string, string, number] | null = null;
     for (;;) {
-      const rows: (Omit<ExportRow, 'vector'> & { embedding?: string | null; ordinal: number })[] = await this.db.query(
+      const rows: (Omit<ExportRow, 'vector'> & { embedding?: Buffer | null; ordinal: number })[] = await this.db.query(
         `SELECT c.key AS id, s.name AS source, d.path, c.ordinal, c.heading, c.content, c.metadata, c.text_hash AS "textHash"
-                ${withVectors ? ', v.embedding::text AS embedding' : ''}
+                ${withVectors ? ', vector_send(v.embedding) AS embedding' : ''}
          FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id
          ${withVectors ? 'LEFT JOIN vectors v ON v.fingerprint = $5 AND v.text_hash = c.text_hash' : ''}
          WHERE ($1::text IS NULL OR s.name = $1)
@@ -238,7 +238,7 @@ export class PgRunLog implements RunLog {
       if (!rows.length) return;
       for (const { embedding, ordinal: _o, ...r } of rows) {
         const row: ExportRow = r;
-        if (withVectors) row.vector = embedding ? parseVector(embedding) : null;
+        if (withVectors) row.vector = embedding ? decodeVectorSend(embedding) : null;
         yield row;
       }
       const last = rows.at(-1)!;
