@@ -139,6 +139,7 @@ CREATE TABLE run_sources (
   chunks_reused   INTEGER NOT NULL DEFAULT 0,
   texts_embedded  INTEGER NOT NULL DEFAULT 0,
   planned         JSONB NOT NULL DEFAULT '{}',
+  skipped_files   JSONB,             -- [{path, reason}] of files the run refused, the first 100
   error           TEXT,
   PRIMARY KEY (run_id, source)
 );

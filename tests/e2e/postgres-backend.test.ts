@@ -2,15 +2,14 @@
 // SQLite's FTS5), its one-line errors, the advisory lock's release when a holder's session dies,
 // and leaving other people's schemas alone. Runs on the test PostgreSQL (tests/helpers/pg-setup.ts).
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defaultAnalyzer, queryTerms } from '../../src/core/text/analyzer.ts';
 import { RagsyncError } from '../../src/core/errors.ts';
 import { StorageError } from '../../src/storage/errors.ts';
-import { openIndex } from '../../src/storage/open.ts';
-import type { LockHolder, SearchStore, SyncStore } from '../../src/storage/roles.ts';
+import type { LockHolder } from '../../src/storage/roles.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadConfig } from '../../src/builtin.ts';
-import { doc, snapshotIndex } from '../helpers/backends.ts';
+import { doc, snapshotIndex, stores } from '../helpers/backends.ts';
 import { index } from '../helpers/index-fixture.ts';
 import { isStopped, spawnCli, waitFor } from './daemon-helpers.ts';
 import { freshSchema, needPostgres, pgQuery, pgUrl } from '../helpers/postgres.ts';
@@ -26,25 +25,10 @@ const holder = (token: string): LockHolder => {
 };
 
 describe.skipIf(!pg.ok && process.env.CI !== 'true')(pg.title('postgres backend'), () => {
-  const stores: { close(): Promise<void> }[] = [];
-  const drops: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const s of stores.splice(0)) await s.close().catch(() => {});
-    for (const d of drops.splice(0)) await d();
-  });
+  const { sync, search, later } = stores();
   const schema = () => {
     const s = freshSchema();
-    drops.push(s.drop);
-    return s;
-  };
-  const sync = (db: string): SyncStore => {
-    const s = openIndex({ db }, 'sync');
-    stores.push(s);
-    return s;
-  };
-  const search = (db: string): SearchStore => {
-    const s = openIndex({ db }, 'search');
-    stores.push(s);
+    later(s.drop);
     return s;
   };
   const failure = (p: Promise<unknown>) => p.then(() => { throw new Error('expected a failure'); }, (err: unknown) => err as Error);
@@ -209,7 +193,7 @@ describe.skipIf(!pg.ok && process.env.CI !== 'true')(pg.title('postgres backend'
       expect(readOnly).toMatchObject({ kind: 'permission' });
       expect(readOnly.message).toMatch(/is read-only \(a replica\?\): point "db" at the primary to index/);
     } finally {
-      for (const s of stores.splice(0)) await s.close().catch(() => {});
+      await pgQuery(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, [dbName]);
       await pgQuery(`DROP DATABASE IF EXISTS ${dbName}`);
       await pgQuery(`DROP ROLE IF EXISTS ${owner}`);
       await pgQuery(`DROP ROLE IF EXISTS ${role}`);
@@ -232,7 +216,7 @@ describe.skipIf(!pg.ok && process.env.CI !== 'true')(pg.title('postgres backend'
 
   it('a server connection dropped mid-run: the run fails in one line, nothing half-written; the next run resumes without re-embedding', async () => {
     const t = tempDir();
-    drops.push(async () => t.cleanup());
+    later(t.cleanup);
     const victim = `victim_${process.pid}`;
     const { url } = schema();
     const db = `${url}&application_name=${victim}`;

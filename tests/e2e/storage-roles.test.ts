@@ -1,9 +1,8 @@
 // The storage roles (writer, reader, run log, lock) against every backend: one body of tests, run
 // per backend on a real database (a SQLite file; a schema on the test PostgreSQL).
-import { afterEach, describe, expect, it } from 'vitest';
-import { openIndex } from '../../src/storage/open.ts';
-import type { LockHolder, SearchStore, SyncStore } from '../../src/storage/roles.ts';
-import { BACKENDS, doc } from '../helpers/backends.ts';
+import { describe, expect, it } from 'vitest';
+import type { LockHolder, SearchStore } from '../../src/storage/roles.ts';
+import { BACKENDS, doc, stores } from '../helpers/backends.ts';
 import { defaultAnalyzer, queryTerms } from '../../src/core/text/analyzer.ts';
 
 const terms = (q: string) => queryTerms(defaultAnalyzer, q);
@@ -21,26 +20,11 @@ const unit = (...v: number[]) => {
 const VEC = { a: unit(1, 0, 0, 0), b: unit(0.1, 0.2, 0.3, 0.4), c: unit(1e-7, 3.3333333, -2.5, 0.7) };
 
 describe.each(BACKENDS.filter((b) => b.ok || process.env.CI === 'true'))('storage roles: $name', (backend) => {
-  const open: { close(): Promise<void> }[] = [];
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    for (const s of open.splice(0)) await s.close().catch(() => {});
-    for (const c of cleanups.splice(0)) await c();
-  });
+  const { sync, search, later } = stores();
   const fresh = () => {
     const f = backend.fresh();
-    cleanups.push(f.cleanup);
+    later(f.cleanup);
     return f.db;
-  };
-  const sync = (db: string, opts: { dryRun?: boolean } = {}): SyncStore => {
-    const s = openIndex({ db }, 'sync', opts);
-    open.push(s);
-    return s;
-  };
-  const search = (db: string): SearchStore => {
-    const s = openIndex({ db }, 'search');
-    open.push(s);
-    return s;
   };
   const keys = async (r: SearchStore, refs: { ref: number }[]) => (await r.getChunks(refs.map((x) => x.ref))).map((h) => h.id);
 

@@ -1,4 +1,6 @@
 import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import type { SearchStore, SyncStore } from '../../src/storage/roles.ts';
 import { defaultAnalyzer, indexTerms } from '../../src/core/text/analyzer.ts';
 import { sha256 } from '../../src/core/hash.ts';
 import type { DocumentRecord, LexiconEntry } from '../../src/core/types.ts';
@@ -87,4 +89,24 @@ export async function snapshotIndex(db: string, fingerprint: string) {
   } finally {
     await store.close();
   }
+}
+
+/**
+ * Stores a test opens, closed after it with whatever else it asked to clean up: call `stores()`
+ * in a describe body; it registers its own afterEach.
+ */
+export function stores() {
+  const open: { close(): Promise<void> }[] = [];
+  const cleanups: (() => Promise<void> | void)[] = [];
+  afterEach(async () => {
+    for (const s of open.splice(0)) await s.close().catch(() => {});
+    for (const c of cleanups.splice(0)) await c();
+  });
+  const keep = <S extends { close(): Promise<void> }>(s: S) => (open.push(s), s);
+  return {
+    sync: (db: string, opts: { dryRun?: boolean } = {}): SyncStore => keep(openIndex({ db }, 'sync', opts)),
+    search: (db: string): SearchStore => keep(openIndex({ db }, 'search')),
+    /** Runs `c` after the test (a schema drop, a temp folder). */
+    later: (c: () => Promise<void> | void) => void cleanups.push(c),
+  };
 }

@@ -12,16 +12,10 @@ import type {
   StatusReport,
 } from '../roles.ts';
 import { StorageError } from '../errors.ts';
+import { runSourceRecord, RUN_SKIPPED_FILES_KEPT } from '../run-records.ts';
 import { ident, LOCK_SPACE, type PgDb } from './db.ts';
 import { annIndexName, listSources, nowIso } from './writer.ts';
 import { decodeVectorSend } from './vectors.ts';
-
-const emptyCounts = (): WorkCounts => ({
-  documents: { added: 0, changed: 0, deleted: 0, renamed: 0, unchanged: 0, skipped: 0 },
-  chunks: 0,
-  chunksReused: 0,
-  texts: 0,
-});
 
 /** Who holds the lock when its row is missing (a holder that has not written it yet). */
 const UNKNOWN_HOLDER: LockHolder = { token: '', pid: 0, host: 'another connection', procStart: null, acquiredAt: '', heartbeatAt: '' };
@@ -57,15 +51,17 @@ export class PgRunLog implements RunLog {
         const d = s.written.documents;
         await c.query(
           `INSERT INTO run_sources (run_id, source, status, commit_before, commit_after, added, changed, deleted, renamed, unchanged,
-             skipped, chunks_written, chunks_reused, texts_embedded, planned, error)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+             skipped, chunks_written, chunks_reused, texts_embedded, planned, error, skipped_files)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
            ON CONFLICT (run_id, source) DO UPDATE SET status = excluded.status, commit_before = excluded.commit_before,
              commit_after = excluded.commit_after, added = excluded.added, changed = excluded.changed, deleted = excluded.deleted,
              renamed = excluded.renamed, unchanged = excluded.unchanged, skipped = excluded.skipped,
              chunks_written = excluded.chunks_written, chunks_reused = excluded.chunks_reused,
-             texts_embedded = excluded.texts_embedded, planned = excluded.planned, error = excluded.error`,
+             texts_embedded = excluded.texts_embedded, planned = excluded.planned, error = excluded.error,
+             skipped_files = excluded.skipped_files`,
           [id, s.source, s.status, s.commitBefore, s.commitAfter, d.added, d.changed, d.deleted, d.renamed, d.unchanged, d.skipped,
-            s.written.chunks, s.written.chunksReused, s.written.texts, JSON.stringify(s.planned), s.error],
+            s.written.chunks, s.written.chunksReused, s.written.texts, JSON.stringify(s.planned), s.error,
+            s.skippedFiles.length ? JSON.stringify(s.skippedFiles.slice(0, RUN_SKIPPED_FILES_KEPT)) : null],
         );
       }
     });
@@ -170,31 +166,7 @@ export class PgRunLog implements RunLog {
     ]);
     return runs.map((r) => ({
       ...r,
-      sources: rows
-        .filter((s) => s.run_id === r.id)
-        .map(
-          (s): RunSourceRecord => ({
-            source: s.source as string,
-            status: s.status as RunSourceRecord['status'],
-            commitBefore: s.commit_before as string | null,
-            commitAfter: s.commit_after as string | null,
-            planned: { ...emptyCounts(), ...(s.planned as Partial<WorkCounts>) },
-            written: {
-              documents: {
-                added: s.added as number,
-                changed: s.changed as number,
-                deleted: s.deleted as number,
-                renamed: s.renamed as number,
-                unchanged: s.unchanged as number,
-                skipped: s.skipped as number,
-              },
-              chunks: s.chunks_written as number,
-              chunksReused: s.chunks_reused as number,
-              texts: s.texts_embedded as number,
-            },
-            error: s.error as string | null,
-          }),
-        ),
+      sources: rows.filter((s) => s.run_id === r.id).map((s) => runSourceRecord(s, s.planned as Partial<WorkCounts>, (s.skipped_files as RunSourceRecord['skippedFiles'] | null) ?? [])),
     }));
   }
 

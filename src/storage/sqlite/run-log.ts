@@ -7,23 +7,13 @@ import type {
   RunFinish,
   RunLog,
   RunRecord,
-  RunSourceRecord,
   RunStart,
   StatusReport,
 } from '../roles.ts';
 import { decodeVector } from './blob.ts';
 import { now, parseJson } from './connection.ts';
 import { listSources } from './sources.ts';
-
-/** A source refusing thousands of files each hour keeps its run log small: the count says the rest. */
-export const RUN_SKIPPED_FILES_KEPT = 100;
-
-const emptyCounts = (): WorkCounts => ({
-  documents: { added: 0, changed: 0, deleted: 0, renamed: 0, unchanged: 0, skipped: 0 },
-  chunks: 0,
-  chunksReused: 0,
-  texts: 0,
-});
+import { runSourceRecord, RUN_SKIPPED_FILES_KEPT } from '../run-records.ts';
 
 /** The last `limit` runs, newest first, each with its per-source records. */
 export function listRuns(db: Database, limit: number): RunRecord[] {
@@ -38,30 +28,7 @@ export function listRuns(db: Database, limit: number): RunRecord[] {
   return runs.map((r) => ({
     ...r,
     forced: r.forced === 1,
-    sources: (perSource.all(r.id) as Record<string, unknown>[]).map(
-      (s): RunSourceRecord => ({
-        source: s.source as string,
-        status: s.status as RunSourceRecord['status'],
-        commitBefore: s.commit_before as string | null,
-        commitAfter: s.commit_after as string | null,
-        planned: { ...emptyCounts(), ...(parseJson(s.planned as string) as Partial<WorkCounts>) },
-        written: {
-          documents: {
-            added: s.added as number,
-            changed: s.changed as number,
-            deleted: s.deleted as number,
-            renamed: s.renamed as number,
-            unchanged: s.unchanged as number,
-            skipped: s.skipped as number,
-          },
-          chunks: s.chunks_written as number,
-          chunksReused: s.chunks_reused as number,
-          texts: s.texts_embedded as number,
-        },
-        skippedFiles: s.skipped_files ? (JSON.parse(s.skipped_files as string) as RunSourceRecord['skippedFiles']) : [],
-        error: s.error as string | null,
-      }),
-    ),
+    sources: (perSource.all(r.id) as Record<string, unknown>[]).map((s) => runSourceRecord(s, parseJson(s.planned as string) as Partial<WorkCounts>, s.skipped_files ? JSON.parse(s.skipped_files as string) : [])),
   }));
 }
 
