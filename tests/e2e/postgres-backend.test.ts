@@ -24,7 +24,7 @@ const holder = (token: string): LockHolder => {
   return { token, pid: process.pid, host: 'pg-test', procStart: null, acquiredAt: at, heartbeatAt: at };
 };
 
-describe.skipIf(!pg.ok && process.env.CI !== 'true')(pg.title('postgres backend'), () => {
+describe.skipIf(!pg.ok)(pg.title('postgres backend'), () => {
   const { sync, search, later } = stores();
   const schema = () => {
     const s = freshSchema();
