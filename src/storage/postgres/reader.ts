@@ -65,23 +65,31 @@ export class PgIndexReader implements IndexReader {
     const filter = pgFilterSql(q.filter, params);
     // bm25 as FTS5 computes it: per query token (repeats count again), idf over the chunks
     // holding it, the weighted term frequency of head and body, the row's length against the
-    // average; chunks tied on score in id order.
+    // average; chunks tied on score in id order. Of each candidate only the query's lexemes are
+    // unnested (marked by setweight, kept by ts_filter), and the per-token counts are made once
+    // (MATERIALIZED: not again per candidate).
     return this.db.query<RefScore>(
-      `WITH stats AS (
+      `WITH stats AS MATERIALIZED (
          SELECT greatest((SELECT value FROM meta WHERE key = 'chunks'), 1)::float8 AS n,
                 greatest((SELECT value FROM meta WHERE key = 'chunk_terms'), 1)::float8 AS terms),
-       q AS (
-         SELECT t.tok, t.i, t.query,
-           (SELECT count(*) FROM chunks c WHERE c.head @@ t.query OR c.body @@ t.query)::float8 AS hits
-         FROM unnest($1::text[], $2::tsquery[]) WITH ORDINALITY AS t(tok, query, i)),
-       qi AS (SELECT q.tok, greatest(ln((stats.n - q.hits + 0.5) / (q.hits + 0.5)), 1e-6) AS idf FROM q, stats),
-       cand AS (
-         SELECT c.id, c.head, c.body, c.head_len + c.body_len AS len FROM chunks c ${HIT_JOINS}
-         WHERE (c.head @@ $3::tsquery OR c.body @@ $3::tsquery) AND ${filter})
-       SELECT cand.id AS ref, sum(qi.idf * f.f * ${K1 + 1} / (f.f + ${K1} * (1 - ${B} + ${B} * cand.len / (stats.terms / stats.n)))) AS score
-       FROM cand CROSS JOIN stats CROSS JOIN qi
-       CROSS JOIN LATERAL (SELECT $4::float8 * coalesce((SELECT cardinality(u.positions) FROM unnest(cand.head) u WHERE u.lexeme = qi.tok), 0)
-                                 + coalesce((SELECT cardinality(u.positions) FROM unnest(cand.body) u WHERE u.lexeme = qi.tok), 0) AS f) f
+       qi AS MATERIALIZED (
+         SELECT t.tok, greatest(ln((stats.n - h.hits + 0.5) / (h.hits + 0.5)), 1e-6) AS idf
+         FROM unnest($1::text[], $2::tsquery[]) AS t(tok, query) CROSS JOIN stats
+         CROSS JOIN LATERAL (SELECT count(*)::float8 AS hits FROM chunks c WHERE c.head @@ t.query OR c.body @@ t.query) h),
+       cand AS MATERIALIZED (
+         SELECT c.id, c.head_len + c.body_len AS len,
+                ts_filter(setweight(c.head, 'A', $1::text[]), '{a}') AS head,
+                ts_filter(setweight(c.body, 'A', $1::text[]), '{a}') AS body
+         FROM chunks c ${HIT_JOINS}
+         WHERE (c.head @@ $3::tsquery OR c.body @@ $3::tsquery) AND ${filter}),
+       tf AS (
+         SELECT id, tok, sum(f) AS f FROM (
+           SELECT cand.id, u.lexeme AS tok, $4::float8 * cardinality(u.positions) AS f FROM cand, unnest(cand.head) u
+           UNION ALL
+           SELECT cand.id, u.lexeme, cardinality(u.positions)::float8 FROM cand, unnest(cand.body) u) x
+         GROUP BY id, tok)
+       SELECT cand.id AS ref, sum(qi.idf * tf.f * ${K1 + 1} / (tf.f + ${K1} * (1 - ${B} + ${B} * cand.len / (stats.terms / stats.n)))) AS score
+       FROM cand JOIN tf ON tf.id = cand.id JOIN qi ON qi.tok = tf.tok CROSS JOIN stats
        GROUP BY cand.id
        ORDER BY score DESC, cand.id
        LIMIT $5`,
