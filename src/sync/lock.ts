@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { LockHolder, RunLog } from '../storage/roles.ts';
 import { isStorageError } from '../storage/errors.ts';
+import { shownDb } from '../core/db-url.ts';
 import { RagsyncError, EXIT } from '../core/errors.ts';
 
 /**
@@ -90,7 +91,7 @@ export interface IndexLock {
  */
 export async function acquireIndexLock(store: RunLog, dbPath: string, log?: Logger): Promise<IndexLock> {
   if (heldHere.has(dbPath)) {
-    throw new RagsyncError(`index is locked: a run in this process (pid ${process.pid}) is indexing ${dbPath}`, EXIT.locked);
+    throw new RagsyncError(`index is locked: a run in this process (pid ${process.pid}) is indexing ${shownDb(dbPath)}`, EXIT.locked);
   }
   const at = new Date().toISOString();
   const holder: LockHolder = {
@@ -106,12 +107,12 @@ export async function acquireIndexLock(store: RunLog, dbPath: string, log?: Logg
     const attempt = await store.tryLock(holder, (h) => holderIsStale(h)).catch((err: unknown) => {
       // SQLite's own write lock stayed busy past the busy timeout: another process is writing.
       if (isStorageError(err, 'busy')) {
-        throw new RagsyncError(`index is locked: another process has been writing ${dbPath} for too long`, EXIT.locked);
+        throw new RagsyncError(`index is locked: another process has been writing ${shownDb(dbPath)} for too long`, EXIT.locked);
       }
       throw err;
     });
     if (!attempt.acquired) {
-      throw new RagsyncError(`index is locked by another run (${describeHolder(attempt.holder)}): ${dbPath}`, EXIT.locked);
+      throw new RagsyncError(`index is locked by another run (${describeHolder(attempt.holder)}): ${shownDb(dbPath)}`, EXIT.locked);
     }
     if (attempt.replaced) log?.warn({ stale: attempt.replaced }, 'took over a stale index lock (its holder is gone)');
   } catch (err) {

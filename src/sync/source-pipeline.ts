@@ -8,6 +8,7 @@ import type { Embedder } from '../embedding/types.ts';
 import type { Snapshot, UnlistedSnapshot } from '../sources/types.ts';
 import type { SourceState, SyncStore } from '../storage/roles.ts';
 import { isStorageError } from '../storage/errors.ts';
+import { shownDb } from '../core/db-url.ts';
 import { AbortedError, applyPlan, type Progress } from './apply.ts';
 import { judgeDeletions } from './delete-guard.ts';
 import { lostContent } from './lost-content.ts';
@@ -167,7 +168,8 @@ async function record(ctx: SourceRunContext, job: SourceJob, plan: SourcePlan, p
 }
 
 /** A database write failure in words people act on (disk full names the file). */
-function describeWriteError(err: unknown, dbPath: string): string {
+function describeWriteError(err: unknown, db: string): string {
+  const dbPath = shownDb(db);
   if (isStorageError(err, 'full')) return `disk full: cannot write the index ${dbPath} (${errorMessage(err)}); the previous state is kept`;
   if (isStorageError(err)) return describeIoError(err, dbPath) ?? errorMessage(err);
   return errorMessage(err);

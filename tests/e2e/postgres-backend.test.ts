@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultAnalyzer, queryTerms } from '../../src/core/text/analyzer.ts';
 import { RagsyncError } from '../../src/core/errors.ts';
 import { StorageError } from '../../src/storage/errors.ts';
+import { acquireIndexLock } from '../../src/sync/lock.ts';
 import type { LockHolder } from '../../src/storage/roles.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadConfig } from '../../src/builtin.ts';
@@ -244,6 +245,23 @@ describe.skipIf(!pg.ok)(pg.title('postgres backend'), () => {
     expect(next.status).toBe('ok');
     expect(next.sent).toEqual([]); // the committed batch held every text
     expect((await snapshotIndex(db, next.fingerprint)).chunks).toHaveLength(12);
+  });
+
+  it('a password in the URL shows in no lock message', async () => {
+    const u = new URL(schema().url);
+    u.password = 'sekret';
+    const db = u.toString();
+    const [a, b] = [sync(db), sync(db)];
+    const lock = await acquireIndexLock(a, db);
+    try {
+      const here = await failure(acquireIndexLock(b, db));
+      expect(here.message).toMatch(/^index is locked: a run in this process \(pid \d+\) is indexing postgres:\/\/postgres@127\.0\.0\.1/);
+      const other = await failure(acquireIndexLock(b, `${db}&from=elsewhere`));
+      expect(other.message).toMatch(/^index is locked by another run \(pid \d+ on .*\): postgres:\/\/postgres@127\.0\.0\.1/);
+      for (const m of [here.message, other.message]) expect(m).not.toContain('sekret');
+    } finally {
+      await lock.release();
+    }
   });
 
   it('psql users may change rows: the triggers keep counts whatever their search_path', async () => {

@@ -1,3 +1,4 @@
+import { shownDb } from '../../core/db-url.ts';
 import { InvalidArgumentError, type Command } from 'commander';
 import { Daemon } from '../../daemon/daemon.ts';
 import { healthReport } from '../../daemon/health.ts';
@@ -69,7 +70,7 @@ export function register(program: Command): void {
         log.info({ url: await listen(server, o.port, o.host) }, 'serving the HTTP API');
       }
       daemon.start();
-      log.info({ pid: process.pid, db: cfg.db, intervalMs: daemon.intervalMs }, 'daemon started');
+      log.info({ pid: process.pid, db: shownDb(cfg.db), intervalMs: daemon.intervalMs }, 'daemon started');
       const signal = await stopSignal;
       log.info({ signal }, 'stopping: finishing the batch in flight');
       const outcome = await daemon.stop();
