@@ -53,6 +53,8 @@ const VENDOR = {
   'csv-stringify': ['csv-stringify'],
   'hyparquet-writer': ['hyparquet-writer'],
   'simple-git': ['simple-git'],
+  // The Postgres client, loaded (dynamically) only for a postgres:// db.
+  pg: ['pg'],
   mcp: ['zod', '@modelcontextprotocol/sdk/server/mcp.js', '@modelcontextprotocol/sdk/server/stdio.js'],
 };
 const vendorOf = new Map(Object.entries(VENDOR).flatMap(([file, specifiers]) => specifiers.map((s) => [s, file])));
@@ -128,6 +130,8 @@ await build({
   ...common,
   entryPoints: Object.fromEntries(Object.keys(VENDOR).map((file) => [`vendor/${file}`, `vendor-entry:${file}`])),
   outdir,
+  // pg's optional native binding (libpq) is never asked for.
+  external: ['pg-native'],
   plugins: [noZodLocales, noAjvInMcpServer, vendorEntries],
 });
 await build({

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import { RagsyncError, EXIT } from '../../core/errors.ts';
 import { packageRoot } from '../../core/package-root.ts';
 import { StorageError } from '../errors.ts';
@@ -8,8 +8,10 @@ import { pgStorageError } from './errors.ts';
 import type { PgLocation } from './location.ts';
 
 /** bigint (counts, ids) as numbers: ids and counts of an index stay far below 2^53. */
-const getTypeParser = ((oid: number, format?: 'text' | 'binary') =>
-  oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'];
+const typesOf = (lib: typeof pg): pg.CustomTypesConfig => ({
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === 20 ? (v: string) => Number(v) : lib.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
+});
 
 export const PG_MIGRATIONS_DIR = join(packageRoot(import.meta.url), 'migrations', 'postgres');
 const MIGRATION_FILE = /^(\d+)_([\w-]+)\.sql$/;
@@ -39,7 +41,8 @@ export const LOCK_SPACE = { migrate: 0x72616701, run: 0x72616702 } as const;
  * StorageErrors naming the server without its password.
  */
 export class PgDb {
-  readonly pool: pg.Pool;
+  /** Made at the first call: pg is loaded only by processes that use a Postgres index. */
+  private poolRef: pg.Pool | null = null;
   readonly schema: string;
   readonly shown: string;
   private readyPromise: Promise<void> | null = null;
@@ -49,17 +52,27 @@ export class PgDb {
   lockLost: StorageError | null = null;
 
   constructor(
-    at: PgLocation,
+    private readonly at: PgLocation,
     readonly mode: PgMode,
   ) {
     this.schema = at.schema;
     this.shown = at.shown;
-    this.pool = new pg.Pool({ max: 4, ...at.pool, ...(mode === 'dryrun' ? { max: 1 } : {}), types: { getTypeParser } });
+  }
+
+  private get pool(): pg.Pool {
+    if (!this.poolRef) throw new Error('the Postgres index is used before it is ready');
+    return this.poolRef;
+  }
+
+  private async makePool(): Promise<pg.Pool> {
+    const lib = (await import('pg')).default;
+    const pool = new lib.Pool({ max: 4, ...this.at.pool, ...(this.mode === 'dryrun' ? { max: 1 } : {}), types: typesOf(lib) });
     // An idle connection the server dropped must not crash the process; the next query reconnects.
-    this.pool.on('error', () => {});
+    pool.on('error', () => {});
     // pg emits 'error' on a checked-out client whose connection ends, besides failing its query;
     // the query's failure is what callers handle, the event must not end the process.
-    this.pool.on('connect', (c) => c.on('error', () => {}));
+    pool.on('connect', (c) => c.on('error', () => {}));
+    return pool;
   }
 
   /** Connects, checks the server and the index, and migrates (write) — once. */
@@ -154,10 +167,12 @@ export class PgDb {
       this.session.release();
       this.session = null;
     }
-    await this.pool.end().catch(() => {});
+    await this.poolRef?.end().catch(() => {});
+    this.poolRef = null;
   }
 
   private async open(): Promise<void> {
+    this.poolRef ??= await this.makePool();
     const c = await this.pool.connect();
     try {
       await this.checkServer(c);
