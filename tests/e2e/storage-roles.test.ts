@@ -166,6 +166,30 @@ describe.each(BACKENDS)('storage roles: $name', (backend) => {
       expect(hit.score).toBeGreaterThan(0);
     });
 
+    it('match sets: the chunks holding every token of each list, as positions into all chunks', async () => {
+      const db = fresh();
+      await seed(db);
+      const r = search(db);
+      const named = async (lists: string[][], filter?: Parameters<NonNullable<SearchStore['matchSets']>>[1]) => {
+        const m = await r.matchSets!(lists, filter);
+        const key = new Map((await r.getChunks([...m.refs])).map((h) => [h.ref, h.id]));
+        return { sets: m.sets.map((set) => [...set].map((p) => key.get(m.refs[p]!))), total: m.total, filtered: m.filtered, refs: m.refs.length };
+      };
+      expect(await named([['伤官'], ['伤官', '配印'], terms('queue'), []])).toEqual({
+        sets: [['qiongtong.md#1', 'qiongtong.md#2'], ['qiongtong.md#1'], ['2024/a.md#0', '2024/a.md#1'], []],
+        total: 7,
+        filtered: true,
+        refs: 7,
+      });
+      // Heading terms count (the head column), and broken chunks only when asked for.
+      expect((await named([['穷通'], terms('queue')], { includeBroken: true })).sets).toEqual([
+        ['qiongtong.md#0', 'qiongtong.md#1', 'qiongtong.md#2'],
+        ['2024/a.md#0', '2024/a.md#1', '2025/b.md#1'],
+      ]);
+      expect(await named([['伤官']], { sources: ['books'] })).toMatchObject({ total: 3, filtered: true });
+      expect(await named([terms('queue')], { path: '2024/**' })).toMatchObject({ filtered: false, total: 7 });
+    });
+
     it('filters as data: metadata conditions, paths, sources, broken chunks', async () => {
       const db = fresh();
       await seed(db);

@@ -1,5 +1,6 @@
 import type { ChunkFilter, StoredHit } from '../../core/types.ts';
-import type { ChunkText, IndexReader, KeywordQuery, LexiconRow, NearestQuery, RefScore, VectorSet, VectorSink } from '../roles.ts';
+import { indexOfSorted } from '../../core/sorted-ids.ts';
+import type { ChunkText, IndexReader, KeywordQuery, LexiconRow, MatchSets, NearestQuery, RefScore, VectorSet, VectorSink } from '../roles.ts';
 import type { PgDb, Queryable } from './db.ts';
 import { pgFilterSql } from './filter.ts';
 import { quoteLexeme } from './terms.ts';
@@ -105,6 +106,54 @@ export class PgIndexReader implements IndexReader {
     const refs = await this.keyword(q);
     const score = new Map(refs.map((r) => [r.ref, r.score]));
     return (await this.getChunks(refs.map((r) => r.ref))).map((h) => ({ ...h, score: score.get(h.ref)! }));
+  }
+
+  async matchSets(tokenLists: string[][], filter?: ChunkFilter): Promise<MatchSets> {
+    // As SQLite's: a filter of sources and broken chunks narrows the sets (and the count, by the
+    // sources' share); one with metadata conditions or a path is left to the caller.
+    const narrow = !filter?.where?.length && filter?.path === undefined;
+    const fp: unknown[] = [];
+    const fsql = pgFilterSql(filter, fp);
+    const [all, allowed] = await Promise.all([
+      this.allRefs(),
+      narrow ? this.db.query<{ id: number }>(`SELECT c.id FROM chunks c ${HIT_JOINS} WHERE ${fsql}`, fp) : null,
+    ]);
+    let total = all.length;
+    if (narrow && filter?.sources?.length) {
+      const [n] = await this.db.query<{ n: number }>(
+        `SELECT count(*) AS n FROM chunks c ${HIT_JOINS} WHERE s.name = ANY ($1::text[])`,
+        [filter.sources],
+      );
+      total = n!.n;
+    }
+    const pass = allowed ? new Set(allowed.map((r) => r.id)) : null;
+    const sets = await Promise.all(
+      tokenLists.map(async (tokens) => {
+        if (!tokens.length) return new Int32Array(0);
+        const params = tokens.map(quoteLexeme);
+        // Each token in the head or the body (FTS5's AND over both columns).
+        const every = params.map((_, i) => `(c.head @@ $${i + 1}::tsquery OR c.body @@ $${i + 1}::tsquery)`).join(' AND ');
+        const rows = await this.db.query<{ id: number }>(`SELECT c.id FROM chunks c WHERE ${every} ORDER BY c.id`, params);
+        const out: number[] = [];
+        for (const r of rows) {
+          const p = pass && !pass.has(r.id) ? -1 : indexOfSorted(all, r.id);
+          if (p >= 0) out.push(p);
+        }
+        return Int32Array.from(out);
+      }),
+    );
+    return { sets, refs: all, total, filtered: narrow };
+  }
+
+  /** Every chunk id ascending, kept while the generation stands. */
+  private refsCache: { generation: number; refs: Int32Array } | null = null;
+  private async allRefs(): Promise<Int32Array> {
+    const generation = await this.generation();
+    if (this.refsCache?.generation !== generation) {
+      const rows = await this.db.query<{ id: number }>('SELECT id FROM chunks ORDER BY id');
+      this.refsCache = { generation, refs: Int32Array.from(rows.map((r) => r.id)) };
+    }
+    return this.refsCache.refs;
   }
 
   async refFilter(): Promise<null> {
