@@ -46,14 +46,18 @@ export class PgIndexReader implements IndexReader {
       const filter = pgFilterSql(q.filter, params);
       // The fingerprint as a literal: the partial HNSW index is chosen only when the planner sees it.
       const fp = `'${q.fingerprint.replace(/'/g, "''")}'`;
-      const order = ann ? `(v.embedding::${ann.type}) <=> ($1::vector::${ann.type})` : `v.embedding <=> $1::vector`;
+      // Approximate: ordered by the indexed expression alone, so the planner walks the HNSW index
+      // (a second sort key would make it sort every row); equal scores are put in reference order
+      // below. Exact: every vector of the fingerprint, ties by reference in the query.
+      const order = ann ? `(v.embedding::${ann.type}) <=> ($1::vector::${ann.type})` : `v.embedding <=> $1::vector, c.id`;
       const rows = await c.query<RefScore>(
         `SELECT c.id AS ref, 1 - (v.embedding <=> $1::vector) AS score
          FROM vectors v JOIN chunks c ON c.text_hash = v.text_hash ${HIT_JOINS}
          WHERE v.fingerprint = ${fp} AND ${filter}
-         ORDER BY ${order}, c.id LIMIT $2`,
+         ORDER BY ${order} LIMIT $2`,
         params,
       );
+      if (ann) rows.rows.sort((a, b) => b.score - a.score || a.ref - b.ref);
       return rows.rows;
     });
   }
