@@ -52,6 +52,7 @@ CREATE TABLE chunks (
   text_hash    TEXT NOT NULL,      -- sha256 hex of text: the key of its vector
   tokens       INTEGER NOT NULL,   -- estimated tokens of text
   metadata     JSONB NOT NULL DEFAULT '{}',
+  terms        TEXT NOT NULL DEFAULT '',     -- the body's terms in text order, space separated (the literal stage reads them)
   head         TSVECTOR NOT NULL DEFAULT '',
   body         TSVECTOR NOT NULL DEFAULT '',
   head_len     INTEGER NOT NULL DEFAULT 0,   -- terms in head (with repeats)

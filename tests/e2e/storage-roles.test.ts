@@ -116,6 +116,30 @@ describe.each(BACKENDS)('storage roles: $name', (backend) => {
       expect(await r.lexiconLookup!(['hurt offic', 'wood'])).toEqual([{ gloss: 'hurt offic', headword: '伤官', sense: 0, df: 1 }]);
     });
 
+    it('a write of many documents in batches is seen at its commit, or not at all after a rollback', async () => {
+      const db = fresh();
+      const w = sync(db);
+      await w.ensureSource({ name: 'n', kind: 'dir', url: null, branch: null });
+      await w.writeDocuments('n', [doc('old.md', ['old'])]);
+      const r = search(db);
+      const contents = async () => (await r.getChunks(await r.findChunks({ source: 'n' }))).map((h) => h.content).sort();
+      const write = await w.beginDocuments('n');
+      await write.write([doc('a.md', ['first batch'])]);
+      await write.remove(['old.md']);
+      await write.write([doc('b.md', ['second batch'])]);
+      expect(await contents()).toEqual(['old']); // readers see the last commit
+      await write.commit();
+      expect(await contents()).toEqual(['first batch', 'second batch']);
+      const dropped = await w.beginDocuments('n');
+      await dropped.write([doc('c.md', ['never'])]);
+      await dropped.rollback();
+      expect(await contents()).toEqual(['first batch', 'second batch']);
+      const seen: string[] = [];
+      await w.scanStoredTexts('n', (path, hash) => seen.push(`${path}:${hash.slice(0, 6)}`));
+      expect(seen.sort()).toEqual([`a.md:${doc('a.md', ['first batch']).chunks[0]!.textHash.slice(0, 6)}`, `b.md:${doc('b.md', ['second batch']).chunks[0]!.textHash.slice(0, 6)}`]);
+      expect((await r.chunkTerms(await r.findChunks({ path: 'a.md' }))).map((t) => t.terms)).toEqual([doc('a.md', ['first batch']).chunks[0]!.terms]);
+    });
+
     it('a dry run writes nothing', async () => {
       const db = fresh();
       const w = sync(db);
@@ -203,6 +227,9 @@ describe.each(BACKENDS)('storage roles: $name', (backend) => {
       expect(await pass({ where: [{ op: 'until', fields: ['date'], value: '2024-12-31' }] })).toEqual(['2024/a.md#0', '2024/a.md#1']);
       expect(await pass({ where: [{ op: 'eq', fields: ['date'], value: '2024-03-05' }] })).toEqual(['2024/a.md#0', '2024/a.md#1']);
       expect(await pass({ path: '2024/*.md' })).toEqual(['2024/a.md#0', '2024/a.md#1']);
+      expect(await r.fieldValues(['tags'], 'element')).toEqual(['Infra', 'infra', 'queues']);
+      expect(await r.fieldValues(['date'], 'value')).toEqual(['2024-03-05', '2025-01-20']);
+      expect(await r.fieldValues(['date'], 'month')).toEqual(['2024-03', '2025-01']);
       expect(await r.anyChunk({ sources: ['books'] })).toBe(true);
       expect(await r.anyChunk({ sources: ['nope'] })).toBe(false);
       expect(await r.findChunks({ id: 'qiongtong.md#2' })).toHaveLength(1);
@@ -228,13 +255,15 @@ describe.each(BACKENDS)('storage roles: $name', (backend) => {
         tokens: 99,
         retries: 1,
         error: null,
-        sources: [{ source: 'notes', status: 'partial', commitBefore: null, commitAfter: 'c1', planned: counts, written: counts, error: 'one file skipped' }],
+        sources: [{ source: 'notes', status: 'partial', commitBefore: null, commitAfter: 'c1', planned: counts, written: counts, skippedFiles: [{ path: 'x.bin', reason: 'binary' }], error: 'one file skipped' }],
       });
       const left = await w.startRun({ trigger: 'manual', fingerprint: FP, forced: false });
       const [newest, first] = await w.recentRuns(5);
       expect(newest).toMatchObject({ id: left, status: 'running', forced: false });
       expect(first).toMatchObject({ id, trigger: 'cron', status: 'partial', forced: true, textsEmbedded: 4, requests: 2, tokens: 99, retries: 1 });
-      expect(first!.sources).toEqual([{ source: 'notes', status: 'partial', commitBefore: null, commitAfter: 'c1', planned: counts, written: counts, error: 'one file skipped' }]);
+      expect(first!.sources).toEqual([
+        { source: 'notes', status: 'partial', commitBefore: null, commitAfter: 'c1', planned: counts, written: counts, skippedFiles: [{ path: 'x.bin', reason: 'binary' }], error: 'one file skipped' },
+      ]);
       expect(await w.abortStaleRuns()).toBe(1);
       expect((await w.recentRuns(1))[0]).toMatchObject({ id: left, status: 'aborted', error: 'interrupted' });
       const st = await w.status({ runs: 1 });

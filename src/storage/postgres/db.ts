@@ -106,37 +106,66 @@ export class PgDb {
 
   /** Runs `fn` in one transaction (a savepoint inside a dry run's). */
   async tx<T>(fn: (c: Queryable) => Promise<T>): Promise<T> {
-    await this.ready();
-    if (this.session) {
-      const s = this.session;
-      await s.query('SAVEPOINT ragsync_tx');
-      try {
-        const out = await fn(s);
-        await s.query('RELEASE SAVEPOINT ragsync_tx');
-        return out;
-      } catch (err) {
-        await s.query('ROLLBACK TO SAVEPOINT ragsync_tx').catch(() => {});
-        throw this.wrap(err);
-      }
-    }
-    let c: pg.PoolClient;
+    const t = await this.begin();
     try {
-      c = await this.pool.connect();
-    } catch (err) {
-      throw this.wrap(err);
-    }
-    try {
-      await c.query('BEGIN');
-      const out = await fn(c);
-      await c.query('COMMIT');
-      c.release();
+      const out = await fn(t.q);
+      await t.commit();
       return out;
     } catch (err) {
-      await c.query('ROLLBACK').catch(() => {});
-      // A client whose connection failed is not returned to the pool for reuse.
-      c.release(err instanceof Error && !(err as { code?: unknown }).code ? err : undefined);
+      await t.rollback(err);
       throw this.wrap(err);
     }
+  }
+
+  /**
+   * A transaction held open across calls (a savepoint inside a dry run's): its queries, then one
+   * commit or rollback, which gives the connection back.
+   */
+  async begin(): Promise<{ q: Queryable; commit(): Promise<void>; rollback(err?: unknown): Promise<void> }> {
+    await this.ready();
+    const session = this.session;
+    let c: pg.PoolClient;
+    try {
+      c = session ?? (await this.pool.connect());
+      await c.query(session ? 'SAVEPOINT ragsync_tx' : 'BEGIN');
+    } catch (err) {
+      throw this.wrap(err);
+    }
+    let open = true;
+    let finished = false;
+    const q: Queryable = {
+      query: async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => {
+        if (!open) throw new Error('the transaction is already finished');
+        try {
+          return await c.query<R>(sql, params);
+        } catch (err) {
+          throw this.wrap(err);
+        }
+      },
+    };
+    return {
+      q,
+      commit: async () => {
+        if (finished) throw new Error('the transaction is already finished');
+        open = false;
+        finished = true;
+        try {
+          await c.query(session ? 'RELEASE SAVEPOINT ragsync_tx' : 'COMMIT');
+        } catch (err) {
+          if (!session) c.release(err instanceof Error ? err : undefined);
+          throw this.wrap(err);
+        }
+        if (!session) c.release();
+      },
+      rollback: async (err?: unknown) => {
+        if (finished) return;
+        open = false;
+        finished = true;
+        await c.query(session ? 'ROLLBACK TO SAVEPOINT ragsync_tx' : 'ROLLBACK').catch(() => {});
+        // A client whose connection failed is not given back to the pool for reuse.
+        if (!session) c.release(err instanceof Error && !(err as { code?: unknown }).code ? err : undefined);
+      },
+    };
   }
 
   /** Refuses index writes once the run lock's connection ended: another run may hold the lock by now. */

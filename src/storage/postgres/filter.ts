@@ -19,8 +19,8 @@ export function pgFilterSql(f: ChunkFilter | undefined, params: unknown[]): stri
   return where.length ? where.join(' AND ') : 'true';
 }
 
-/** The first present of `fields` as jsonb (json) or text. */
-function field(fields: string[], as: 'json' | 'text' = 'text'): string {
+/** The first present of `fields` as jsonb (json) or text, over the aliases c and d. */
+export function field(fields: string[], as: 'json' | 'text' = 'text'): string {
   const parts = fields.flatMap((name) => {
     // Field names come from profiles, never from requests; still, only plain names reach SQL.
     if (!FIELD_NAME.test(name)) throw new Error(`bad metadata field name ${JSON.stringify(name)}`);

@@ -1,8 +1,8 @@
-import type { ChunkFilter, StoredHit } from '../../core/types.ts';
+import type { ChunkFilter, FieldValueShape, StoredHit } from '../../core/types.ts';
 import { indexOfSorted } from '../../core/sorted-ids.ts';
 import type { ChunkText, IndexReader, KeywordQuery, LexiconRow, MatchSets, NearestQuery, RefScore, VectorSet, VectorSink } from '../roles.ts';
 import type { PgDb, Queryable } from './db.ts';
-import { pgFilterSql } from './filter.ts';
+import { field, pgFilterSql } from './filter.ts';
 import { quoteLexeme } from './terms.ts';
 import { decodeVectorSend, vectorLiteral } from './vectors.ts';
 import { annType } from './writer.ts';
@@ -190,6 +190,26 @@ export class PgIndexReader implements IndexReader {
       `SELECT c.id AS ref, d.title, c.heading, c.content FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ANY ($1::bigint[])`,
       [refs],
     );
+  }
+
+  async chunkTerms(refs: readonly number[]): Promise<{ ref: number; terms: string }[]> {
+    if (!refs.length) return [];
+    return this.db.query<{ ref: number; terms: string }>('SELECT id AS ref, terms FROM chunks WHERE id = ANY ($1::bigint[])', [refs]);
+  }
+
+  async fieldValues(fields: string[], shape: FieldValueShape): Promise<string[]> {
+    // As SQLite's (storage/sqlite/field-values.ts): strings and numbers, string elements of
+    // arrays, or months as the month filter reads them ('YYYY-MM…' dates and 'YYYYMM' alike).
+    const json = field(fields, 'json');
+    const from = 'FROM chunks c JOIN documents d ON d.id = c.document_id';
+    const sql = {
+      value: `SELECT DISTINCT ${json} #>> '{}' AS v ${from} WHERE jsonb_typeof(${json}) IN ('string', 'number')`,
+      element: `SELECT DISTINCT e #>> '{}' AS v ${from}, jsonb_array_elements(CASE WHEN jsonb_typeof(${json}) = 'array' THEN ${json} ELSE '[]' END) e
+                WHERE jsonb_typeof(e) = 'string'`,
+      month: `SELECT DISTINCT m AS v FROM (SELECT replace(substr(${field(fields)}, 1, 7), '-', '') AS m ${from}) x WHERE m ~ '^[0-9]{6}$'`,
+    }[shape];
+    const raw = (await this.db.query<{ v: string }>(sql)).map((r) => r.v);
+    return (shape === 'month' ? raw.map((m) => `${m.slice(0, 4)}-${m.slice(4)}`) : raw).sort();
   }
 
   async anyChunk(filter: ChunkFilter): Promise<boolean> {

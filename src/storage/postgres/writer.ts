@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { failpoint } from '../../core/failpoint.ts';
 import type { DocumentRecord, EmbedderInfo, LexiconEntry, StoredDocument } from '../../core/types.ts';
-import type { IndexWriter, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
+import type { DocumentWrite, IndexWriter, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
 import { ident, type PgDb, type Queryable } from './db.ts';
 import { tsvectorOf } from './terms.ts';
 import { vectorLiteral } from './vectors.ts';
@@ -171,14 +171,53 @@ export class PgIndexWriter implements IndexWriter {
   }
 
   async writeDocuments(source: string, docs: DocumentRecord[], removePaths: string[] = []): Promise<void> {
+    const write = await this.beginDocuments(source);
+    try {
+      await write.remove(removePaths);
+      await write.write(docs);
+      await write.commit();
+    } catch (err) {
+      await write.rollback();
+      throw err;
+    }
+  }
+
+  async beginDocuments(source: string): Promise<DocumentWrite> {
     this.db.assertLockHeld();
-    await this.db.tx(async (c) => {
-      const s = await c.query<{ id: number }>('SELECT id FROM sources WHERE name = $1', [source]);
-      if (!s.rowCount) throw new Error(`unknown source ${source}`);
-      const sourceId = s.rows[0]!.id;
-      if (removePaths.length) await c.query('DELETE FROM documents WHERE source_id = $1 AND path = ANY ($2::text[])', [sourceId, removePaths]);
+    const [s] = await this.db.query<{ id: number }>('SELECT id FROM sources WHERE name = $1', [source]);
+    if (!s) throw new Error(`unknown source ${source}`);
+    return new PgDocumentWrite(this.db, await this.db.begin(), s.id);
+  }
+
+  async scanStoredTexts(source: string, sink: (path: string, textHash: string) => void): Promise<void> {
+    const rows = await this.db.query<{ path: string; text_hash: string }>(
+      `SELECT d.path, c.text_hash FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id WHERE s.name = $1`,
+      [source],
+    );
+    for (const r of rows) sink(r.path, r.text_hash);
+  }
+}
+
+/**
+ * Documents of one source written in one transaction, fed in batches: readers on other connections
+ * see all of it or none, at the commit. A failed write or remove rolls the whole write back.
+ */
+class PgDocumentWrite implements DocumentWrite {
+  private readonly at = nowIso();
+
+  constructor(
+    private readonly db: PgDb,
+    private readonly t: Awaited<ReturnType<PgDb['begin']>>,
+    private readonly sourceId: number,
+  ) {}
+
+  async remove(paths: string[]): Promise<void> {
+    if (paths.length) await this.guarded((c) => c.query('DELETE FROM documents WHERE source_id = $1 AND path = ANY ($2::text[])', [this.sourceId, paths]));
+  }
+
+  async write(docs: DocumentRecord[]): Promise<void> {
+    await this.guarded(async (c) => {
       const added = new Map<string, { n: number; entry: LexiconEntry }>();
-      const at = nowIso();
       for (const d of docs) {
         const r = await c.query<{ id: number }>(
           `INSERT INTO documents (source_id, path, content_hash, stamp, size, title, metadata, chunker, indexed_at)
@@ -187,7 +226,7 @@ export class PgIndexWriter implements IndexWriter {
              size = excluded.size, title = excluded.title, metadata = excluded.metadata, chunker = excluded.chunker,
              indexed_at = excluded.indexed_at
            RETURNING id`,
-          [sourceId, d.path, d.contentHash, d.stamp, d.size, d.title, JSON.stringify(d.metadata), d.chunker, at],
+          [this.sourceId, d.path, d.contentHash, d.stamp, d.size, d.title, JSON.stringify(d.metadata), d.chunker, this.at],
         );
         const id = r.rows[0]!.id;
         await c.query('DELETE FROM chunks WHERE document_id = $1', [id]);
@@ -208,7 +247,7 @@ export class PgIndexWriter implements IndexWriter {
           `INSERT INTO lexicon_terms (headword, df) VALUES ($1, $2) ON CONFLICT (headword) DO UPDATE SET df = lexicon_terms.df + excluded.df RETURNING df`,
           [h, n],
         );
-        // df equal to what this write added: the headword is new to the lexicon.
+        // Glosses go in when the headword enters the lexicon: its df is what this batch added.
         if (df.rows[0]!.df === n && entry.glosses.length) {
           await c.query(
             `INSERT INTO lexicon_glosses (gloss, headword, sense) SELECT g, $1, s FROM unnest($2::text[], $3::int[]) AS t(g, s)
@@ -217,8 +256,27 @@ export class PgIndexWriter implements IndexWriter {
           );
         }
       }
-      await bumpGeneration(c);
     });
+  }
+
+  async commit(): Promise<void> {
+    this.db.assertLockHeld();
+    await this.guarded((c) => bumpGeneration(c));
+    await this.t.commit();
+  }
+
+  async rollback(): Promise<void> {
+    await this.t.rollback();
+  }
+
+  /** Runs `fn` in the write's transaction; a failure rolls the whole write back before it is rethrown. */
+  private async guarded(fn: (c: Queryable) => Promise<unknown>): Promise<void> {
+    try {
+      await fn(this.t.q);
+    } catch (err) {
+      await this.t.rollback(err);
+      throw err;
+    }
   }
 }
 
@@ -233,6 +291,7 @@ async function insertChunks(c: Queryable, documentId: number, d: DocumentRecord)
     hash: [] as string[],
     tokens: [] as number[],
     metadata: [] as string[],
+    terms: [] as string[],
     head: [] as string[],
     body: [] as string[],
     headLen: [] as number[],
@@ -249,15 +308,16 @@ async function insertChunks(c: Queryable, documentId: number, d: DocumentRecord)
     cols.hash.push(ch.textHash);
     cols.tokens.push(ch.tokens);
     cols.metadata.push(JSON.stringify(ch.metadata));
+    cols.terms.push(ch.terms);
     cols.head.push(head.vector);
     cols.body.push(body.vector);
     cols.headLen.push(head.length);
     cols.bodyLen.push(body.length);
   }
   await c.query(
-    `INSERT INTO chunks (document_id, ordinal, key, heading, content, text, text_hash, tokens, metadata, head, body, head_len, body_len)
+    `INSERT INTO chunks (document_id, ordinal, key, heading, content, text, text_hash, tokens, metadata, terms, head, body, head_len, body_len)
      SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::jsonb[],
-       $10::tsvector[], $11::tsvector[], $12::int[], $13::int[])`,
-    [documentId, cols.ordinal, cols.key, cols.heading, cols.content, cols.text, cols.hash, cols.tokens, cols.metadata, cols.head, cols.body, cols.headLen, cols.bodyLen],
+       $10::text[], $11::tsvector[], $12::tsvector[], $13::int[], $14::int[])`,
+    [documentId, cols.ordinal, cols.key, cols.heading, cols.content, cols.text, cols.hash, cols.tokens, cols.metadata, cols.terms, cols.head, cols.body, cols.headLen, cols.bodyLen],
   );
 }
