@@ -5,6 +5,7 @@ import type { DocumentWrite, IndexWriter, SourceInfo, SourceState, TextToRefill,
 import { ident, type PgDb, type Queryable } from './db.ts';
 import { tsvectorOf } from './terms.ts';
 import { vectorLiteral } from './vectors.ts';
+import { writeInOne } from '../document-write.ts';
 
 export const nowIso = () => new Date().toISOString();
 
@@ -171,15 +172,7 @@ export class PgIndexWriter implements IndexWriter {
   }
 
   async writeDocuments(source: string, docs: DocumentRecord[], removePaths: string[] = []): Promise<void> {
-    const write = await this.beginDocuments(source);
-    try {
-      await write.remove(removePaths);
-      await write.write(docs);
-      await write.commit();
-    } catch (err) {
-      await write.rollback();
-      throw err;
-    }
+    return writeInOne(this, source, docs, removePaths);
   }
 
   async beginDocuments(source: string): Promise<DocumentWrite> {

@@ -7,6 +7,7 @@ import { codeWriter, refreshCodePack } from './codes.ts';
 import { bumpGeneration, now, slices } from './connection.ts';
 import { listSources } from './sources.ts';
 import { readGeneration, vectorCount } from './statements.ts';
+import { writeInOne } from '../document-write.ts';
 
 export class SqliteIndexWriter implements IndexWriter {
   constructor(
@@ -138,15 +139,7 @@ export class SqliteIndexWriter implements IndexWriter {
   }
 
   async writeDocuments(source: string, docs: DocumentRecord[], removePaths: string[] = []): Promise<void> {
-    const write = await this.beginDocuments(source);
-    try {
-      await write.remove(removePaths);
-      await write.write(docs);
-      await write.commit();
-    } catch (err) {
-      await write.rollback();
-      throw err;
-    }
+    return writeInOne(this, source, docs, removePaths);
   }
 
   async beginDocuments(source: string): Promise<DocumentWrite> {
