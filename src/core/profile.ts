@@ -1,5 +1,6 @@
 import { RagsyncError, EXIT } from './errors.ts';
 import type { Analyzer } from './text/analyzer.ts';
+import { locateLines } from './text/lines.ts';
 import type { Chunker, ChunkerFactory, ChunkHit, ChunkingSettings } from './types.ts';
 
 /**
@@ -115,8 +116,20 @@ export function createProfileRegistry(profiles: readonly Profile[]): ProfileRegi
     createChunker(name, settings) {
       const p = byChunker.get(name);
       if (!p) throw new RagsyncError(`unknown chunker "${name}" (known: ${[...byChunker.keys()].join(', ')})`, EXIT.usage);
-      return p.chunkers![name]!(settings);
+      return withLines(p.chunkers![name]!(settings));
     },
     filters: () => [...filters.values()],
+  };
+}
+
+/** Every chunk carries its line range: the ones a chunker left without are looked up in the text. */
+function withLines(chunker: Chunker): Chunker {
+  return {
+    fingerprint: chunker.fingerprint,
+    ...(chunker.prepare ? { prepare: (paths: readonly string[]) => chunker.prepare!(paths) } : {}),
+    chunk(input) {
+      const doc = chunker.chunk(input);
+      return doc.chunks.every((c) => c.startLine !== undefined) ? doc : { ...doc, chunks: locateLines(input.text, doc.chunks) };
+    },
   };
 }
