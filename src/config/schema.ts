@@ -80,7 +80,9 @@ export const sourceSchema = z
     ),
     /** git: where the checkout lives (default: <checkouts>/<name>); dir: the folder to index. */
     path: z.optional(str1()),
-    include: z._default(z.array(str1()).check(z.minLength(1)), ['**/*.md']),
+    /** Globs of the files indexed (default: the profile's, else Markdown). */
+    include: z.optional(z.array(str1()).check(z.minLength(1))),
+    /** Globs left out, besides the profile's own (a code source leaves out node_modules, dist …). */
     exclude: z._default(z.array(str1()), []),
     chunker: z._default(str1(), 'markdown'),
     /** The profile whose analysis, filters and result fields apply (default: the one bringing the chunker). */

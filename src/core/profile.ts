@@ -72,6 +72,11 @@ export interface Profile {
    */
   readonly expansionWeight?: number;
   /**
+   * What its sources list when they set no `include` (instead of Markdown), and what they always
+   * leave out besides their own `exclude` (build output, dependencies).
+   */
+  readonly sourceDefaults?: { readonly include?: readonly string[]; readonly exclude?: readonly string[] };
+  /**
    * Its sources use the engine's corpus lexicon by default (a source's `lexicon` field overrides):
    * English words of a query also search the Chinese words the dictionary glosses them with.
    */
