@@ -71,8 +71,8 @@ describe('code chunker', () => {
     expect(read.metadata).toMatchObject({ symbolType: 'function', parentSymbol: null, startLine: 6, endLine: 9, language: 'typescript' });
     expect(read.content.startsWith('/** Reads a config file')).toBe(true);
     expect(read.metadata.signature).toBe('export function readLines(path: string): string[]');
-    // The embedded text: signature first, then doc comment and body; the path is in the heading.
-    expect(read.text.startsWith('export function readLines(path: string): string[]\n\n/** Reads')).toBe(true);
+    // The embedded text: signature and the name's words first, then doc comment and body; the path is in the heading.
+    expect(read.text.startsWith('export function readLines(path: string): string[]\nread lines\n\n/** Reads')).toBe(true);
     expect(read.text).not.toContain('src/store.ts');
     expect(read.heading).toBe('src/store.ts › readLines');
 
@@ -110,7 +110,7 @@ describe('code chunker', () => {
     expect(chunks.length).toBeGreaterThan(2);
     chunks.forEach((c, i) => {
       expect(c.metadata).toMatchObject({ symbolName: 'bigOne', part: i + 1, parts: chunks.length });
-      expect(c.text.startsWith('export async function bigOne(a: number, b: string): Promise<void>\n\n')).toBe(true);
+      expect(c.text.startsWith('export async function bigOne(a: number, b: string): Promise<void>\nbig one\n\n')).toBe(true);
     });
     // Contiguous, covering every line, each cut after a whole statement.
     expect(chunks[0]!.startLine).toBe(1);

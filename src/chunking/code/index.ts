@@ -71,7 +71,7 @@ function toChunk(path: string, language: string, p: Piece): Chunk {
   const parent = sym.parent;
   const names = p.symbols.map((s) => s.name);
   // A pack's members each show their own signature in the code; one symbol's leads the text.
-  const header = [parent?.signature, p.symbols.length === 1 ? sym.signature : null].filter((h): h is string => !!h);
+  const header = [parent?.signature, ...(p.symbols.length === 1 ? [sym.signature, nameWords(sym.name)] : [])].filter((h): h is string => !!h);
   const qualified = parent ? `${parent.name}.${sym.name}` : sym.name;
   return {
     key: `${path}#${qualified}${p.part && p.part[0] > 1 ? `~p${p.part[0]}` : ''}`,
@@ -90,6 +90,12 @@ function toChunk(path: string, language: string, p: Piece): Chunk {
     },
     ...lines,
   };
+}
+
+/** A name's words when it has several (locateLines → "locate lines"): what a question in words says. */
+function nameWords(name: string): string | null {
+  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2').replace(/[_$]+/g, ' ').trim().toLowerCase();
+  return words.includes(' ') ? words : null;
 }
 
 /** Overloads and same-named symbols get ~2, ~3 … so every key of a document is its own. */
