@@ -7,6 +7,10 @@ import { parseConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
 import { sha256 } from '../../src/core/hash.ts';
 import { Searcher } from '../../src/search/search.ts';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { createMcpServer } from '../../src/mcp/server.ts';
+import { createCodeSearchTool, createDocSearchTool } from '../../src/ai/index.ts';
 import { needCorpora } from '../helpers/corpora.ts';
 import { index, snapshotDb } from '../helpers/index-fixture.ts';
 import { CORPORA, REPO_ROOT, tempDir } from '../helpers/tmp.ts';
@@ -182,6 +186,64 @@ describe('this repository indexed as a code source', () => {
       }
     } finally {
       await s.close();
+    }
+  });
+});
+
+describe('codeSearch and docSearch tools (AI SDK and MCP)', () => {
+  const t = tempDir('ragsync-tools-');
+  let config: Config;
+  let searcher: Searcher;
+  beforeAll(async () => {
+    config = parseConfig({
+      db: join(t.dir, 'index.db'),
+      embedder: { provider: 'hash', dims: 256 },
+      sources: [
+        { name: 'ragsync', kind: 'dir', path: join(REPO_ROOT, 'src', 'chunking'), chunker: 'code' },
+        { name: 'notes', kind: 'dir', path: join(REPO_ROOT, 'eval') },
+      ],
+    });
+    expect((await index(config)).status).toBe('ok');
+    searcher = Searcher.open(config);
+  }, 60_000);
+  afterAll(async () => {
+    await searcher.close();
+    t.cleanup();
+  });
+  const opts = { toolCallId: 'x', messages: [] };
+
+  it('AI SDK: codeSearch returns path:start-end, symbol and signature; filters by language, symbol type and path', async () => {
+    const code = createCodeSearchTool(searcher);
+    const hits = (await code.execute!({ query: 'load the tree-sitter grammars', symbolType: 'function', filePatterns: ['code/**'], languages: ['typescript'], k: 5 }, opts)) as {
+      location: string; symbol: string; symbolType: string; path: string; language: string; signature: string; startLine: number;
+    }[];
+    const hit = hits.find((h) => h.symbol === 'loadGrammars')!;
+    expect(hit).toMatchObject({ path: 'code/grammars.ts', symbolType: 'function', language: 'typescript' });
+    expect(hit.location).toBe(`code/grammars.ts:${hit.startLine}-${(hit as unknown as { endLine: number }).endLine}`);
+    expect(hit.signature).toMatch(/^export async function loadGrammars\(/);
+    for (const h of hits) expect(h).toMatchObject({ symbolType: 'function', language: 'typescript' });
+    expect((await code.execute!({ query: 'grammars', languages: ['python'] }, opts)) as unknown[]).toEqual([]);
+  });
+
+  it('AI SDK: docSearch covers the other sources and names unknown ones', async () => {
+    const docs = createDocSearchTool(searcher);
+    const hits = (await docs.execute!({ query: 'hit@1 and MRR@10 per kind', k: 3 }, opts)) as { source: string; path: string }[];
+    expect(hits[0]).toMatchObject({ source: 'notes', path: 'README.md' });
+    await expect(docs.execute!({ query: 'x', sources: ['ragsync'] }, opts)).rejects.toThrow(/not a documentation source: ragsync/);
+  });
+
+  it('MCP: the same tools, listed beside search and related', async () => {
+    const server = createMcpServer(searcher, '0.0.0');
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 't', version: '1' });
+    await Promise.all([server.connect(a), client.connect(b)]);
+    try {
+      expect((await client.listTools()).tools.map((x) => x.name).sort()).toEqual(['codeSearch', 'docSearch', 'related', 'search']);
+      const r = (await client.callTool({ name: 'codeSearch', arguments: { query: 'cut rows into ranges at statement ends', k: 3 } })) as { content: { text: string }[] };
+      const results = JSON.parse(r.content[0]!.text).results as { symbol: string; location: string }[];
+      expect(results.some((x) => x.symbol === 'cut' && /^code\/rows\.ts:\d+-\d+$/.test(x.location))).toBe(true);
+    } finally {
+      await client.close();
     }
   });
 });

@@ -2,8 +2,8 @@ import type { Profile } from '../../core/profile.ts';
 import { defaultAnalyzer } from '../../core/text/analyzer.ts';
 import type { ChunkHit } from '../../core/types.ts';
 import { CODE_EXCLUDES, CODE_INCLUDE, codeChunker } from '../../chunking/code/index.ts';
+import { codeSearchTool, SYMBOL_TYPES } from './tool.ts';
 
-const SYMBOL_TYPES = ['function', 'method', 'class', 'interface', 'type', 'enum', 'namespace', 'impl', 'module', 'imports'] as const;
 
 /** An identifier in camelCase or PascalCase, kept whole and followed by its words: searchVectors → searchVectors search Vectors. */
 const IDENTIFIER = /\b[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*\b/g;
@@ -36,4 +36,5 @@ export const codeProfile: Profile = {
     { name: 'symbol-type', description: `symbol type (${SYMBOL_TYPES.join(', ')})`, kind: 'equals', fields: ['symbolType'], values: SYMBOL_TYPES },
   ],
   resultFields: codeFields,
+  tools: [codeSearchTool],
 };
