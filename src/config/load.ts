@@ -120,7 +120,7 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
   }
   const sources: SourceConfig[] = c.sources.map(({ chunking, path, profile: _profile, ...s }, i) => ({
     ...s,
-    ...sourceFiles(s, profiles.get(profileOf[i]!)),
+    ...(s.kind === 'web' ? { include: s.include ?? [], exclude: s.exclude } : sourceFiles(s, profiles.get(profileOf[i]!))),
     profile: profileOf[i]!,
     // A git url that is a local path is resolved too, so configs can point at ../upstream.git.
     url: s.url && s.kind === 'git' && isLocalPath(s.url) ? abs(s.url) : s.url,

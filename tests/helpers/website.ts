@@ -76,6 +76,8 @@ export class Website {
   readonly requests: RequestRecord[] = [];
   version = 1;
   crawlDelay: number | null = null;
+  /** Every page answers 404 (a site taken down, or a wrong URL): only robots.txt is left. */
+  allGone = false;
   private server: Server | null = null;
   base = '';
   private readonly months: string[];
@@ -139,6 +141,7 @@ export class Website {
 
   private route(path: string): Reply {
     const v2 = this.version >= 2;
+    if (this.allGone && path !== '/robots.txt') return { status: 404, body: 'gone' };
     if (path === '/robots.txt') {
       return {
         status: 200,
