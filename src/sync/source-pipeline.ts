@@ -66,6 +66,8 @@ export async function* syncSource(ctx: SourceRunContext, job: SourceJob): AsyncG
     result.skippedFiles = plan.skipped;
     result.plan = plan;
     for (const s of plan.skipped) ctx.log.warn({ source: source.name, path: s.path }, s.reason);
+    // Files a chunker left out or cut into line windows, with its reason (the code chunker: generated, grammar failed).
+    for (const w of plan.write) if (w.doc.note) ctx.log[w.doc.note.level]({ source: source.name, path: w.doc.path }, w.doc.note.message);
     if (!(await guard(ctx, job, plan))) return { aborted: false };
   } catch (err) {
     result.status = 'failed';
