@@ -227,3 +227,13 @@ describe('a code source run', () => {
     }
   });
 });
+
+describe('code chunker: Markdown in a repository', () => {
+  it('is chunked by heading, as the markdown chunker does, with its language', () => {
+    const md = '# Guide\n\n## Install\n\nRun npm install.\n\n## Use\n\nRun the CLI.\n';
+    const doc = codeChunker(settings).chunk({ path: 'docs/guide.md', text: md });
+    expect(doc.title).toBe('Guide');
+    expect(doc.chunks.map((c) => c.heading)).toEqual(['Guide › Install', 'Guide › Use']);
+    expect(doc.chunks.every((c) => c.metadata.language === 'markdown')).toBe(true);
+  });
+});

@@ -1,4 +1,5 @@
 import type { Chunk, ChunkedDocument, ChunkerFactory, ChunkInput, ChunkingSettings } from '../../core/types.ts';
+import { chunkMarkdown, HEADING_SEPARATOR } from '../markdown.ts';
 import { skipReason } from './excludes.ts';
 import { loadGrammars, parserFor } from './grammars.ts';
 import { grammarsFor, languageOf } from './languages.ts';
@@ -11,7 +12,7 @@ export { CODE_INCLUDE } from './languages.ts';
 
 /** Bump when the output of the same input changes: every document is then re-chunked. */
 const VERSION = 1;
-const SEPARATOR = ' › ';
+const SEPARATOR = HEADING_SEPARATOR;
 
 /**
  * Source code, one chunk per symbol: tree-sitter parses TypeScript/TSX, JavaScript, Python, Go and
@@ -27,6 +28,11 @@ export function chunkCode(input: ChunkInput, settings: ChunkingSettings): Chunke
   const metadata: Record<string, unknown> = { language: lang.name };
   const skipped = skipReason(input.path, input.text);
   if (skipped) return { title: input.path, metadata: { ...metadata, skipped }, chunks: [] };
+  // A repository's READMEs and docs: chunked by heading, as any Markdown.
+  if (lang.name === 'markdown') {
+    const doc = chunkMarkdown(input, settings);
+    return { ...doc, metadata: { ...doc.metadata, ...metadata }, chunks: doc.chunks.map((c) => ({ ...c, metadata: { ...c.metadata, language: lang.name } })) };
+  }
   const rows = new Rows(input.text.replace(/\r\n?/g, '\n').replace(/\n$/, '').split('\n'));
   let pieces: Piece[] | null = null;
   if (lang.grammar) {
