@@ -74,7 +74,7 @@ export interface ChunkRecord {
   /** Keyword-index terms of the heading path and tags: the column that weighs more (migration 008). */
   headTerms: string;
   metadata: Record<string, unknown>;
-  /** As Chunk: lines of the document, 1-based and inclusive (migration 016). */
+  /** As Chunk: lines of the document, 1-based and inclusive (migration 019). */
   startLine?: number;
   endLine?: number;
 }

@@ -1,4 +1,4 @@
--- 017: sources of kind 'web' (a crawled site: documents are its pages, by URL). SQLite cannot
+-- 020: sources of kind 'web' (a crawled site: documents are its pages, by URL). SQLite cannot
 -- change a CHECK in place: the table is renamed without rewriting the references to it
 -- (legacy_alter_table, so documents still point at "sources"), copied into the new definition
 -- with every id kept, and the old copy, which nothing references, is dropped. Foreign keys are
