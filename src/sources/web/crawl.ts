@@ -227,7 +227,7 @@ export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string
     return f.kind === 'body' && MARKDOWN_TYPES.test(f.contentType) ? markdownLinks(f.body.toString('utf8'), url) : [];
   }
 
-  const runLevel = async (urls: string[], follow: boolean): Promise<string[]> => {
+  const runLevel = async (urls: string[], followLinks: boolean): Promise<string[]> => {
     const next: string[] = [];
     let i = 0;
     const worker = async () => {
@@ -236,7 +236,7 @@ export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string
         if (!(await mayRequest(url))) continue;
         budget--;
         const links = await visit(url);
-        if (follow) for (const l of links) enqueue(l, next);
+        if (followLinks) for (const l of links) enqueue(l, next);
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, worker));
