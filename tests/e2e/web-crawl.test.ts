@@ -21,9 +21,9 @@ describe.runIf(corpora.ok)(corpora.title('web crawl of a loopback site rendered 
   let first: WebSnapshot;
   let firstMark = 0;
   beforeAll(async () => {
-    site = new Website(bookmarkPages(join(CORPORA, 'bookmarks.bundle'), join(t.dir, 'bm'), 3), 5000);
+    site = new Website(bookmarkPages(join(CORPORA, 'bookmarks.bundle'), join(t.dir, 'bm'), 3), 10_000);
     const base = await site.start();
-    opts = { ...WEB_DEFAULTS, url: `${base}/`, maxDepth: 4, timeoutMs: 1500, maxBytes: 500_000, concurrency: 4 };
+    opts = { ...WEB_DEFAULTS, url: `${base}/`, maxDepth: 4, timeoutMs: 4000, maxBytes: 500_000, concurrency: 4 };
     firstMark = site.requests.length;
     first = await crawlSite(opts, new Map());
   }, 60_000);
@@ -60,7 +60,7 @@ describe.runIf(corpora.ok)(corpora.title('web crawl of a loopback site rendered 
     const paths = new Set(first.files.map((f) => f.path));
     for (const p of ['/missing.html', '/slow.html', '/huge.html', '/binary']) expect(paths.has(`${site.base}${p}`), p).toBe(false);
     const why = (p: string) => first.skipped.find((s) => s.url === `${site.base}${p}`)?.reason;
-    expect(why('/slow.html')).toMatch(/no complete response within 1500 ms/);
+    expect(why('/slow.html')).toMatch(/no complete response within 4000 ms/);
     expect(why('/huge.html')).toMatch(/over maxBytes/);
     expect(why('/binary')).toMatch(/not HTML, Markdown or text \(image\/png\)/);
     expect(why('/missing.html')).toBeUndefined(); // a broken link is not a failure of the source

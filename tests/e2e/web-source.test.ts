@@ -18,14 +18,14 @@ const pages: SitePage[] = topics.map((t, i) => ({
 
 describe('a web source through ragsync index runs', () => {
   const t = tempDir('ragsync-websrc-');
-  const site = new Website(pages, 3000);
+  const site = new Website(pages, 10_000);
   let config: Config;
   beforeAll(async () => {
     const base = await site.start();
     config = parseConfig({
       db: join(t.dir, 'index.db'),
       embedder: { provider: 'hash', dims: 128 },
-      sources: [{ name: 'site', kind: 'web', url: `${base}/`, maxDepth: 3, timeoutMs: 1000, maxFileBytes: 200_000 }],
+      sources: [{ name: 'site', kind: 'web', url: `${base}/`, maxDepth: 3, timeoutMs: 4000, maxFileBytes: 200_000 }],
     });
   });
   afterAll(async () => {
