@@ -88,10 +88,10 @@ export function createMcpServer(source: Searcher | Error, version?: string): Mcp
     },
   );
   // The profiles' own tools (codeSearch, docSearch), when a source of theirs is configured.
-  for (const spec of toolsOf(searcher)) {
+  for (const spec of source instanceof Error ? [] : toolsOf(source)) {
     server.registerTool(spec.name, { description: spec.description, inputSchema: toolFields(spec.params) }, async (args: Record<string, unknown>) => {
       try {
-        return { content: [{ type: 'text' as const, text: JSON.stringify({ results: await runTool(searcher, spec, args) }) }] };
+        return { content: [{ type: 'text' as const, text: JSON.stringify({ results: await runTool(searcher(), spec, args) }) }] };
       } catch (err) {
         return toolError(err);
       }
