@@ -153,7 +153,7 @@ describe('ragsync mcp answers initialize before loading the server', () => {
       await c.connect(transport);
       const { tools } = await c.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(['related', 'search']);
-      const expected = `${file}: sources[0].kind: Invalid option: expected one of "git"|"dir" (got "svn")`;
+      const expected = `${file}: sources[0].kind: Invalid option: expected one of "git"|"dir"|"web" (got "svn")`;
       for (const [name, args] of [['search', { query: '伤官' }], ['related', { path: 'a.md' }]] as const) {
         const r = (await c.callTool({ name, arguments: args })) as ToolOut;
         expect(r.isError, name).toBe(true);
