@@ -108,7 +108,10 @@ export function searchText(results: SearchResult[]): string {
           (r.explain.expansion ? `  expansion #${r.explain.expansion.rank} ${r.explain.expansion.score.toFixed(3)} ×${r.explain.expansion.weight.toFixed(2)}` : '') +
           (r.explain.duplicates ? `  +${r.explain.duplicates} near-duplicates` : '')
         : '';
-      return `${i + 1}. [${r.score.toFixed(4)}] ${r.source}:${r.path}\n   ${r.heading}${factsLine(r.fields)}\n   ${body}${why}`;
+      const lines = r.startLine !== undefined ? `:${r.startLine}-${r.endLine}` : '';
+      return `${i + 1}. [${r.score.toFixed(4)}] ${r.source}:${r.path}${lines}
+   ${r.heading}${factsLine(r.fields)}
+   ${body}${why}`;
     })
     .join('\n');
 }

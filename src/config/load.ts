@@ -5,14 +5,16 @@ import { configSchema, knownKeysAt, type ChunkingConfig, type DaemonConfig, type
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { describeIoError } from '../core/io-errors.ts';
 import { isDatabaseUrl } from '../core/db-url.ts';
-import type { ProfileRegistry } from '../core/profile.ts';
+import type { Profile, ProfileRegistry } from '../core/profile.ts';
 import { didYouMean } from '../core/text/nearest.ts';
 import { JsoncSyntaxError, parseJsonc } from './jsonc.ts';
 
 export const DEFAULT_CONFIG_PATH = 'config/ragsync.json';
 
 /** A source with every path absolute and chunking settings merged over the global ones. */
-export interface SourceConfig extends Omit<SourceConfigRaw, 'chunking' | 'path' | 'profile' | 'maxDeleteShare' | 'lexicon'> {
+export interface SourceConfig extends Omit<SourceConfigRaw, 'chunking' | 'path' | 'profile' | 'maxDeleteShare' | 'lexicon' | 'include'> {
+  /** The source's own globs, else its profile's, else Markdown. */
+  include: string[];
   /** Whether the corpus lexicon covers it: the source's own choice, else its profile's. */
   lexicon: boolean;
   /** The source's own limit, else the top-level one. */
@@ -120,6 +122,7 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
   }
   const sources: SourceConfig[] = c.sources.map(({ chunking, path, profile: _profile, ...s }, i) => ({
     ...s,
+    ...(s.kind === 'web' ? { include: s.include ?? [], exclude: s.exclude } : sourceFiles(s, profiles.get(profileOf[i]!))),
     profile: profileOf[i]!,
     // A git url that is a local path is resolved too, so configs can point at ../upstream.git.
     url: s.url && s.kind === 'git' && isLocalPath(s.url) ? abs(s.url) : s.url,
@@ -145,6 +148,15 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
     search: c.search,
     profiles,
     sources,
+  };
+}
+
+/** The files a source lists: its own include (else its profile's, else Markdown), less its profile's excludes and its own. */
+function sourceFiles(s: Pick<SourceConfigRaw, 'include' | 'exclude'>, profile: Profile): { include: string[]; exclude: string[] } {
+  const defaults = profile.sourceDefaults;
+  return {
+    include: s.include ?? [...(defaults?.include ?? ['**/*.md'])],
+    exclude: [...(defaults?.exclude ?? []), ...s.exclude],
   };
 }
 

@@ -59,10 +59,25 @@ export const chunkingSchema = z.strictObject({
   overlap: z._default(z.number().check(z.minimum(0), z.maximum(0.5)), 0.15),
 });
 
+/** A web source's own fields (sources/web/types.ts says what each does); unset ones take its defaults. */
+const webFields = {
+  sitemap: z.optional(str1()),
+  maxPages: z.optional(int(1, 1_000_000)),
+  maxDepth: z.optional(int(0, 100)),
+  delayMs: z.optional(int(0, 600_000)),
+  concurrency: z.optional(int(1, 64)),
+  timeoutMs: z.optional(int(100, 600_000)),
+  /** Sent with every request; values never logged. */
+  headers: z.optional(z.record(z.string().check(z.regex(/^[A-Za-z0-9-]+$/, 'an HTTP header name')), z.string())),
+  contentSelector: z.optional(str1()),
+  excludeSelectors: z.optional(z.array(str1())),
+  allowOrigins: z.optional(z.array(z.url({ protocol: /^https?$/ }))),
+};
+
 export const sourceSchema = z
   .strictObject({
     name,
-    kind: z._default(z.enum(['git', 'dir']), 'git'),
+    kind: z._default(z.enum(['git', 'dir', 'web']), 'git'),
     /** git: the upstream to clone (URL or local path). Never an option or a transport-helper command. */
     url: z.optional(
       z.string().check(
@@ -80,7 +95,9 @@ export const sourceSchema = z
     ),
     /** git: where the checkout lives (default: <checkouts>/<name>); dir: the folder to index. */
     path: z.optional(str1()),
-    include: z._default(z.array(str1()).check(z.minLength(1)), ['**/*.md']),
+    /** Globs of the files indexed (default: the profile's, else Markdown). */
+    include: z.optional(z.array(str1()).check(z.minLength(1))),
+    /** Globs left out, besides the profile's own (a code source leaves out node_modules, dist …). */
     exclude: z._default(z.array(str1()), []),
     chunker: z._default(str1(), 'markdown'),
     /** The profile whose analysis, filters and result fields apply (default: the one bringing the chunker). */
@@ -95,11 +112,20 @@ export const sourceSchema = z
     maxDeleteShare: z.optional(z.number().check(z.minimum(0), z.maximum(1))),
     /** Build and use the corpus lexicon (English → Chinese words) for this source (default: its profile's choice). */
     lexicon: z.optional(z.boolean()),
+    ...webFields,
   })
   .check(
     z.superRefine((s, ctx) => {
       if (s.kind === 'git' && !s.url) ctx.addIssue({ code: 'custom', path: ['url'], message: 'required for a git source' });
       if (s.kind === 'dir' && !s.path) ctx.addIssue({ code: 'custom', path: ['path'], message: 'required for a dir source' });
+      if (s.kind === 'web') {
+        if (!s.url && !s.sitemap) ctx.addIssue({ code: 'custom', path: ['url'], message: 'a web source needs url or sitemap' });
+        for (const [field, v] of [['url', s.url], ['sitemap', s.sitemap]] as const) {
+          if (v !== undefined && !/^https?:\/\/[^/\s]+/i.test(v)) ctx.addIssue({ code: 'custom', path: [field], message: `an http(s) URL (got ${JSON.stringify(v)})` });
+        }
+      } else {
+        for (const f of Object.keys(webFields)) if ((s as Record<string, unknown>)[f] !== undefined) ctx.addIssue({ code: 'custom', path: [f], message: 'only for a web source' });
+      }
     }),
   );
 

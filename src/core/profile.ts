@@ -1,5 +1,6 @@
 import { RagsyncError, EXIT } from './errors.ts';
 import type { Analyzer } from './text/analyzer.ts';
+import { locateLines } from './text/lines.ts';
 import type { Chunker, ChunkerFactory, ChunkHit, ChunkingSettings } from './types.ts';
 
 /**
@@ -48,6 +49,43 @@ export interface Expansion {
   via: string;
 }
 
+/** A parameter of an agent tool, as MCP and the AI SDK describe it. */
+export interface ToolParam {
+  name: string;
+  type: 'string' | 'strings' | 'integer';
+  description: string;
+  required?: boolean;
+  /** For string params: the accepted values. */
+  values?: readonly string[];
+}
+
+/** What a tool asks the search for. */
+export interface ToolSearch {
+  k: number;
+  sources?: string[];
+  filters?: Record<string, string | string[]>;
+  path?: string;
+}
+
+/** A search hit as tools see it: the engine's hit with the profile's result fields. */
+export type ToolHit = ChunkHit & { fields: Record<string, unknown> };
+
+/**
+ * An agent tool a profile brings (codeSearch, docSearch): its parameters, and what one call does
+ * with the search it is given. MCP and the AI SDK build their tool from this one description.
+ */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  params: readonly ToolParam[];
+  /** Whether a configuration with these sources offers the tool at all. */
+  appliesTo(scope: ToolScope): boolean;
+  run(search: (query: string, opts: ToolSearch) => Promise<ToolHit[]>, args: Record<string, unknown>, scope: ToolScope): Promise<unknown[]>;
+}
+
+/** The sources a tool may search, with the chunker and kind of each. */
+export type ToolScope = readonly { name: string; kind: string; chunker: string }[];
+
 export interface Profile {
   readonly name: string;
   readonly description: string;
@@ -70,6 +108,13 @@ export interface Profile {
    * they join the other expansions' list below the query's words.
    */
   readonly expansionWeight?: number;
+  /** Agent tools it brings (MCP and AI SDK). */
+  readonly tools?: readonly ToolSpec[];
+  /**
+   * What its sources list when they set no `include` (instead of Markdown), and what they always
+   * leave out besides their own `exclude` (build output, dependencies).
+   */
+  readonly sourceDefaults?: { readonly include?: readonly string[]; readonly exclude?: readonly string[] };
   /**
    * Its sources use the engine's corpus lexicon by default (a source's `lexicon` field overrides):
    * English words of a query also search the Chinese words the dictionary glosses them with.
@@ -87,6 +132,8 @@ export interface ProfileRegistry {
   createChunker(name: string, settings: ChunkingSettings): Chunker;
   /** Every profile's filters, one per name. */
   filters(): FilterSpec[];
+  /** Every profile's agent tools. */
+  tools(): ToolSpec[];
 }
 
 export function createProfileRegistry(profiles: readonly Profile[]): ProfileRegistry {
@@ -115,8 +162,21 @@ export function createProfileRegistry(profiles: readonly Profile[]): ProfileRegi
     createChunker(name, settings) {
       const p = byChunker.get(name);
       if (!p) throw new RagsyncError(`unknown chunker "${name}" (known: ${[...byChunker.keys()].join(', ')})`, EXIT.usage);
-      return p.chunkers![name]!(settings);
+      return withLines(p.chunkers![name]!(settings));
     },
     filters: () => [...filters.values()],
+    tools: () => profiles.flatMap((p) => p.tools ?? []),
+  };
+}
+
+/** Every chunk carries its line range: the ones a chunker left without are looked up in the text. */
+function withLines(chunker: Chunker): Chunker {
+  return {
+    fingerprint: chunker.fingerprint,
+    ...(chunker.prepare ? { prepare: (paths: readonly string[]) => chunker.prepare!(paths) } : {}),
+    chunk(input) {
+      const doc = chunker.chunk(input);
+      return doc.chunks.every((c) => c.startLine !== undefined) ? doc : { ...doc, chunks: locateLines(input.text, doc.chunks) };
+    },
   };
 }

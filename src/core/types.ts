@@ -26,6 +26,9 @@ export interface Chunk {
   /** Exact text to embed (context such as the heading path, then content). */
   text: string;
   metadata: Record<string, unknown>;
+  /** Lines of the document the chunk's content spans, 1-based and inclusive (absent when unknown). */
+  startLine?: number;
+  endLine?: number;
 }
 
 export interface ChunkedDocument {
@@ -37,6 +40,11 @@ export interface ChunkedDocument {
 export interface Chunker {
   /** Name, version and settings: a document chunked under another fingerprint is re-chunked. */
   readonly fingerprint: string;
+  /**
+   * Asynchronous set-up before these paths are chunked (loading parsers): awaited once per batch of
+   * files to read, so `chunk` itself stays synchronous and a run with nothing to read loads nothing.
+   */
+  prepare?(paths: readonly string[]): Promise<void>;
   chunk(input: ChunkInput): ChunkedDocument;
 }
 
@@ -66,6 +74,9 @@ export interface ChunkRecord {
   /** Keyword-index terms of the heading path and tags: the column that weighs more (migration 008). */
   headTerms: string;
   metadata: Record<string, unknown>;
+  /** As Chunk: lines of the document, 1-based and inclusive (migration 019). */
+  startLine?: number;
+  endLine?: number;
 }
 
 export interface DocumentRecord extends StoredDocument {
@@ -100,6 +111,9 @@ export interface ChunkHit {
   /** The document's metadata overlaid with the chunk's own. */
   metadata: Record<string, unknown>;
   score: number;
+  /** Lines of the document the chunk spans, 1-based and inclusive, when its chunker knew them. */
+  startLine?: number;
+  endLine?: number;
 }
 
 /** A hit plus the chunk's row reference (for the vector index); still never a vector. */

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import type { Expansion } from '../core/profile.ts';
 import { errorMessage } from '../core/errors.ts';
 import { describeIoError } from '../core/io-errors.ts';
-import { filterFields, filtersOf } from '../search/filter-fields.ts';
+import { filterFields, filtersOf, toolFields } from '../search/filter-fields.ts';
+import { runTool, toolsOf } from '../search/tools.ts';
 import { resultJson } from '../search/present.ts';
 import { DEFAULT_PER_DOC, MAX_K, MAX_QUERY_CHARS, MODES } from '../search/request.ts';
 import type { Searcher, SearchResult } from '../search/search.ts';
@@ -86,6 +87,16 @@ export function createMcpServer(source: Searcher | Error, version?: string): Mcp
       }
     },
   );
+  // The profiles' own tools (codeSearch, docSearch), when a source of theirs is configured.
+  for (const spec of source instanceof Error ? [] : toolsOf(source)) {
+    server.registerTool(spec.name, { description: spec.description, inputSchema: toolFields(spec.params) }, async (args: Record<string, unknown>) => {
+      try {
+        return { content: [{ type: 'text' as const, text: JSON.stringify({ results: await runTool(searcher(), spec, args) }) }] };
+      } catch (err) {
+        return toolError(err);
+      }
+    });
+  }
   return server;
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { FilterSpec } from '../core/profile.ts';
+import type { FilterSpec, ToolParam } from '../core/profile.ts';
 import { MAX_LIST } from './request.ts';
 
 /**
@@ -21,6 +21,24 @@ export function filtersOf(specs: readonly FilterSpec[], args: Record<string, unk
   for (const f of specs) {
     const v = args[f.name];
     if (typeof v === 'string' || Array.isArray(v)) out[f.name] = v as string | string[];
+  }
+  return out;
+}
+
+/** Tool-input fields (MCP, AI SDK) for a profile tool's parameters. */
+export function toolFields(params: readonly ToolParam[]): Record<string, z.ZodType> {
+  const out: Record<string, z.ZodType> = {};
+  for (const p of params) {
+    const base =
+      p.type === 'integer'
+        ? z.number().int().min(1)
+        : p.type === 'strings'
+          ? z.array(z.string().min(1)).max(MAX_LIST)
+          : p.values?.length
+            ? z.enum(p.values as [string, ...string[]])
+            : z.string().min(1);
+    const described = base.describe(p.description);
+    out[p.name] = p.required ? described : described.optional();
   }
   return out;
 }

@@ -13,6 +13,7 @@ export function resultJson(r: SearchResult) {
     title: r.title,
     heading: r.heading,
     content: r.content,
+    ...(r.startLine !== undefined ? { startLine: r.startLine, endLine: r.endLine } : {}),
     score: Number(r.score.toFixed(6)),
     ...r.fields,
     metadata: { ...r.metadata, ...r.fields },

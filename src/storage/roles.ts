@@ -19,7 +19,7 @@ import type {
 
 export interface SourceInfo {
   name: string;
-  kind: 'git' | 'dir';
+  kind: 'git' | 'dir' | 'web';
   url: string | null;
   branch: string | null;
 }

@@ -25,6 +25,14 @@ export interface DocumentOutline {
   path: string;
   contentHash: string;
   chunks: { textHash: string }[];
+  /** Why the chunker left the file out or fell back (its metadata `skipped` / `fallback`), for the run's log. */
+  note?: { level: 'info' | 'warn'; message: string };
+}
+
+function noteOf(metadata: Record<string, unknown>): DocumentOutline['note'] {
+  if (typeof metadata.skipped === 'string') return { level: 'info', message: `not chunked: ${metadata.skipped}` };
+  if (typeof metadata.fallback === 'string') return { level: 'warn', message: `cut into line windows: ${metadata.fallback}` };
+  return undefined;
 }
 
 /** What the keyword index's head column holds: the heading path (title first) and any tags. */
@@ -42,7 +50,12 @@ function chunkFile(file: SourceFile, bytes: Buffer, pipeline: Pipeline) {
 export function outlineDocument(file: SourceFile, bytes: Buffer, pipeline: Pipeline): { outline: DocumentOutline; tokens: number[] } {
   const { chunked } = chunkFile(file, bytes, pipeline);
   return {
-    outline: { path: file.path, contentHash: sha256(bytes), chunks: chunked.chunks.map((c) => ({ textHash: sha256(c.text) })) },
+    outline: {
+      path: file.path,
+      contentHash: sha256(bytes),
+      chunks: chunked.chunks.map((c) => ({ textHash: sha256(c.text) })),
+      ...(noteOf(chunked.metadata) ? { note: noteOf(chunked.metadata) } : {}),
+    },
     tokens: chunked.chunks.map((c) => estimateTokens(c.text)),
   };
 }

@@ -104,6 +104,7 @@ export async function planSource(
   // Each file is chunked and hashed, and only its outline kept: a plan holds no text.
   const outlines = new Map<string, DocumentOutline>();
   const tokensOf = new Map<string, number>();
+  if (toRead.length) await pipeline.chunker.prepare?.(toRead.map((f) => f.path));
   for await (const { path, bytes } of snapshot.read(toRead.map((f) => f.path))) {
     try {
       const { outline, tokens } = outlineDocument(listed.get(path)!, bytes, pipeline);

@@ -3,12 +3,9 @@ import type { Config, SourceConfig } from '../config/load.ts';
 import { selectSources } from '../config/select.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { silentLogger } from '../core/log.ts';
-import { redactUrl } from '../core/redact.ts';
 import { defaultAnalyzer } from '../core/text/analyzer.ts';
 import { createEmbedder } from '../embedding/create.ts';
-import { dirSnapshot } from '../sources/dir.ts';
-import { gitSnapshot } from '../sources/git.ts';
-import { pathMatcher } from '../sources/match.ts';
+import { sourceKind } from '../sources/registry.ts';
 import type { Snapshot, UnlistedSnapshot } from '../sources/types.ts';
 import { openIndex } from '../storage/open.ts';
 import type { RunSourceRecord, SyncStore } from '../storage/roles.ts';
@@ -33,15 +30,9 @@ export const STATUS_EXIT: Record<IndexStatus, number> = {
 
 export { selectSources };
 
-async function snapshotOf(source: SourceConfig, dryRun: boolean, log: Logger, unlistedAt: string | undefined): Promise<Snapshot | UnlistedSnapshot> {
-  // Compiled on the first path: an unchanged source that is not listed needs none.
-  let matcher: ((path: string) => boolean) | undefined;
-  const match = (path: string) => (matcher ??= pathMatcher(source.include, source.exclude))(path);
-  if (source.kind === 'dir') return dirSnapshot(source.root, match);
-  return gitSnapshot(
-    { name: source.name, url: source.url!, branch: source.branch, root: source.root, updateWorkTree: !dryRun, log, unlistedAt },
-    match,
-  );
+function snapshotOf(source: SourceConfig, store: SyncStore, dryRun: boolean, log: Logger, unlistedAt: string | undefined, signal?: AbortSignal): Promise<Snapshot | UnlistedSnapshot> {
+  const stored = async () => new Map((await store.listDocuments(source.name)).map((d) => [d.path, d.stamp]));
+  return sourceKind(source.kind).snapshot(source, { dryRun, log, unlistedAt, stored, signal });
 }
 
 /**
@@ -50,7 +41,7 @@ async function snapshotOf(source: SourceConfig, dryRun: boolean, log: Logger, un
  * key (never indexed in full, partial, deferred, or a run that wrote and did not finish).
  */
 async function unlistedCommit(store: SyncStore, source: SourceConfig, key: (commit: string) => string, opts: IndexOptions): Promise<string | undefined> {
-  if (source.kind !== 'git' || opts.dryRun || opts.force || opts.maxDocs !== undefined) return undefined;
+  if (!sourceKind(source.kind).listingKey || opts.dryRun || opts.force || opts.maxDocs !== undefined) return undefined;
   const held = await store.sourceListing(source.name);
   if (!held?.commit || !held.listing) return undefined;
   return held.listing === key(held.commit) ? held.commit : undefined;
@@ -127,7 +118,7 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
     for (const s of unusable ? [] : selected) unlistedAt.set(s.name, await unlistedCommit(store, s, keyOf(s), opts));
     const snapshots = new Map(
       (unusable ? [] : selected).map((s) => {
-        const p = snapshotOf(s, dryRun, log, unlistedAt.get(s.name));
+        const p = snapshotOf(s, store, dryRun, log, unlistedAt.get(s.name), opts.signal);
         p.catch(() => {}); // handled in the loop below
         return [s.name, p] as const;
       }),
@@ -147,12 +138,7 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
       dropped,
     };
     for (const source of selected) {
-      const state = await store.ensureSource({
-        name: source.name,
-        kind: source.kind,
-        url: source.url ? redactUrl(source.url) : source.kind === 'dir' ? source.root : null,
-        branch: source.kind === 'git' ? source.branch : null,
-      });
+      const state = await store.ensureSource({ name: source.name, kind: source.kind, ...sourceKind(source.kind).record(source) });
       const result = emptyResult(source.name, state.commit);
       results.push(result);
       if (!stopRest && opts.signal?.aborted) {

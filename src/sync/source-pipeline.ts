@@ -2,9 +2,9 @@ import type { Logger } from 'pino';
 import type { Config, SourceConfig } from '../config/load.ts';
 import { errorMessage } from '../core/errors.ts';
 import { describeIoError } from '../core/io-errors.ts';
-import { redactUrl } from '../core/redact.ts';
 import type { WorkCounts } from '../core/types.ts';
 import type { Embedder } from '../embedding/types.ts';
+import { snapshotSkips, sourceKind } from '../sources/registry.ts';
 import type { Snapshot, UnlistedSnapshot } from '../sources/types.ts';
 import type { SourceState, SyncStore } from '../storage/roles.ts';
 import { isStorageError } from '../storage/errors.ts';
@@ -68,6 +68,8 @@ export async function* syncSource(ctx: SourceRunContext, job: SourceJob): AsyncG
     result.skippedFiles = plan.skipped;
     result.plan = plan;
     for (const s of plan.skipped) ctx.log.warn({ source: source.name, path: s.path }, s.reason);
+    // Files a chunker left out or cut into line windows, with its reason (the code chunker: generated, grammar failed).
+    for (const w of plan.write) if (w.doc.note) ctx.log[w.doc.note.level]({ source: source.name, path: w.doc.path }, w.doc.note.message);
     if (!(await guard(ctx, job, plan))) return { aborted: false };
   } catch (err) {
     result.status = 'failed';
@@ -112,7 +114,12 @@ async function listAndPlan(ctx: SourceRunContext, job: SourceJob): Promise<Sourc
   // longer vouches for the documents, and the source is listed after all.
   if ('unlisted' in fetched) await store.forgetSourceListing(source.name);
   const snapshot = 'unlisted' in fetched ? await fetched.list() : fetched;
-  return planSource(store, source, snapshot, job.pipeline, planOpts);
+  const plan = await planSource(store, source, snapshot, job.pipeline, planOpts);
+  // What the snapshot itself could not take (a web page that timed out) is reported like a skipped file.
+  const skips = snapshotSkips(fetched);
+  plan.skipped.push(...skips);
+  plan.counts.documents.skipped += skips.length;
+  return plan;
 }
 
 /**
@@ -123,7 +130,7 @@ async function guard(ctx: SourceRunContext, job: SourceJob, plan: SourcePlan): P
   const { source, state, result } = job;
   const lost = await lostContent(ctx.store, plan);
   const verdict = judgeDeletions({
-    where: `source "${source.name}" (${source.kind === 'git' ? redactUrl(source.url!) : source.root})`,
+    where: `source "${source.name}" (${sourceKind(source.kind).describe(source)})`,
     stored: state.documents,
     listed: plan.listed,
     ...lost,
@@ -163,7 +170,7 @@ async function* apply(ctx: SourceRunContext, job: SourceJob, plan: SourcePlan): 
  */
 async function record(ctx: SourceRunContext, job: SourceJob, plan: SourcePlan, partial: boolean): Promise<void> {
   if (plan.deferred > 0) return;
-  const complete = job.source.kind === 'git' && !partial && plan.commitAfter !== null;
+  const complete = sourceKind(job.source.kind).listingKey && !partial && plan.commitAfter !== null;
   await ctx.store.setSourceCommit(job.source.name, plan.commitAfter, new Date().toISOString(), complete ? job.listingKey(plan.commitAfter!) : null);
 }
 

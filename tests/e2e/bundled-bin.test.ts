@@ -212,7 +212,7 @@ describe('the bundled bin prints what the sources print', () => {
       expect(bin.getServerVersion()).toEqual(src.getServerVersion());
       expect(bin.getServerCapabilities()).toEqual(src.getServerCapabilities());
       const [srcTools, binTools] = await Promise.all([src.listTools(), bin.listTools()]);
-      expect(binTools.tools.map((x) => x.name).sort()).toEqual(['related', 'search']);
+      expect(binTools.tools.map((x) => x.name).sort()).toEqual(['docSearch', 'related', 'search']);
       expect(binTools).toEqual(srcTools);
       const call = { name: 'search', arguments: { query: 'retry backoff', k: 2 } };
       const [a, b] = await Promise.all([src.callTool(call), bin.callTool(call)]);

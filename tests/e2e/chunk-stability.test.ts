@@ -105,7 +105,7 @@ describe.skipIf(!classicsOnly.ok)(classicsOnly.title('replaying classics.bundle:
 describe.skipIf(!both.ok)(both.title('heading paths over both bundles\' tips'), () => {
   const t = tempDir();
   afterAll(() => t.cleanup());
-  const SEPARATORS: Record<string, string> = { markdown: HEADING_SEPARATOR, classics: CONTEXT_SEPARATOR, bookmarks: BOOKMARK_SEPARATOR };
+  const SEPARATORS: Record<string, string> = { markdown: HEADING_SEPARATOR, classics: CONTEXT_SEPARATOR, bookmarks: BOOKMARK_SEPARATOR, code: HEADING_SEPARATOR };
   const same = (a: string, b: string) => a.replace(/\s+/g, '').toLowerCase() === b.replace(/\s+/g, '').toLowerCase();
 
   it('no chunker repeats a heading part next to itself (nor the title as the first heading)', async () => {

@@ -41,7 +41,7 @@ const results = (r: ToolOut) => JSON.parse(r.content[0]!.text).results as { path
 describe('ragsync mcp (stdio, real client)', () => {
   it('lists search and related', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['related', 'search']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['docSearch', 'related', 'search']);
     const search = tools.find((t) => t.name === 'search')!;
     expect(search.inputSchema.required).toEqual(['query']);
   });
@@ -126,7 +126,7 @@ describe('ragsync mcp answers initialize before loading the server', () => {
     const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: unknown; result: Record<string, unknown> });
     expect(out.map((m) => m.id)).toEqual(['a', 2, 3]);
     expect(out[0]!.result).toEqual(initializeResult('2025-06-18'));
-    expect((out[1]!.result.tools as { name: string }[]).map((t) => t.name).sort()).toEqual(['related', 'search']);
+    expect((out[1]!.result.tools as { name: string }[]).map((t) => t.name).sort()).toEqual(['docSearch', 'related', 'search']);
     expect(JSON.parse((out[2]!.result.content as { text: string }[])[0]!.text).results[0].path).toBe('qiongtong/jiamu.md');
   });
 
@@ -153,7 +153,7 @@ describe('ragsync mcp answers initialize before loading the server', () => {
       await c.connect(transport);
       const { tools } = await c.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(['related', 'search']);
-      const expected = `${file}: sources[0].kind: Invalid option: expected one of "git"|"dir" (got "svn")`;
+      const expected = `${file}: sources[0].kind: Invalid option: expected one of "git"|"dir"|"web" (got "svn")`;
       for (const [name, args] of [['search', { query: '伤官' }], ['related', { path: 'a.md' }]] as const) {
         const r = (await c.callTool({ name, arguments: args })) as ToolOut;
         expect(r.isError, name).toBe(true);

@@ -61,7 +61,11 @@ Scores depend on --mode: hybrid gives fused RRF scores (at most 0.0328 with weig
       const searcher = Searcher.open(cfg, createEmbedder(cfg.embedder, { log }), o.rerank ? rerankerFromEnv() : null, { oneShot: true });
       try {
         const filters: Record<string, string | string[]> = {};
-        for (const f of specs) if (o[f.name] !== undefined) filters[f.name] = o[f.name];
+        // commander names the value of --symbol-type symbolType.
+        for (const f of specs) {
+          const v = o[f.name.replace(/-([a-z])/g, (_: string, c: string) => c.toUpperCase())];
+          if (v !== undefined) filters[f.name] = v;
+        }
         const opts: SearchOptions = {
           k: o.k,
           sources: o.source,

@@ -17,6 +17,8 @@ export interface Analyzer {
   readonly id: string;
   /** Applied to indexed text and queries alike, after NFKC and lower-casing. */
   normalize(text: string): string;
+  /** Applied before them, to what case still tells (identifiers in camelCase: their words). */
+  readonly beforeFold?: (text: string) => string;
   /** Dropped from queries only (indexed text keeps everything). Longest first where one contains another. */
   readonly queryStopWords?: readonly string[];
 }
@@ -60,7 +62,7 @@ const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hang
 const TOKEN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+|(?:[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\P{L}]|\p{N})+/gu;
 
 function prepare(a: Analyzer, text: string): string {
-  return a.normalize(text.normalize('NFKC').toLowerCase());
+  return a.normalize((a.beforeFold ? a.beforeFold(text) : text).normalize('NFKC').toLowerCase());
 }
 
 /** Tokens stored for a chunk: every unigram and bigram of each CJK run, every other word. */

@@ -12,6 +12,8 @@ export interface Migration {
 }
 
 const MIGRATION_FILE = /^(\d+)_([\w-]+)\.sql$/;
+/** A migration that says so runs with foreign keys off (and checked before it commits). */
+const FOREIGN_KEYS_OFF = /^-- ragsync: foreign_keys off$/m;
 
 /** The versions of migrations/NNN_name.sql from the file names alone (a read-only open checks these). */
 export function migrationVersions(dir = MIGRATIONS_DIR): number[] {
@@ -47,17 +49,27 @@ export function migrate(db: Database, dir = MIGRATIONS_DIR): number[] {
   if (migrationVersions(dir).every((v) => done.has(v))) return applied;
   for (const m of listMigrations(dir)) {
     if (done.has(m.version)) continue;
+    // A table rebuilt under references to it (SQLite's 12-step procedure) needs foreign keys off,
+    // which only takes effect outside a transaction; they are checked before the migration commits.
+    const fkOff = FOREIGN_KEYS_OFF.test(m.sql) && db.pragma('foreign_keys', { simple: true }) === 1;
+    if (fkOff) db.pragma('foreign_keys = OFF');
     // IMMEDIATE + re-check: two processes opening a new database at once apply each migration once.
-    const ran = db.transaction(() => {
-      if (appliedVersions(db).has(m.version)) return false;
-      db.exec(m.sql);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
-        m.version,
-        m.name,
-        new Date().toISOString(),
-      );
-      return true;
-    }).immediate();
+    let ran: boolean;
+    try {
+      ran = db.transaction(() => {
+        if (appliedVersions(db).has(m.version)) return false;
+        db.exec(m.sql);
+        if (fkOff && (db.pragma('foreign_key_check') as unknown[]).length) throw new Error(`migration ${m.version} ${m.name} broke foreign keys`);
+        db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+          m.version,
+          m.name,
+          new Date().toISOString(),
+        );
+        return true;
+      }).immediate();
+    } finally {
+      if (fkOff) db.pragma('foreign_keys = ON');
+    }
     if (ran) applied.push(m.version);
   }
   return applied;

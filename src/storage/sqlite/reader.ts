@@ -17,14 +17,20 @@ import { mergedTermScores } from './term-scores.ts';
 
 const LITTLE = endianness() === 'LE';
 
-type HitRow = Omit<StoredHit, 'metadata'> & { metadata: string; docMetadata: string };
+type HitRow = Omit<StoredHit, 'metadata' | 'startLine' | 'endLine'> & {
+  metadata: string;
+  docMetadata: string;
+  startLine: number | null;
+  endLine: number | null;
+};
 const HIT_COLUMNS = `c.id AS ref, c.key AS id, s.name AS source, d.path, d.title, c.heading, c.content, c.metadata,
-  d.metadata AS docMetadata`;
+  d.metadata AS docMetadata, c.start_line AS startLine, c.end_line AS endLine`;
 const HIT_JOINS = `JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id`;
 /** Hit metadata: the document's fields (url, tags, dates) overlaid with the chunk's own. */
-const toHit = ({ docMetadata, ...r }: HitRow): StoredHit => ({
+const toHit = ({ docMetadata, startLine, endLine, ...r }: HitRow): StoredHit => ({
   ...r,
   metadata: { ...parseJson(docMetadata), ...parseJson(r.metadata) },
+  ...(startLine !== null && endLine !== null ? { startLine, endLine } : {}),
 });
 
 export class SqliteIndexReader implements IndexReader {

@@ -182,8 +182,8 @@ class SqliteDocumentWrite implements DocumentWrite {
     );
     this.clear = db.prepare('DELETE FROM chunks WHERE document_id = ?');
     this.insertChunk = db.prepare(
-      `INSERT INTO chunks (document_id, ordinal, key, heading, content, text, text_hash, tokens, metadata)
-       VALUES (@documentId, @ordinal, @key, @heading, @content, @text, @textHash, @tokens, @metadata)`,
+      `INSERT INTO chunks (document_id, ordinal, key, heading, content, text, text_hash, tokens, metadata, start_line, end_line)
+       VALUES (@documentId, @ordinal, @key, @heading, @content, @text, @textHash, @tokens, @metadata, @startLine, @endLine)`,
     );
     // Keyword index rows go in with their chunks (deletes follow by trigger): same transaction.
     this.insertFts = db.prepare('INSERT INTO chunks_fts (rowid, head, body) VALUES (?, ?, ?)');
@@ -269,7 +269,13 @@ class SqliteDocumentWrite implements DocumentWrite {
     }
     for (const c of d.chunks) {
       const { terms, headTerms, ...row } = c;
-      const { lastInsertRowid } = this.insertChunk.run({ ...row, documentId: id, metadata: JSON.stringify(c.metadata) });
+      const { lastInsertRowid } = this.insertChunk.run({
+        ...row,
+        documentId: id,
+        metadata: JSON.stringify(c.metadata),
+        startLine: c.startLine ?? null,
+        endLine: c.endLine ?? null,
+      });
       this.insertFts.run(lastInsertRowid, headTerms, terms);
     }
     failpoint('in-documents');

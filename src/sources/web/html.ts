@@ -1,0 +1,94 @@
+import { createRequire } from 'node:module';
+import TurndownService from 'turndown';
+import { normalizeUrl } from './url.ts';
+
+const require = createRequire(import.meta.url);
+// turndown parses HTML with domino; the page is parsed once, by it, and handed over as a DOM node.
+const domino = require('@mixmark-io/domino') as { createDocument(html: string, force?: boolean): Document };
+const { gfm } = require('@joplin/turndown-plugin-gfm') as { gfm: TurndownService.Plugin };
+
+export interface ConvertedPage {
+  title: string | null;
+  /** <link rel="canonical">, absolute; null when absent or not http(s). */
+  canonical: string | null;
+  /** Every link of the page (navigation included), absolute, without fragments. */
+  links: string[];
+  markdown: string;
+}
+
+/** Left out of every page's text: navigation, chrome and code that is not content. */
+const CHROME = ['script', 'style', 'noscript', 'template', 'iframe', 'svg', 'canvas', 'form', 'nav', 'header', 'footer', 'aside', '[role=navigation]', '[role=banner]', '[role=contentinfo]', '[aria-hidden=true]'];
+
+let converter: TurndownService | null = null;
+function turndown(): TurndownService {
+  if (converter) return converter;
+  const t = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', fence: '```', bulletListMarker: '-', emDelimiter: '*' });
+  t.use(gfm);
+  // Fenced code keeps its language wherever the page says it: class language-x / lang-x /
+  // highlight-source-x (the gfm plugin reads some), or data-lang / data-language on pre or code.
+  t.addRule('fencedCodeWithLanguage', {
+    filter: (node) => node.nodeName === 'PRE',
+    replacement: (_content, node) => {
+      const pre = node as HTMLElement;
+      const code = pre.querySelector('code');
+      const lang = languageOf(pre) ?? (code ? languageOf(code) : null) ?? languageOf(pre.parentElement);
+      const text = (code ?? pre).textContent ?? '';
+      const longest = Math.max(2, ...[...text.matchAll(/`{3,}/g)].map((m) => m[0].length));
+      const fence = '`'.repeat(longest + 1);
+      return `\n\n${fence}${lang ?? ''}\n${text.replace(/\n$/, '')}\n${fence}\n\n`;
+    },
+  });
+  converter = t;
+  return t;
+}
+
+/** A link as a reader follows it: absolute, fragment kept. */
+function absolute(href: string, base: string): string | null {
+  try {
+    const u = new URL(href, base);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** domino's node lists are array-like, not iterable. */
+const all = (el: ParentNode, sel: string): Element[] => Array.prototype.slice.call(el.querySelectorAll(sel)) as Element[];
+
+function languageOf(el: Element | null): string | null {
+  if (!el) return null;
+  const data = el.getAttribute('data-lang') ?? el.getAttribute('data-language');
+  if (data && /^[\w+#.-]{1,30}$/.test(data)) return data.toLowerCase();
+  const m = /(?:^|\s)(?:language-|lang-|highlight-source-|highlight-)([\w+#.-]{1,30})(?:\s|$)/.exec(el.getAttribute('class') ?? '');
+  return m ? m[1]!.toLowerCase() : null;
+}
+
+/**
+ * An HTML page → its title, canonical URL, links and its content as Markdown: headings, fenced
+ * code with its language, GFM tables (a `|` in a cell escaped) and links made absolute against
+ * the page's URL. Navigation, headers, footers and whatever `excludeSelectors` names are left out;
+ * `contentSelector` (else main, article or [role=main], else body) picks what is kept.
+ */
+export function convertHtml(html: string, pageUrl: string, o: { contentSelector?: string; excludeSelectors: string[] }): ConvertedPage {
+  const doc = domino.createDocument(html, true);
+  const base = normalizeUrl(doc.querySelector('base[href]')?.getAttribute('href') ?? '', pageUrl) ?? pageUrl;
+  const abs = (href: string | null) => (href ? normalizeUrl(href, base) : null);
+  const title = (doc.querySelector('title')?.textContent ?? doc.querySelector('h1')?.textContent ?? '').replace(/\s+/g, ' ').trim() || null;
+  const canonical = abs(doc.querySelector('link[rel~=canonical][href]')?.getAttribute('href') ?? null);
+  const links = [...new Set(all(doc, 'a[href]').flatMap((a) => abs(a.getAttribute('href')) ?? []))];
+
+  const root =
+    (o.contentSelector ? doc.querySelector(o.contentSelector) : null) ??
+    doc.querySelector('main, article, [role=main]') ??
+    doc.body ??
+    doc.documentElement;
+  for (const sel of [...CHROME, ...o.excludeSelectors]) for (const el of all(root, sel)) el.remove();
+  for (const a of all(root, 'a[href]')) {
+    const href = a.getAttribute('href')!;
+    // In-page anchors stay as they are; every other link points somewhere a reader can follow.
+    if (!href.startsWith('#')) a.setAttribute('href', absolute(href, base) ?? href);
+  }
+  for (const img of all(root, 'img[src]')) img.setAttribute('src', abs(img.getAttribute('src')) ?? img.getAttribute('src')!);
+  const markdown = turndown().turndown(root as unknown as HTMLElement).replace(/\n{3,}/g, '\n\n').trim();
+  return { title, canonical, links, markdown };
+}

@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { parseConfig } from '../../src/builtin.ts';
+import type { Config } from '../../src/config/load.ts';
+import { sha256 } from '../../src/core/hash.ts';
+import { Searcher } from '../../src/search/search.ts';
+import { index, snapshotDb } from '../helpers/index-fixture.ts';
+import { tempDir } from '../helpers/tmp.ts';
+import { Website, type SitePage } from '../helpers/website.ts';
+
+const topics = ['backoff and jitter for retries', 'consistent hashing rings', 'bloom filters and false positives', 'write-ahead logs', 'vector clocks', 'token bucket rate limits'];
+const pages: SitePage[] = topics.map((t, i) => ({
+  slug: `note-${i}`,
+  month: i < 3 ? '202401' : '202402',
+  title: `Notes on ${t}`,
+  markdown: `# Notes on ${t}\n\n## TL;DR\n\nA short note about ${t}, written for the crawler test.\n\n## Summary\n\n- first point about ${t}\n- second point, with \`code\`\n`,
+}));
+
+describe('a web source through ragsync index runs', () => {
+  const t = tempDir('ragsync-websrc-');
+  const site = new Website(pages, 10_000);
+  let config: Config;
+  beforeAll(async () => {
+    const base = await site.start();
+    config = parseConfig({
+      db: join(t.dir, 'index.db'),
+      embedder: { provider: 'hash', dims: 128 },
+      sources: [{ name: 'site', kind: 'web', url: `${base}/`, maxDepth: 3, timeoutMs: 4000, maxFileBytes: 200_000 }],
+    });
+  });
+  afterAll(async () => {
+    await site.stop();
+    t.cleanup();
+  });
+
+  it('indexes every page, reports the ones it could not take, and the results carry the URL and title', async () => {
+    const r = await index(config);
+    expect(r.status).toBe('partial');
+    const s = r.sources[0]!;
+    expect(s.skippedFiles.map((f) => f.path.slice(site.base.length)).sort()).toEqual(['/binary', '/huge.html', '/slow.html']);
+    for (const p of pages) expect(s.plan!.write.some((w) => w.doc.path === site.pageUrl(p)), p.slug).toBe(true);
+    expect(site.requests.filter((q) => q.path.startsWith('/private/'))).toEqual([]);
+    const searcher = Searcher.open(config);
+    try {
+      const [hit] = await searcher.search('bloom filters false positives', { k: 1 });
+      expect(hit).toMatchObject({ source: 'site', path: site.pageUrl(pages[2]!), title: 'Notes on bloom filters and false positives' });
+      expect(hit!.startLine).toBeGreaterThan(0);
+    } finally {
+      await searcher.close();
+    }
+  }, 60_000);
+
+  it('re-crawls an unchanged site with 304s and embeds nothing', async () => {
+    const mark = site.requests.length;
+    const r = await index(config);
+    expect(r.sent).toEqual([]);
+    const docs = r.sources[0]!.planned.documents;
+    expect(docs).toMatchObject({ added: 0, changed: 0, deleted: 0 });
+    const pageRequests = site.since(mark).filter((q) => q.path.startsWith('/b/'));
+    expect(pageRequests.length).toBe(pages.length);
+    expect(pageRequests.every((q) => q.status === 304 && q.headers['if-none-match'] && q.headers['if-modified-since'])).toBe(true);
+  }, 60_000);
+
+  it('after a change embeds exactly the new distinct texts, removes the deleted page and adds the new one', async () => {
+    site.version = 2;
+    const before = snapshotDb(config.db);
+    const r = await index(config);
+    const after = snapshotDb(config.db);
+    const fresh = [...after.distinct].filter((h) => !before.vectorHashes.has(h)).sort();
+    expect(r.sent.map(sha256).sort()).toEqual(fresh);
+    expect(fresh.length).toBeGreaterThan(0);
+    const docs = r.sources[0]!.written.documents;
+    expect(docs.deleted).toBe(1);
+    expect(docs.added).toBe(1);
+    const paths = new Set(after.chunks.map((c) => c.path));
+    expect(paths.has(`${site.base}/deleted.html`)).toBe(false);
+    expect(paths.has(`${site.base}/added.html`)).toBe(true);
+  }, 60_000);
+
+  it('a site that answers 404 everywhere is refused by the delete guard and keeps every page', async () => {
+    const before = snapshotDb(config.db).chunks.length;
+    site.allGone = true;
+    try {
+      const r = await index(config);
+      expect(r.sources[0]!.status).toBe('failed');
+      expect(r.sources[0]!.error).toMatch(/source "site"/);
+      expect(snapshotDb(config.db).chunks.length).toBe(before);
+    } finally {
+      site.allGone = false;
+    }
+  }, 60_000);
+});
