@@ -573,6 +573,7 @@ export class Searcher {
   async close(): Promise<void> {
     await this.store.close();
     await this.embedder.close?.();
+    await this.reranker?.close?.();
   }
 }
 

@@ -4,7 +4,7 @@ import { healthReport } from '../../daemon/health.ts';
 import { assertCron } from '../../daemon/schedule.ts';
 import { onStopSignals } from '../../daemon/signals.ts';
 import { Searcher } from '../../search/search.ts';
-import { rerankerFromEnv } from '../../search/rerank.ts';
+import { createReranker } from '../../search/rerank.ts';
 import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
 import { openIndex } from '../../storage/open.ts';
 import { EXIT } from '../../core/errors.ts';
@@ -59,7 +59,7 @@ export function register(program: Command): void {
         // (before the first run there is none yet; an older one may lack this version's columns).
         await openIndex(cfg, 'sync').close();
         keepYoungGenerationSmall();
-        searcher = Searcher.open(cfg, undefined, rerankerFromEnv());
+        searcher = Searcher.open(cfg, undefined, createReranker(cfg));
         const s = searcher;
         server = createHttpServer(s, {
           token: process.env[TOKEN_ENV] || null,

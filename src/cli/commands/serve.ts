@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { Searcher } from '../../search/search.ts';
-import { rerankerFromEnv } from '../../search/rerank.ts';
+import { createReranker } from '../../search/rerank.ts';
 import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
 import { config, configOption, withDimensions } from '../options.ts';
 import { healthReport, storeHealth } from '../../daemon/health.ts';
@@ -21,7 +21,7 @@ export function register(program: Command): void {
     .action(async (o) => {
       const cfg = await withDimensions(config(o));
       keepYoungGenerationSmall();
-      const searcher = Searcher.open(cfg, undefined, rerankerFromEnv());
+      const searcher = Searcher.open(cfg, undefined, createReranker(cfg));
       const token = process.env[TOKEN_ENV] || null;
       // /healthz judges the run history against the configured schedule, as the daemon's does.
       const judged = healthOptions(cfg);

@@ -32,7 +32,7 @@ export class HttpClient {
   ) {
     const u = new URL(baseUrl);
     this.origin = u.origin;
-    this.path = u.pathname.replace(/\/+$/, '') + endpoint;
+    this.path = u.pathname.replace(/\/+$/, '') + endpoint || '/';
   }
 
   async post(body: unknown, apiKey: string | null, signal?: AbortSignal): Promise<HttpReply> {
