@@ -1,0 +1,65 @@
+import type { SourceConfig } from '../config/load.ts';
+import { sourceItem } from '../search/present.ts';
+import type { SearchResult } from '../search/search.ts';
+import { passageLines } from './lines.ts';
+import { permalink } from './permalink.ts';
+
+/** A passage as the chat front end shows it (the field names of its contract). */
+export interface SourceItem {
+  /** source:chunk id, as GET /search?format=sourceItem gives it. */
+  id: string;
+  title: string;
+  /** A permalink to the passage (git: the file at the indexed commit with its lines), the bookmark's URL, else the path. */
+  url: string;
+  /** The passage's first 200 characters. */
+  transcript: string;
+  /** The rerank score, else the fused score. */
+  score: number;
+  metadata: Record<string, unknown>;
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
+
+/** "1:02:03", "62:03", "3723" or a number of seconds → seconds; else null. */
+export function seconds(v: unknown): number | null {
+  if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return v;
+  if (typeof v !== 'string' || !/^\d+(:\d{1,2}){0,2}(\.\d+)?$/.test(v.trim())) return null;
+  return v.trim().split(':').reduce((acc, part) => acc * 60 + Number(part), 0);
+}
+
+/** Where the passages' sources live and at which commit they were indexed. */
+export interface SourcePlaces {
+  sources: readonly Pick<SourceConfig, 'name' | 'kind' | 'url' | 'root'>[];
+  commits: ReadonlyMap<string, string | null>;
+}
+
+export function toSourceItems(results: SearchResult[], places: SourcePlaces): SourceItem[] {
+  const files = new Map<string, string[] | null>();
+  return results.map((r) => {
+    const base = sourceItem(r);
+    const source = places.sources.find((s) => s.name === r.source);
+    const lines = passageLines(r, source?.root ?? null, files);
+    const own = str(r.fields.url) ?? str(r.metadata.url);
+    const git = source?.kind === 'git' ? permalink(source.url ?? null, places.commits.get(r.source) ?? null, r.path, lines) : null;
+    const book = str(r.fields.book);
+    const chapter = str(r.fields.chapter);
+    const title = own
+      ? (r.title ?? base.title)
+      : book && chapter && book !== chapter
+        ? `${book} · ${chapter}`
+        : (r.title ?? (lines ? `${r.path}:${lines.start}` : r.path));
+    const startTime = seconds(r.metadata.startTime);
+    const endTime = seconds(r.metadata.endTime);
+    return {
+      ...base,
+      title: title || r.path,
+      url: own ?? git ?? r.path,
+      metadata: {
+        ...base.metadata,
+        ...(lines ? { startLine: lines.start, endLine: lines.end } : {}),
+        ...(startTime !== null ? { startTime } : {}),
+        ...(endTime !== null ? { endTime } : {}),
+      },
+    };
+  });
+}
