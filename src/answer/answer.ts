@@ -1,4 +1,5 @@
-import { convertToModelMessages, createUIMessageStream, generateObject, streamText, type LanguageModel, type UIMessage, type UIMessageChunk } from 'ai';
+import type { ServerResponse } from 'node:http';
+import { convertToModelMessages, createUIMessageStream, generateObject, pipeUIMessageStreamToResponse, streamText, type LanguageModel, type UIMessage, type UIMessageChunk } from 'ai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { z } from 'zod';
 import { CHAT_PRESETS, resolveCall, type ResolvedCall } from '../config/model-presets.ts';
@@ -11,7 +12,7 @@ import { toChunkFilter } from '../search/filters.ts';
 import { MAX_QUERY_CHARS, parseSearchRequest } from '../search/request.ts';
 import type { Searcher, SearchResult } from '../search/search.ts';
 import { answerStyle, generalSystem, groundedSystem, numberedPassages, rewritePrompt, type AnswerStyle, type Turn } from './prompts.ts';
-import type { ChatRequest } from './request.ts';
+import { parseChatRequest, type ChatRequest } from './request.ts';
 import { toSourceItems, type SourceItem } from './sources.ts';
 
 /** The UI message an answer streams: text, plus a `data-sources` part with the passages cited. */
@@ -131,6 +132,21 @@ export class Answerer {
     });
   }
 
+  /**
+   * POST /api/chat: validates the body (a bad one throws a usage error before anything is sent:
+   * the server answers 400), then streams the answer; the client going away aborts the model's
+   * and the rewrite's requests.
+   */
+  async serve(body: unknown, res: ServerResponse): Promise<void> {
+    const req = parseChatRequest(body, this.chat);
+    const gone = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) gone.abort(new Error('client disconnected'));
+    });
+    const stream = this.stream(req, gone.signal);
+    await pipeUIMessageStreamToResponse({ response: res, stream });
+  }
+
   private failed(stage: string, err: unknown): string {
     const line = describeFailure(err);
     this.log(`${stage} failed: ${line}`);
@@ -170,8 +186,14 @@ export class Answerer {
   /** Each source's indexed commit (for permalinks), read at most every few seconds. */
   private async indexedCommits(): Promise<Map<string, string | null>> {
     if (this.commits && Date.now() - this.commits.at < COMMITS_TTL_MS) return this.commits.map;
-    const { sources } = await this.searcher.store.status({ runs: 0 });
-    this.commits = { at: Date.now(), map: new Map(sources.map((s) => [s.name, s.commit])) };
+    try {
+      const { sources } = await this.searcher.store.status({ runs: 0 });
+      this.commits = { at: Date.now(), map: new Map(sources.map((s) => [s.name, s.commit])) };
+    } catch (err) {
+      // Links then go to paths; the search's own failure, if any, is said in the stream.
+      this.log(`chat: indexed commits not read: ${describeFailure(err)}`);
+      return new Map();
+    }
     return this.commits.map;
   }
 

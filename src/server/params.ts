@@ -86,9 +86,45 @@ export function searchParams(p: URLSearchParams, specs: readonly FilterSpec[]): 
     return { request, format: formatParam(p) };
   } catch (err) {
     // The contract's field names are the API's parameter names, except these two.
-    if (err instanceof RagsyncError) throw new BadRequest(err.message.replace(/^query\b/, 'q').replace(/^halfLifeDays\b/, 'halfLife'));
+    if (err instanceof RagsyncError) {
+      const msg = err.message.replace(/^query\b/, 'q').replace(/^halfLifeDays\b/, 'halfLife');
+      throw new BadRequest(/^q: query longer than/.test(msg) ? `${msg.replace(/ \(got .*$/, '')}: use POST /search with a JSON body for longer queries` : msg);
+    }
     throw err;
   }
+}
+
+const BODY_FIELDS = new Set(['query', 'q', 'source', 'sources', 'k', 'mode', 'path', 'minScore', 'explain', 'expand', 'format', 'mmr', 'halfLifeDays',
+  'rerank', 'weights', 'dedupe', 'includeBroken', 'filters']);
+
+/**
+ * POST /search: a JSON object with the search contract's fields (query up to MAX_BODY_QUERY_CHARS;
+ * `q`, `source` and a profile filter at the top level are taken as GET spells them) plus `format`.
+ */
+export function searchBody(body: unknown, specs: readonly FilterSpec[]): { request: SearchRequest; format: Format } {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new BadRequest('the body must be a JSON object with a "query"');
+  const { q, source, format, weights, filters, ...rest } = body as Record<string, unknown>;
+  const filterNames = new Set(specs.map((s) => s.name));
+  const top: Record<string, unknown> = {};
+  for (const key of Object.keys(rest)) {
+    if (filterNames.has(key)) {
+      top[key] = rest[key];
+      delete rest[key];
+    } else if (!BODY_FIELDS.has(key)) throw new BadRequest(`unknown field "${key}"`);
+  }
+  const f = format ?? 'result';
+  if (f !== 'result' && f !== 'sourceItem') throw new BadRequest(`format must be result|sourceItem (got ${JSON.stringify(f)})`);
+  const request = parseSearchRequest(
+    {
+      ...rest,
+      query: rest.query ?? q,
+      sources: rest.sources ?? (typeof source === 'string' ? [source] : source),
+      weights: typeof weights === 'string' ? parseWeights(weights) : weights,
+      filters: { ...top, ...(filters && typeof filters === 'object' ? filters : {}) },
+    },
+    'body',
+  );
+  return { request, format: f };
 }
 
 /** /related?source=&path=&id=&k=&format= */

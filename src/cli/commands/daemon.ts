@@ -5,6 +5,7 @@ import { assertCron } from '../../daemon/schedule.ts';
 import { onStopSignals } from '../../daemon/signals.ts';
 import { Searcher } from '../../search/search.ts';
 import { createReranker } from '../../search/rerank.ts';
+import { answererFor } from '../answerer.ts';
 import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
 import { openIndex } from '../../storage/open.ts';
 import { EXIT } from '../../core/errors.ts';
@@ -61,10 +62,12 @@ export function register(program: Command): void {
         keepYoungGenerationSmall();
         searcher = Searcher.open(cfg, undefined, createReranker(cfg));
         const s = searcher;
+        const chat = await answererFor(cfg, s, (line) => log.warn(line));
         server = createHttpServer(s, {
           token: process.env[TOKEN_ENV] || null,
           health: async () => healthReport(await daemon.health(s.store)),
           log: (line) => log.warn(line),
+          ...(chat ? { chat } : {}),
         });
         log.info({ url: await listen(server, o.port, o.host) }, 'serving the HTTP API');
       }
