@@ -71,6 +71,7 @@ export class Answerer {
     // The key goes on through RemoteCall.fetch, so the SDK never holds it (nor can echo it).
     const provider = createOpenAICompatible({ name: this.settings.provider, baseURL: this.settings.baseUrl, fetch: this.call.fetch });
     this.model = provider.chatModel(this.settings.model);
+    quietSdkWarnings(this.log);
   }
 
   /** Refuses, before anything streams, a request naming an unknown source or filter. */
@@ -200,6 +201,19 @@ export class Answerer {
   async close(): Promise<void> {
     await this.call.close();
   }
+}
+
+/**
+ * The AI SDK prints its warnings with console (stdout included, where `ask --json` writes). Unless
+ * the embedding application chose otherwise, they go to our log instead, one line each; the one
+ * every OpenAI-compatible provider gives for the rewrite step (a JSON schema it cannot send: the
+ * prompt states the shape instead) is expected and dropped.
+ */
+function quietSdkWarnings(log: (line: string) => void): void {
+  const g = globalThis as { AI_SDK_LOG_WARNINGS?: unknown };
+  g.AI_SDK_LOG_WARNINGS ??= ({ warnings }: { warnings: { type: string; feature?: string }[] }) => {
+    for (const w of warnings) if (!(w.type === 'unsupported' && w.feature === 'responseFormat')) log(`AI SDK warning: ${JSON.stringify(w).slice(0, 300)}`);
+  };
 }
 
 /** Thrown by the ways in when no chat block is configured. */

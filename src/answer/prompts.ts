@@ -2,6 +2,7 @@ import type { ChatConfig } from '../config/schema.ts';
 import type { AnsweringStyle } from '../core/profile.ts';
 import type { SearchScope } from '../search/search.ts';
 import type { SearchResult } from '../search/search.ts';
+import { titleWithHeading } from './sources.ts';
 
 /** A profile's answering style with the config's overrides and the names of the two sides. */
 export interface AnswerStyle extends AnsweringStyle {
@@ -64,10 +65,7 @@ export function rewritePrompt(style: AnswerStyle, turns: Turn[]): { system: stri
 /** The passages as the answer prompt numbers them: [n] title · heading, then the text. */
 export function numberedPassages(results: SearchResult[], titles: string[]): string {
   return results
-    .map((r, i) => {
-      const head = [titles[i], r.heading && !titles[i]?.includes(r.heading) ? r.heading : null].filter(Boolean).join(' · ');
-      return `[${i + 1}] ${head}\n${r.content.trim()}`;
-    })
+    .map((r, i) => `[${i + 1}] ${titleWithHeading(titles[i] ?? r.path, r.heading)}\n${r.content.trim()}`)
     .join('\n\n');
 }
 

@@ -19,12 +19,19 @@ export interface SourceItem {
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** "1:02:03", "62:03", "3723" or a number of seconds → seconds; else null. */
 export function seconds(v: unknown): number | null {
   if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return v;
   if (typeof v !== 'string' || !/^\d+(:\d{1,2}){0,2}(\.\d+)?$/.test(v.trim())) return null;
   return v.trim().split(':').reduce((acc, part) => acc * 60 + Number(part), 0);
+}
+
+/** "title · heading", the heading left out when the title holds it or its last part already (book · chapter). */
+export function titleWithHeading(title: string, heading: string | null | undefined): string {
+  const h = heading?.trim() ?? '';
+  return h && !title.includes(h.split('›').pop()!.trim()) ? `${title} · ${h}` : title;
 }
 
 /** Where the passages' sources live and at which commit they were indexed. */
@@ -42,7 +49,8 @@ export function toSourceItems(results: SearchResult[], places: SourcePlaces): So
     const own = str(r.fields.url) ?? str(r.metadata.url);
     const git = source?.kind === 'git' ? permalink(source.url ?? null, places.commits.get(r.source) ?? null, r.path, lines) : null;
     const book = str(r.fields.book);
-    const chapter = str(r.fields.chapter);
+    // A heading path starts with the document's title ("甲木 › 正月"): the title is said once.
+    const chapter = book ? str(r.fields.chapter)?.replace(new RegExp(`^${escapeRegExp(book)}\\s*›\\s*`), '') || null : null;
     const title = own
       ? (r.title ?? base.title)
       : book && chapter && book !== chapter

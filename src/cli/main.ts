@@ -22,6 +22,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   export: () => import('./commands/export.ts'),
   daemon: () => import('./commands/daemon.ts'),
   serve: () => import('./commands/serve.ts'),
+  ask: () => import('./commands/ask.ts'),
   eval: () => import('./commands/eval.ts'),
   mcp: () => import('./commands/mcp.ts'),
   embedders: () => import('./commands/embedders.ts'),
