@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Upstream } from '../helpers/upstream.ts';
 import { tempDir } from '../helpers/tmp.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runBin, runCli } from '../helpers/cli.ts';
 import { ModelServer, chatStream, defaultChat, promptOf } from '../helpers/model-server.ts';
 import { loadConfig } from '../../src/builtin.ts';
 import { Searcher } from '../../src/search/search.ts';
@@ -66,6 +66,14 @@ describe('ragsync ask', () => {
     const j = JSON.parse(r.stdout);
     expect(j).toMatchObject({ answer: 'ok [1]', error: null });
     expect(j.sources[0]).toMatchObject({ title: 'Retry', url: `https://github.com/acme/notes/blob/${sha}/notes/en.md#L3-L3`, metadata: { startLine: 3, endLine: 3 } });
+  });
+
+  it('works from the installed bin too (the AI SDK read from its vendor file)', async () => {
+    const r = await runBin(['ask', 'exponential backoff', '-c', cfgFile, '--json'], env);
+    expect(r.code, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout);
+    expect(j).toMatchObject({ answer: 'ok [1]', error: null });
+    expect(j.sources.map((s: { title: string }) => s.title)).toContain('Retry');
   });
 
   it('without a chat block: a clear error and exit 2; a model failing part way: exit 1 with one line', async () => {
