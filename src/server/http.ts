@@ -8,8 +8,9 @@ import { resultJson, sourceItem } from '../search/present.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { describeIoError } from '../core/io-errors.ts';
 import { HttpError, readJsonBody } from './body.ts';
-import { relatedParams, searchBody, searchParams, type Format } from './params.ts';
+import { BadRequest, relatedParams, searchBody, searchParams, type Format } from './params.ts';
 import { turnTaker } from './turns.ts';
+import { servePage } from './page.ts';
 
 /** The env var holding the optional bearer token. */
 export const TOKEN_ENV = 'RAGSYNC_HTTP_TOKEN';
@@ -69,7 +70,8 @@ const shape = (results: SearchResult[], format: Format): unknown[] =>
 
 /**
  * The JSON API over one Searcher: GET (or POST with a JSON body) /search, GET /related, /status,
- * /healthz, and POST /api/chat when an answerer is given. Invalid parameters → 400 with a message,
+ * /healthz, and POST /api/chat when an answerer is given; the web page at / (and /status for a
+ * browser). Invalid parameters → 400 with a message,
  * a body over its limit → 413; other failures → 500 with a generic message (details in the log).
  */
 export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Server {
@@ -82,6 +84,7 @@ export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Se
       res.setHeader('allow', post ? 'GET, POST' : 'GET');
       return send(res, 405, { error: `method ${req.method} not allowed` });
     }
+    if (req.method !== 'POST' && servePage(url.pathname, req, res)) return;
     if (url.pathname === '/healthz') {
       const h = await (opts.health ?? (() => basicHealth(searcher)))();
       return send(res, h.status, h.body);
@@ -113,7 +116,9 @@ export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Se
         return send(res, 200, { results: shape(await searcher.related(ref, { k }), format) });
       }
       case '/status': {
-        const s = await searcher.store.status({ runs: 5 });
+        const runs = url.searchParams.get('runs');
+        if (runs !== null && !/^\d+$/.test(runs)) throw new BadRequest(`runs must be an integer from 1 to 100 (got "${runs}")`);
+        const s = await searcher.store.status({ runs: runs === null ? 5 : Math.min(100, Math.max(1, Number(runs))) });
         return send(res, 200, { fingerprint: searcher.embedder.info.fingerprint, ...s });
       }
       default:
