@@ -12,6 +12,7 @@
  * subtracted from the time to the first text delta.
  */
 import { createServer } from 'node:http';
+import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { loadConfig } from '../src/builtin.ts';
@@ -97,7 +98,7 @@ async function converse(query: string, source: string | undefined) {
 
 async function searchOnce(query: string, source: string | undefined): Promise<number> {
   const t0 = performance.now();
-  const res = await fetch(`${base}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, k: 20, ...(source ? { sources: [source] } : {}) }) });
+  const res = await fetch(`${base}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query, k: 6, ...(source ? { sources: [source] } : {}) }) });
   await res.json();
   return performance.now() - t0;
 }
@@ -118,7 +119,7 @@ for (let r = 0; r < rounds; r++) {
 }
 const col = (k: keyof (typeof rows)[0]) => rows.map((x) => x[k]);
 const fmt = (xs: number[]) => `${p(xs, 0.5).toFixed(1).padStart(7)} ${p(xs, 0.9).toFixed(1).padStart(7)}`;
-console.log(`${rows.length} conversations over ${cases.length} queries, model latency ${latency} ms per call (rewrite, then first token)`);
+console.log(`${rows.length} conversations over ${cases.length} queries, model latency ${latency} ms per call (rewrite, then first token); load average ${loadavg()[0]!.toFixed(1)}`);
 console.log('                                      p50 ms  p90 ms');
 console.log(`POST /search alone (baseline)        ${fmt(col('search'))}`);
 console.log(`time to data-sources                 ${fmt(col('sources'))}`);

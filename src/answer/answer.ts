@@ -177,9 +177,9 @@ export class Answerer {
   /** Hybrid search through the search contract, reranked by the searcher's reranker, top k kept. */
   private async retrieve(query: string, req: ChatRequest): Promise<SearchResult[]> {
     const q = Array.from(query).slice(0, MAX_QUERY_CHARS).join('');
-    const r = await this.searcher.run(
-      parseSearchRequest({ query: q, k: Math.max(this.chat.candidates, req.k), mode: 'hybrid', sources: req.sources, filters: req.filters, rerank: true }),
-    );
+    // More candidates than passages only when a reranker is there to choose among them.
+    const k = this.searcher.reranker ? Math.max(this.chat.candidates, req.k) : req.k;
+    const r = await this.searcher.run(parseSearchRequest({ query: q, k, mode: 'hybrid', sources: req.sources, filters: req.filters, rerank: true }));
     if (r.rerankError) this.log(`chat: rerank failed, retrieval order kept: ${r.rerankError}`);
     return r.results.slice(0, req.k);
   }

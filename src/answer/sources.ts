@@ -45,9 +45,13 @@ export function toSourceItems(results: SearchResult[], places: SourcePlaces): So
   return results.map((r) => {
     const base = sourceItem(r);
     const source = places.sources.find((s) => s.name === r.source);
-    const lines = passageLines(r, source?.root ?? null, files);
     const own = str(r.fields.url) ?? str(r.metadata.url);
-    const git = source?.kind === 'git' ? permalink(source.url ?? null, places.commits.get(r.source) ?? null, r.path, lines) : null;
+    const commit = places.commits.get(r.source) ?? null;
+    // The checkout is searched for the passage's lines only where they make a link (reading a
+    // large file costs more than the rest of the answer's own work).
+    const linkable = !own && source?.kind === 'git' && permalink(source.url ?? null, commit, r.path, null) !== null;
+    const lines = passageLines(r, linkable ? source.root : null, files);
+    const git = linkable ? permalink(source.url ?? null, commit, r.path, lines) : null;
     const book = str(r.fields.book);
     // A heading path starts with the document's title ("甲木 › 正月"): the title is said once.
     const chapter = book ? str(r.fields.chapter)?.replace(new RegExp(`^${escapeRegExp(book)}\\s*›\\s*`), '') || null : null;
