@@ -4,9 +4,9 @@ import { z } from 'zod';
 import type { Expansion } from '../core/profile.ts';
 import { errorMessage } from '../core/errors.ts';
 import { describeIoError } from '../core/io-errors.ts';
-import { filterFields, filtersOf } from '../search/filter-fields.ts';
+import { contractArgs, contractFields, filterFields, filtersOf } from '../search/filter-fields.ts';
 import { resultJson } from '../search/present.ts';
-import { DEFAULT_PER_DOC, MAX_K, MAX_QUERY_CHARS, MODES } from '../search/request.ts';
+import { MAX_K, parseSearchRequest } from '../search/request.ts';
 import type { Searcher, SearchResult } from '../search/search.ts';
 import { serverInfo, type FrontHandoff } from './front.ts';
 import type { Answerer } from '../answer/answer.ts';
@@ -39,31 +39,20 @@ export function createMcpServer(source: Searcher | Error, version?: string, answ
       description:
         'Search the ragsync index (hybrid keyword + vector). Returns JSON {results:[{source,path,title,heading,content,score,metadata,…}]}.',
       inputSchema: {
-        query: z.string().min(1).max(MAX_QUERY_CHARS).describe('what to look for'),
+        ...contractFields(),
         source: z.string().optional().describe('only this source'),
-        sources: z.array(z.string()).optional().describe('only these sources'),
-        k: z.number().int().min(1).max(MAX_K).optional().describe('number of results (default 10)'),
-        mode: z.enum(MODES).optional().describe('vector | keyword | hybrid (default)'),
-        path: z.string().optional().describe('document path glob'),
-        minScore: z.number().optional().describe('drop results scoring below (cosine, -bm25 or RRF, by mode)'),
-        mmr: z.number().optional().describe('diversify with MMR (0..1, 1 = off)'),
-        halfLifeDays: z.number().optional().describe('temporal decay on the results\' date'),
-        dedupe: z.boolean().optional().describe('collapse near-identical passages (default true)'),
-        perDoc: z.number().int().min(0).max(MAX_K).optional().describe(`at most this many results from one document (default ${DEFAULT_PER_DOC} in hybrid mode; 0 = no cap)`),
-        includeBroken: z.boolean().optional().describe('include chunks marked broken'),
-        explain: z.boolean().optional().describe('attach component ranks and scores, and list the query\'s expansions'),
-        expand: z.boolean().optional().describe('add synonyms, glossary and cross-lingual terms as secondary terms (default true)'),
         ...filterFields(specs),
       },
     },
-    async ({ query, source, sources, ...rest }) => {
+    async (args) => {
       try {
-        const { k, mode, path, minScore, mmr, halfLifeDays, dedupe, perDoc, includeBroken, explain, expand } = rest;
-        const r = await searcher().searchDetailed(query, {
-          sources: source ? [source, ...(sources ?? [])] : sources,
-          k, mode, path, minScore, mmr, halfLifeDays, dedupe, perDoc, includeBroken, explain, expand,
-          filters: filtersOf(specs, rest),
-        });
+        const { source, sources } = args as { source?: string; sources?: string[] };
+        const r = await searcher().run(
+          parseSearchRequest(
+            { ...contractArgs(args), sources: source ? [source, ...(sources ?? [])] : sources, filters: filtersOf(specs, args) },
+            'body',
+          ),
+        );
         return text(r.results, r.expansions);
       } catch (err) {
         return toolError(err);

@@ -32,7 +32,7 @@ export function register(program: Command): void {
     .option('--no-dedupe', 'keep near-identical passages')
     .option('--per-doc <n>', `at most N results from one document (default ${DEFAULT_PER_DOC} in hybrid mode; 0 = no cap)`, number('--per-doc'))
     .option('--include-broken', 'include chunks marked broken')
-    .option('--no-rerank', 'skip the reranker even if DASHSCOPE_API_KEY is set')
+    .option('--no-rerank', 'skip the configured reranker (the rerank block, or DASHSCOPE_API_KEY)')
     .option('--explain', 'show each result\'s component ranks and scores, and the query\'s expansions')
     .option('--no-expand', 'search the query\'s own words only (no synonyms, glossary or cross-lingual terms)')
     .option('--json', 'print a JSON array on stdout')
