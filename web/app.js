@@ -7,7 +7,7 @@ const T = zh
   ? {
       search: '搜索', chat: '问答', status: '状态', query: '查询', queryPlaceholder: '输入要查找的内容', source: '来源', allSources: '全部来源',
       searchButton: '搜索', message: '消息', messagePlaceholder: '输入问题', send: '发送', sources: '来源', name: '名称', kind: '类型',
-      commit: '提交', indexedAt: '索引时间', chunks: '片段', runs: '运行记录', tokenLabel: '访问令牌', tokenSave: '在此标签页使用',
+      commit: '提交', indexedAt: '索引时间', sourceRun: '最近运行', chunks: '片段', runs: '运行记录', tokenLabel: '访问令牌', tokenSave: '在此标签页使用',
       related: '相关', score: '得分', noResults: '没有结果', results: (n) => `${n} 条结果`, searching: '搜索中…', noRefs: '暂无参考资料',
       you: '你', assistant: '助手', healthy: '健康', unhealthy: '不健康', lastRun: '上次运行', never: '尚未运行',
       chart: (n) => `最近 ${n} 次运行：柱为嵌入文本数，线为耗时`, texts: '嵌入文本', seconds: '秒', failed: '请求失败',
@@ -15,7 +15,7 @@ const T = zh
   : {
       search: 'Search', chat: 'Chat', status: 'Status', query: 'Query', queryPlaceholder: 'What are you looking for?', source: 'Source',
       allSources: 'All sources', searchButton: 'Search', message: 'Message', messagePlaceholder: 'Ask a question', send: 'Send',
-      sources: 'Sources', name: 'Name', kind: 'Kind', commit: 'Commit', indexedAt: 'Indexed', chunks: 'Chunks', runs: 'Runs',
+      sources: 'Sources', name: 'Name', kind: 'Kind', commit: 'Commit', indexedAt: 'Indexed', sourceRun: 'Last run', chunks: 'Chunks', runs: 'Runs',
       tokenLabel: 'Bearer token', tokenSave: 'Use for this tab', related: 'related', score: 'score', noResults: 'No results',
       results: (n) => `${n} result${n === 1 ? '' : 's'}`, searching: 'Searching…', noRefs: 'no references', you: 'You',
       assistant: 'Assistant', healthy: 'healthy', unhealthy: 'unhealthy', lastRun: 'last run', never: 'never run',
@@ -223,15 +223,33 @@ function runsChart(runs) {
 async function showStatus() {
   try {
     const [s, health] = await Promise.all([json('/status?runs=30'), fetch('/healthz').then((r) => r.json()).catch(() => null)]);
+    const lastRunOf = (name) => {
+      for (const r of s.runs) {
+        const mine = (r.sources || []).find((x) => x.source === name);
+        if (mine) return `${mine.status} · #${r.id} ${r.finishedAt || r.startedAt}`;
+      }
+      return '—';
+    };
     $('#sources-table tbody').replaceChildren(
       ...s.sources.map((x) =>
-        el('tr', {}, el('td', {}, x.name), el('td', {}, x.kind), el('td', {}, x.url || ''), el('td', {}, commitLink(x)), el('td', {}, x.indexedAt || '—'), el('td', {}, String(x.chunks))),
+        el(
+          'tr',
+          {},
+          el('td', {}, x.name),
+          el('td', {}, x.kind),
+          el('td', {}, x.url || ''),
+          el('td', {}, commitLink(x)),
+          el('td', {}, x.indexedAt || '—'),
+          el('td', {}, lastRunOf(x.name)),
+          el('td', {}, String(x.chunks)),
+        ),
       ),
     );
     $('#runs-chart').replaceChildren(runsChart(s.runs));
     const last = s.runs[0];
     const ok = health ? health.ok !== false : true;
-    $('#health').textContent = `${ok ? T.healthy : T.unhealthy} · ${T.lastRun}: ${last ? `${last.status} ${last.finishedAt || last.startedAt}` : T.never}`;
+    const why = health && typeof health.reason === 'string' ? ` (${health.reason})` : '';
+    $('#health').textContent = `${ok ? T.healthy : T.unhealthy}${why} · ${T.lastRun}: ${last ? `${last.status} ${last.finishedAt || last.startedAt}` : T.never}`;
   } catch (err) {
     $('#health').textContent = err.message;
     $('#health').className = 'error';
