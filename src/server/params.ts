@@ -98,7 +98,7 @@ export function searchParams(p: URLSearchParams, specs: readonly FilterSpec[]): 
       // A field's error names the parameter as GET spells it.
       const field = SEARCH_FIELDS.find((f) => f.param && err.message.startsWith(`${f.name}`));
       const msg = field ? `${field.param}${err.message.slice(field.name.length)}` : err.message;
-      throw new BadRequest(/^q: query longer than/.test(msg) ? `${msg.replace(/ \(got .*$/, '')}: use POST /search with a JSON body for longer queries` : msg);
+      throw new BadRequest(msg);
     }
     throw err;
   }
