@@ -95,8 +95,8 @@ export function searchParams(p: URLSearchParams, specs: readonly FilterSpec[]): 
     return { request: parseSearchRequest(input), format: formatParam(p) };
   } catch (err) {
     if (err instanceof RagsyncError) {
-      // A field's error names the parameter as GET spells it.
-      const field = SEARCH_FIELDS.find((f) => f.param && err.message.startsWith(`${f.name}`));
+      // The query's and the half-life's errors name the parameters as GET spells them (q, halfLife).
+      const field = SEARCH_FIELDS.find((f) => (f.name === 'query' || f.name === 'halfLifeDays') && err.message.startsWith(f.name));
       const msg = field ? `${field.param}${err.message.slice(field.name.length)}` : err.message;
       throw new BadRequest(msg);
     }
