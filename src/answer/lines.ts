@@ -9,15 +9,17 @@ const int = (v: unknown): number | null => (typeof v === 'number' && Number.isIn
 const MAX_FILE_BYTES = 4 * 2 ** 20;
 
 /**
- * The lines of the file a passage spans. A chunk that records its range (metadata startLine and
- * endLine, 1-based and inclusive) is taken at its word. Otherwise the passage is looked for in the
+ * The lines of the file a passage spans. A chunk that records its range (startLine and endLine,
+ * 1-based and inclusive) is taken at its word. Otherwise the passage is looked for in the
  * checkout: the first line of its content that is long enough to be telling, then as many lines
  * as the content has. Null when neither works (a normalised text, a file changed since): the link
  * then goes to the file without a range.
  */
 export function passageLines(hit: ChunkHit, root: string | null, files: Map<string, string[] | null>): Lines | null {
-  const start = int(hit.metadata.startLine);
-  const end = int(hit.metadata.endLine);
+  // Chunks that record their range carry it on the hit (or, from older chunkers, in metadata).
+  const ranged = hit as ChunkHit & { startLine?: unknown; endLine?: unknown };
+  const start = int(ranged.startLine) ?? int(hit.metadata.startLine);
+  const end = int(ranged.endLine) ?? int(hit.metadata.endLine);
   if (start && end && end >= start) return { start, end };
   if (!root) return null;
   const key = join(root, hit.path);

@@ -36,6 +36,7 @@ describe('passage lines', () => {
   it('a recorded range wins; else the passage is found in the checkout; else none', () => {
     const files = new Map();
     expect(passageLines(hit('x', { startLine: 3, endLine: 9 }), dir, files)).toEqual({ start: 3, end: 9 });
+    expect(passageLines({ ...hit('x'), startLine: 2, endLine: 4 } as ReturnType<typeof hit>, dir, files)).toEqual({ start: 2, end: 4 });
     expect(passageLines(hit('first line of the passage\nsecond line'), dir, files)).toEqual({ start: 5, end: 6 });
     expect(passageLines(hit('not in the file at all'), dir, files)).toBeNull();
     expect(passageLines(hit('first line of the passage'), null, files)).toBeNull();
