@@ -1,5 +1,15 @@
 import type { ServerResponse } from 'node:http';
-import { convertToModelMessages, createUIMessageStream, generateObject, pipeUIMessageStreamToResponse, streamText, type LanguageModel, type UIMessage, type UIMessageChunk } from 'ai';
+import {
+  convertToModelMessages,
+  createUIMessageStream,
+  createUIMessageStreamResponse,
+  generateObject,
+  pipeUIMessageStreamToResponse,
+  streamText,
+  type LanguageModel,
+  type UIMessage,
+  type UIMessageChunk,
+} from 'ai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { z } from 'zod';
 import { CHAT_PRESETS, resolveCall, type ResolvedCall } from '../config/model-presets.ts';
@@ -146,6 +156,22 @@ export class Answerer {
     });
     const stream = this.stream(req, gone.signal);
     await pipeUIMessageStreamToResponse({ response: res, stream });
+  }
+
+  /**
+   * The same for web-standard servers (Next.js route handlers, Hono, Bun, Deno): a bad body is a
+   * 400 with a JSON error, a good one the UI message stream; the request's signal aborts upstream.
+   */
+  async respond(request: Request): Promise<Response> {
+    try {
+      const body: unknown = await request.json().catch(() => {
+        throw new RagsyncError('malformed JSON body', EXIT.usage);
+      });
+      return createUIMessageStreamResponse({ stream: this.stream(parseChatRequest(body, this.chat), request.signal) });
+    } catch (err) {
+      if (err instanceof RagsyncError && err.exitCode === EXIT.usage) return Response.json({ error: err.message }, { status: 400 });
+      throw err;
+    }
   }
 
   private failed(stage: string, err: unknown): string {

@@ -8,6 +8,7 @@ import { Searcher } from '../../src/search/search.ts';
 import type { Reranker } from '../../src/search/rerank.ts';
 import type { SourceItem } from '../../src/answer/sources.ts';
 import { createHttpServer, listen } from '../../src/server/http.ts';
+import { createChatHandler } from '../../src/ai/index.ts';
 import { makeFixture, type Fixture } from '../helpers/search-fixture.ts';
 import { ModelServer, chatJson, chatStream, defaultChat, promptOf } from '../helpers/model-server.ts';
 
@@ -234,6 +235,24 @@ describe('POST /api/chat limits and access', () => {
     servers.push(plain);
     const res = await post(await listen(plain, 0), JSON.stringify({ messages: [user('hi')] }));
     expect([res.status, (await res.json()).error]).toEqual([404, 'chat is not configured: add a "chat" block to the config']);
+  });
+});
+
+describe('createChatHandler (ragsync/ai) for web-standard servers', () => {
+  it('answers a Request with the same stream, and a bad body with 400', async () => {
+    const searcher = Searcher.open(loadConfig(fx.configFile));
+    const handle = createChatHandler(searcher, { provider: 'openai-compatible', baseUrl: m.url, model: 'fake', apiKeyEnv: 'FAKE_KEY' }, { apiKey: () => KEY });
+    try {
+      const res = await handle(new Request('http://x/api/chat', { method: 'POST', body: JSON.stringify({ messages: [user('伤官配印')], source: 'classics' }) }));
+      expect(res.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
+      const text = await res.text();
+      expect(text.indexOf('"type":"data-sources"')).toBeGreaterThan(0);
+      expect(text.indexOf('"type":"data-sources"')).toBeLessThan(text.indexOf('"type":"text-delta"'));
+      const bad = await handle(new Request('http://x/api/chat', { method: 'POST', body: '{"messages": [' }));
+      expect([bad.status, (await bad.json()).error]).toEqual([400, 'malformed JSON body']);
+    } finally {
+      await searcher.close();
+    }
   });
 });
 
