@@ -6,6 +6,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Upstream } from '../helpers/upstream.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { runBin, runCli } from '../helpers/cli.ts';
+import { startServe } from '../helpers/serve.ts';
 import { ModelServer, chatStream, defaultChat, promptOf } from '../helpers/model-server.ts';
 import { loadConfig } from '../../src/builtin.ts';
 import { Searcher } from '../../src/search/search.ts';
@@ -86,6 +87,28 @@ describe('ragsync ask', () => {
     expect(bad.stdout + bad.stderr).not.toContain(KEY);
     const unset = await runCli(['ask', '甲木', '-c', cfgFile], { ...env, FAKE_ASK_KEY: '' });
     expect([unset.code, unset.stderr.trim()]).toEqual([2, 'ragsync: chat.apiKeyEnv: environment variable FAKE_ASK_KEY is not set (set it, or put it in .env)']);
+  });
+});
+
+describe('ragsync serve with a chat block', () => {
+  it('serves POST /api/chat and says so; refuses to start with the key variable unset', async () => {
+    const served = await startServe(cfgFile, env);
+    try {
+      expect(served.stderr()).toContain(`with POST /api/chat (chat openai-compatible fake at ${m.url})`);
+      const res = await fetch(`${served.url}/api/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: '正月甲木' }] }] }),
+      });
+      const sse = await res.text();
+      expect(sse).toContain(`/blob/${sha}/guide/`);
+      expect(sse.indexOf('data-sources')).toBeLessThan(sse.indexOf('text-delta'));
+      const page = await fetch(served.url, { headers: { accept: 'text/html' } });
+      expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+    } finally {
+      await served.stop();
+    }
+    await expect(startServe(cfgFile, { ...env, FAKE_ASK_KEY: '' })).rejects.toThrow(/chat\.apiKeyEnv: environment variable FAKE_ASK_KEY is not set/);
   });
 });
 

@@ -35,7 +35,7 @@ export function register(program: Command): void {
         ...(chat ? { chat } : {}),
       });
       const url = await listen(server, o.port, o.host);
-      process.stderr.write(`ragsync serve: listening on ${url}${token ? ' (bearer token required)' : ''}${chat ? `, chat: ${chat.call.label}` : ''}\n`);
+      process.stderr.write(`ragsync serve: listening on ${url}${token ? ' (bearer token required)' : ''}${chat ? ` with POST /api/chat (${chat.call.label})` : ''}\n`);
       await new Promise<void>((resolve) => {
         const stop = () => server.close(() => resolve());
         process.once('SIGINT', stop);
