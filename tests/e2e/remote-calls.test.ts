@@ -64,6 +64,14 @@ describe('RemoteCall', () => {
     expect(m.calls).toHaveLength(1); // 401 is not retried
   });
 
+  it('a web page where the API belongs is said as such, for JSON calls and for the AI SDK fetch', async () => {
+    m.behave = (_c, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>Sign in</title>');
+    const page = /got an HTML page instead of JSON \(HTTP 200, content-type text\/html\): "<!doctype html><title>Sign in<\/title>" \(check chat\.baseUrl: it should be the API, not a web page\)/;
+    await expect(call({ url: `${m.url}/x` }).postJson({})).rejects.toThrow(page);
+    await expect(call().fetch(`${m.url}/chat/completions`, { method: 'POST', body: '{}' })).rejects.toThrow(page);
+    expect(m.calls).toHaveLength(2); // not retried: it is what that address serves
+  });
+
   it('a missing key is a configuration error naming the block and variable', async () => {
     const c = new RemoteCall({ block: 'rerank', provider: 'jina', model: 'm', url: m.url, apiKeyEnv: 'RAGSYNC_TEST_UNSET_KEY', timeoutMs: 100, deadlineMs: 100, maxRetries: 0, maxReplyBytes: 100 });
     await expect(c.postJson({})).rejects.toThrow('rerank.apiKeyEnv: environment variable RAGSYNC_TEST_UNSET_KEY is not set');

@@ -6,7 +6,7 @@ import { HttpClient } from './client.ts';
 import { DeadlineError } from './deadline.ts';
 import { readApiKey } from './env.ts';
 import { ProviderError } from './errors.ts';
-import { statusError } from './reply.ts';
+import { checkReply } from './reply.ts';
 import { backoffMs, DEFAULT_BACKOFF, transportError, type BackoffOptions } from './retry.ts';
 
 /**
@@ -82,7 +82,7 @@ export class RemoteCall {
     const client = this.client;
     return this.retrying(signal, async () => {
       const reply = await client.post(body, key, signal);
-      if (reply.status < 200 || reply.status > 299) throw statusError(reply, this.label, key, s.block);
+      checkReply(reply, this.label, key, s.block);
       try {
         return JSON.parse(reply.body) as unknown;
       } catch {
@@ -118,11 +118,12 @@ export class RemoteCall {
         if (headersTimeout.aborted && !whole.aborted) throw new ProviderError(`${this.label}: timed out: no response headers within ${s.timeoutMs} ms (${s.block}.timeoutMs)`, true);
         return fail(err);
       }
-      if (!res.ok) {
+      // A refusal, or a web page where the API belongs (a proxy's, a login page), is read and said in one line.
+      if (!res.ok || /\b(text\/html|application\/xhtml\+xml)\b/i.test(res.headers.get('content-type') ?? '')) {
         const text = await res.text().catch(() => '');
         const h: Record<string, string> = {};
         res.headers.forEach((v, k) => (h[k] = v));
-        throw statusError({ status: res.status, headers: h, body: text.slice(0, 64 * 1024) }, this.label, key, s.block);
+        checkReply({ status: res.status, headers: h, body: text.slice(0, 64 * 1024) }, this.label, key, s.block);
       }
       return new Response(res.body ? guardBody(res.body, s, this.label, whole, deadline) : null, { status: res.status, statusText: res.statusText, headers: res.headers });
     });
