@@ -47,4 +47,18 @@ describe('the search contract is written once', () => {
       fx.cleanup();
     }
   });
+
+  it('Searcher.run goes through named stages, and explain says how long each took', async () => {
+    const fx = await makeFixture();
+    const searcher = Searcher.open(loadConfig(fx.configFile));
+    try {
+      const r = await searcher.searchDetailed('伤官配印', { explain: true });
+      expect(r.stages!.map((x) => x.stage)).toEqual(['analyse', 'retrieve', 'fuse', 'collapse', 'rerank', 'present']);
+      expect(r.stages!.every((x) => x.ms >= 0)).toBe(true);
+      expect((await searcher.searchDetailed('伤官配印')).stages).toBeUndefined();
+    } finally {
+      await searcher.close();
+      fx.cleanup();
+    }
+  });
 });
