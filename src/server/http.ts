@@ -108,6 +108,7 @@ export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Se
           results: shape(r.results, format),
           ...(r.reranked === null ? {} : { reranked: r.reranked }),
           ...(r.expansions ? { expansions: r.expansions } : {}),
+          ...(r.stages ? { stages: r.stages } : {}),
         });
       }
       case '/related': {
