@@ -1,6 +1,6 @@
 /**
  * The layer rules: every import points down the stack (docs/architecture.md).
- *   core → config → {sources, chunking, embedding, storage} → sync → search → profiles → daemon
+ *   core → config → {sources, chunking, embedding, storage} → sync → search → profiles → answer → daemon
  *   → {server, mcp} → composition roots {cli, ai, index.ts, builtin.ts}
  * A folder may import from its own layer's folder and from any layer below; never from above.
  */
@@ -11,6 +11,7 @@ const ORDER = [
   ['sync'],
   ['search'],
   ['profiles'],
+  ['answer'],
   ['daemon'],
   ['server', 'mcp'],
   ['cli', 'ai', 'index.ts', 'builtin.ts'],

@@ -41,7 +41,7 @@ const noAjvInMcpServer = {
 /**
  * Libraries that few one-shot commands use, bundled into files of their own under vendor/: undici
  * (remote embedders, reranking), csv-stringify and hyparquet-writer (export), simple-git (a
- * source's first clone), and zod's classic API
+ * source's first clone), the AI SDK (answers), and zod's classic API
  * with the MCP SDK built on it (mcp, the AI SDK tool, eval). The CLI bundle, which every command
  * reads and whose code cache every command deserialises, is then half the size. A vendor file holds
  * one copy of what it bundles, so the MCP SDK and ragsync's own schemas share one zod; the config
@@ -56,6 +56,8 @@ const VENDOR = {
   // The Postgres client, loaded (dynamically) only for a postgres:// db.
   pg: ['pg'],
   mcp: ['zod', '@modelcontextprotocol/sdk/server/mcp.js', '@modelcontextprotocol/sdk/server/stdio.js'],
+  // The AI SDK and its OpenAI-compatible provider: only answering (serve with chat, ask) loads them.
+  ai: ['ai', '@ai-sdk/openai-compatible'],
 };
 const vendorOf = new Map(Object.entries(VENDOR).flatMap(([file, specifiers]) => specifiers.map((s) => [s, file])));
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');

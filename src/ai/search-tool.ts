@@ -4,9 +4,9 @@
  */
 import { tool } from 'ai';
 import { z } from 'zod';
-import { DEFAULT_PER_DOC, MAX_K, MODES } from '../search/request.ts';
+import { MAX_K, parseSearchRequest } from '../search/request.ts';
 import { lazySearcher, Searcher, type SearcherLike } from '../search/search.ts';
-import { filterFields, filtersOf } from '../search/filter-fields.ts';
+import { contractArgs, contractFields, filterFields, filtersOf } from '../search/filter-fields.ts';
 
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
@@ -22,15 +22,19 @@ export function createSearchTool(searcher: SearcherLike, opts: { sources?: strin
   return tool({
     description: opts.description ?? 'Search the indexed documents; returns passages with path, heading, url and score.',
     inputSchema: z.object({
-      query: z.string().min(1),
+      ...contractFields(),
       source,
-      k: z.number().int().min(1).max(MAX_K).optional().default(5),
-      mode: z.enum(MODES).optional().default('hybrid'),
-      perDoc: z.number().int().min(0).max(MAX_K).optional().describe(`at most this many passages from one document (default ${DEFAULT_PER_DOC} in hybrid mode; 0 = no cap)`),
+      k: z.number().int().min(1).max(MAX_K).optional().default(5).describe('number of results (default 5)'),
       ...filterFields(specs),
     }),
-    execute: async ({ query, source: s, k, mode, perDoc, ...rest }) => {
-      const results = await get().search(query, { k, mode, perDoc, sources: s ? [s] : sources, filters: filtersOf(specs, rest) });
+    execute: async (input) => {
+      const args = input as Record<string, unknown>;
+      const s = args.source as string | undefined;
+      const asked = (args.sources as string[] | undefined) ?? (s ? [s] : undefined);
+      // A tool made for some sources searches only those.
+      const picked = sources?.length ? (asked ?? []).filter((x) => sources.includes(x)) : asked;
+      const scope = sources?.length && !picked?.length ? sources : picked;
+      const { results } = await get().run(parseSearchRequest({ ...contractArgs(args), sources: scope, filters: filtersOf(specs, args) }, 'body'));
       return results.map((r) => ({
         source: r.source,
         path: r.path,

@@ -25,10 +25,11 @@ export const COMMAND_LIST: readonly { usage: string; summary: string }[] = [
   },
   {
     usage: 'serve [options]',
-    summary: 'serve /search, /related, /status and /healthz as JSON (bearer token from $RAGSYNC_HTTP_TOKEN if set)',
+    summary: 'serve /search (GET or POST), /related, /status, /healthz as JSON, and POST /api/chat with a chat block (bearer token from $RAGSYNC_HTTP_TOKEN if set)',
   },
+  { usage: 'ask [options] <question>', summary: 'answer a question from the index with the configured chat model, citing numbered sources' },
   { usage: 'eval [options] <file>', summary: 'score retrieval on a JSONL file of queries with gold paths: hit@1/3/10 and MRR@10' },
-  { usage: 'mcp [options]', summary: 'serve the index as an MCP server on stdio (tools: search, related)' },
+  { usage: 'mcp [options]', summary: 'serve the index as an MCP server on stdio (tools: search, related; ask with a chat block)' },
   { usage: 'embedders [options]', summary: 'list embedding providers: default model, dims, URL and key variable' },
   { usage: 'completion <shell>', summary: 'print a shell completion script: bash, zsh or fish' },
 ];

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { DESCRIPTION, quickAnswer, version } from './help.ts';
 import { errorLine } from './error-line.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
-import { ENV_FILE_VAR, loadEnvFileOnce } from '../embedding/remote/env.ts';
+import { ENV_FILE_VAR, loadEnvFileOnce } from '../core/remote/env.ts';
 import { describeIoError } from '../core/io-errors.ts';
 type CommandModule = { register(program: Command): void };
 
@@ -22,6 +22,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   export: () => import('./commands/export.ts'),
   daemon: () => import('./commands/daemon.ts'),
   serve: () => import('./commands/serve.ts'),
+  ask: () => import('./commands/ask.ts'),
   eval: () => import('./commands/eval.ts'),
   mcp: () => import('./commands/mcp.ts'),
   embedders: () => import('./commands/embedders.ts'),

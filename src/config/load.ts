@@ -1,7 +1,7 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { dirname, resolve, isAbsolute } from 'node:path';
 import type { z } from 'zod';
-import { configSchema, knownKeysAt, type ChunkingConfig, type DaemonConfig, type EmbedderConfig, type SourceConfigRaw } from './schema.ts';
+import { configSchema, knownKeysAt, type ChatConfig, type ChunkingConfig, type DaemonConfig, type EmbedderConfig, type RerankConfig, type SourceConfigRaw } from './schema.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { describeIoError } from '../core/io-errors.ts';
 import { isDatabaseUrl } from '../core/db-url.ts';
@@ -40,6 +40,10 @@ export interface Config {
   logLevel?: string;
   /** Search defaults (absent in configs built in code: expansion on). */
   search?: { expand: boolean };
+  /** The answering model (POST /api/chat, ask); absent: answering is off. */
+  chat?: ChatConfig;
+  /** The reranker; absent: the RAGSYNC_RERANK_* variables, else none. */
+  rerank?: RerankConfig;
 }
 
 /** What `ragsync init` writes, found in the working directory without a flag. */
@@ -146,6 +150,8 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
     daemon: c.daemon,
     logLevel: c.logLevel,
     search: c.search,
+    ...(c.chat ? { chat: c.chat } : {}),
+    ...(c.rerank ? { rerank: c.rerank } : {}),
     profiles,
     sources,
   };

@@ -6,6 +6,7 @@ import { PRESETS, allowedDimensionsFor, type RemoteProvider } from './presets.ts
 import { createRequire } from 'node:module';
 import { unsafeGitUrl } from './git-url.ts';
 import { didYouMean } from '../core/text/nearest.ts';
+import { CHAT_PROVIDERS, RERANK_PROVIDERS } from './model-presets.ts';
 
 // node-cron loads only when a config has a schedule to check (its import costs every command ~30 ms).
 const validCron = (expr: string): boolean =>
@@ -249,6 +250,62 @@ export const embedderSchema = z.pipe(z.transform(normaliseEmbedder), discriminat
 /** The embedder as written in a config file (for the published JSON Schema). */
 export const embedderInputSchema = discriminated;
 
+/** Where and how a chat or rerank block calls its provider: the embedder's field names and checks. */
+const callFields = (timeoutMs: number, deadlineMs: number, maxRetries: number) => ({
+  model: remoteFields.model,
+  /** The API root (chat: POST {baseUrl}/chat/completions; rerank: the preset's endpoint under it). */
+  baseUrl: remoteFields.baseUrl,
+  apiKeyEnv: remoteFields.apiKeyEnv,
+  apiKey: remoteFields.apiKey,
+  timeoutMs: z._default(int(10, 600_000), timeoutMs),
+  deadlineMs: z._default(int(10, 3_600_000), deadlineMs),
+  maxRetries: z._default(int(0, 20), maxRetries),
+});
+
+const providerOf = <T extends readonly string[]>(names: T) =>
+  z.enum(names, { error: (iss) => `expected one of ${names.join('|')} (got ${JSON.stringify(iss.input)})` });
+
+/** openai-compatible has no preset: the block names where and what. */
+const namesItsEndpoint = z.superRefine((c: { provider: string; baseUrl?: string; model?: string }, ctx) => {
+  if (c.provider !== 'openai-compatible') return;
+  for (const f of ['baseUrl', 'model'] as const) {
+    if (c[f] === undefined) ctx.addIssue({ code: 'custom', path: [f], message: 'required for provider "openai-compatible" (got none)' });
+  }
+});
+
+/** The chat model `POST /api/chat`, `ragsync ask` and the MCP tool `ask` answer with. */
+export const chatSchema = z
+  .strictObject({
+    provider: providerOf(CHAT_PROVIDERS),
+    ...callFields(60_000, 180_000, 2),
+    temperature: z.optional(z.number().check(z.minimum(0), z.maximum(2))),
+    maxOutputTokens: z.optional(int(16, 200_000)),
+    /** Candidates retrieved (and reranked) per question. */
+    candidates: z._default(int(1, 100), 20),
+    /** Of those, the passages the model is given and may cite. */
+    passages: z._default(int(1, 30), 6),
+    /** Replaces the persona of the asked source's profile. */
+    systemPrompt: z.optional(str1()),
+    /** What counts as on topic when deciding whether to search (default: the profile's). */
+    topic: z.optional(str1()),
+    /** How the two sides are called in the prompts. */
+    names: z.optional(z.strictObject({ user: z.optional(str1()), assistant: z.optional(str1()) })),
+    /** Most messages of one conversation, and characters of one message (400 beyond). */
+    maxMessages: z._default(int(1, 1000), 50),
+    maxMessageChars: z._default(int(100, 200_000), 8000),
+  })
+  .check(namesItsEndpoint);
+
+/** The second stage over the fused top N (without it, the RAGSYNC_RERANK_* variables still work). */
+export const rerankSchema = z
+  .strictObject({
+    provider: providerOf(RERANK_PROVIDERS),
+    ...callFields(5000, 10_000, 1),
+    /** Candidates sent per query. */
+    topN: z._default(int(1, 200), 20),
+  })
+  .check(namesItsEndpoint);
+
 export const configSchema = z
   .strictObject({
     /** The JSON Schema editors complete the file from (ignored by ragsync). */
@@ -257,6 +314,8 @@ export const configSchema = z
     /** Folder holding git checkouts (default: "checkouts" beside the db). */
     checkouts: z.optional(str1()),
     embedder: z._default(embedderSchema, { provider: 'hash', dims: 1024, batchSize: 256 }),
+    chat: z.optional(chatSchema),
+    rerank: z.optional(rerankSchema),
     chunking: z._default(chunkingSchema, { targetTokens: 500, overlap: 0.15 }),
     sources: z.array(sourceSchema).check(z.minLength(1)),
     daemon: z._default(daemonSchema, { schedule: '0 * * * *', runOnStart: false, stopTimeoutMs: 20_000, failuresToUnhealthy: 1 }),
@@ -301,4 +360,6 @@ export type EmbedderConfig = z.output<typeof embedderSchema>;
 export type HashEmbedderConfig = Extract<EmbedderConfig, { provider: 'hash' }>;
 export type RemoteEmbedderConfig = Exclude<EmbedderConfig, { provider: 'hash' }>;
 export type DaemonConfig = z.output<typeof daemonSchema>;
+export type ChatConfig = z.output<typeof chatSchema>;
+export type RerankConfig = z.output<typeof rerankSchema>;
 export type SourceConfigRaw = z.output<typeof sourceSchema>;

@@ -86,9 +86,21 @@ export interface ToolSpec {
 /** The sources a tool may search, with the chunker and kind of each. */
 export type ToolScope = readonly { name: string; kind: string; chunker: string }[];
 
+/** How an answering model speaks about a profile's sources (answer/). */
+export interface AnsweringStyle {
+  /** Who the assistant is, in the language its users write. */
+  persona: string;
+  /** What questions the sources can answer: the rewrite step searches only for those. */
+  topic: string;
+  /** How to cite the numbered passages. */
+  citation: string;
+}
+
 export interface Profile {
   readonly name: string;
   readonly description: string;
+  /** Persona, topic and citation style for answers over its sources (default: a generic one). */
+  readonly answering?: AnsweringStyle;
   /** Chunkers it brings, by the name a source's `chunker` field uses. */
   readonly chunkers?: Readonly<Record<string, ChunkerFactory>>;
   /** Keyword analysis of its sources' text and of queries over them (default: the engine's). */

@@ -4,12 +4,15 @@ import { z } from 'zod';
 import type { Expansion } from '../core/profile.ts';
 import { errorMessage } from '../core/errors.ts';
 import { describeIoError } from '../core/io-errors.ts';
-import { filterFields, filtersOf, toolFields } from '../search/filter-fields.ts';
+import { contractArgs, contractFields, filterFields, filtersOf, toolFields } from '../search/filter-fields.ts';
 import { runTool, toolsOf } from '../search/tools.ts';
 import { resultJson } from '../search/present.ts';
-import { DEFAULT_PER_DOC, MAX_K, MAX_QUERY_CHARS, MODES } from '../search/request.ts';
+import { MAX_K, parseSearchRequest } from '../search/request.ts';
 import type { Searcher, SearchResult } from '../search/search.ts';
 import { serverInfo, type FrontHandoff } from './front.ts';
+import type { Answerer } from '../answer/answer.ts';
+import { collectAnswer } from '../answer/collect.ts';
+import { MAX_PASSAGES, parseChatRequest } from '../answer/request.ts';
 
 const text = (results: SearchResult[], expansions?: Expansion[]) => ({
   content: [{ type: 'text' as const, text: JSON.stringify({ results: results.map(resultJson), ...(expansions ? { expansions } : {}) }) }],
@@ -21,9 +24,9 @@ const toolError = (err: unknown) => ({ isError: true, content: [{ type: 'text' a
 /**
  * An MCP server exposing `search` and `related` over one Searcher — or over the reason there is
  * none (a bad config, no index): the session still starts and every tool call answers with that
- * error, so the client shows it instead of "connection closed".
+ * error, so the client shows it instead of "connection closed". Given an answerer, `ask` too.
  */
-export function createMcpServer(source: Searcher | Error, version?: string): McpServer {
+export function createMcpServer(source: Searcher | Error, version?: string, answerer?: Answerer | null): McpServer {
   const info = serverInfo(); // package.json, read once
   const server = new McpServer({ name: info.name, version: version ?? info.version });
   const specs = source instanceof Error ? [] : source.filterSpecs();
@@ -37,31 +40,20 @@ export function createMcpServer(source: Searcher | Error, version?: string): Mcp
       description:
         'Search the ragsync index (hybrid keyword + vector). Returns JSON {results:[{source,path,title,heading,content,score,metadata,…}]}.',
       inputSchema: {
-        query: z.string().min(1).max(MAX_QUERY_CHARS).describe('what to look for'),
+        ...contractFields(),
         source: z.string().optional().describe('only this source'),
-        sources: z.array(z.string()).optional().describe('only these sources'),
-        k: z.number().int().min(1).max(MAX_K).optional().describe('number of results (default 10)'),
-        mode: z.enum(MODES).optional().describe('vector | keyword | hybrid (default)'),
-        path: z.string().optional().describe('document path glob'),
-        minScore: z.number().optional().describe('drop results scoring below (cosine, -bm25 or RRF, by mode)'),
-        mmr: z.number().optional().describe('diversify with MMR (0..1, 1 = off)'),
-        halfLifeDays: z.number().optional().describe('temporal decay on the results\' date'),
-        dedupe: z.boolean().optional().describe('collapse near-identical passages (default true)'),
-        perDoc: z.number().int().min(0).max(MAX_K).optional().describe(`at most this many results from one document (default ${DEFAULT_PER_DOC} in hybrid mode; 0 = no cap)`),
-        includeBroken: z.boolean().optional().describe('include chunks marked broken'),
-        explain: z.boolean().optional().describe('attach component ranks and scores, and list the query\'s expansions'),
-        expand: z.boolean().optional().describe('add synonyms, glossary and cross-lingual terms as secondary terms (default true)'),
         ...filterFields(specs),
       },
     },
-    async ({ query, source, sources, ...rest }) => {
+    async (args) => {
       try {
-        const { k, mode, path, minScore, mmr, halfLifeDays, dedupe, perDoc, includeBroken, explain, expand } = rest;
-        const r = await searcher().searchDetailed(query, {
-          sources: source ? [source, ...(sources ?? [])] : sources,
-          k, mode, path, minScore, mmr, halfLifeDays, dedupe, perDoc, includeBroken, explain, expand,
-          filters: filtersOf(specs, rest),
-        });
+        const { source, sources } = args as { source?: string; sources?: string[] };
+        const r = await searcher().run(
+          parseSearchRequest(
+            { ...contractArgs(args), sources: source ? [source, ...(sources ?? [])] : sources, filters: filtersOf(specs, args) },
+            'body',
+          ),
+        );
         return text(r.results, r.expansions);
       } catch (err) {
         return toolError(err);
@@ -97,6 +89,30 @@ export function createMcpServer(source: Searcher | Error, version?: string): Mcp
       }
     });
   }
+  if (answerer) {
+    server.registerTool(
+      'ask',
+      {
+        description:
+          'Answer a question from the index with the configured chat model: it searches when the question is about the indexed sources and cites them as [1], [2]. Returns JSON {answer, sources:[{id,title,url,transcript,score,metadata}]}.',
+        inputSchema: {
+          question: z.string().min(1).describe('the question, in any language'),
+          source: z.string().optional().describe('only this source'),
+          k: z.number().int().min(1).max(MAX_PASSAGES).optional().describe('passages given to the model'),
+        },
+      },
+      async ({ question, source, k }) => {
+        try {
+          const req = parseChatRequest({ messages: [{ role: 'user', parts: [{ type: 'text', text: question }] }], source, k }, answerer.chat);
+          const a = await collectAnswer(answerer.stream(req));
+          if (a.error) return toolError(new Error(`the answer failed: ${a.error}`));
+          return { content: [{ type: 'text' as const, text: JSON.stringify({ answer: a.text, sources: a.sources }) }] };
+        } catch (err) {
+          return toolError(err);
+        }
+      },
+    );
+  }
   return server;
 }
 
@@ -105,8 +121,8 @@ export function createMcpServer(source: Searcher | Error, version?: string): Mcp
  * stdin replays the input from the start, and the answer to the `initialize` it already gave is
  * not written again.
  */
-export async function serveStdio(searcher: Searcher | Error, io: Partial<FrontHandoff> = {}): Promise<void> {
-  const server = createMcpServer(searcher);
+export async function serveStdio(searcher: Searcher | Error, io: Partial<FrontHandoff> = {}, answerer: Answerer | null = null): Promise<void> {
+  const server = createMcpServer(searcher, undefined, answerer);
   const stdin = io.stdin ?? process.stdin;
   const transport = new StdioServerTransport(stdin);
   // Input that ends (a client closing its end, or a script piping requests in) still gets its

@@ -1,6 +1,39 @@
 import { z } from 'zod';
 import type { FilterSpec, ToolParam } from '../core/profile.ts';
-import { MAX_LIST } from './request.ts';
+import { MAX_BODY_QUERY_CHARS, MAX_LIST, MODES } from './request.ts';
+import { SEARCH_FIELDS, type ContractField } from './contract.ts';
+
+function contractField(f: ContractField): z.ZodType {
+  switch (f.kind) {
+    case 'int':
+      return z.number().int().min(f.min ?? Number.MIN_SAFE_INTEGER).max(f.max ?? Number.MAX_SAFE_INTEGER);
+    case 'number':
+      return z.number();
+    case 'bool':
+      return z.boolean();
+    case 'mode':
+      return z.enum(MODES);
+    case 'list':
+      return z.array(z.string()).max(MAX_LIST);
+    case 'weights':
+      return z.object({ vector: z.number().min(0), keyword: z.number().min(0) });
+    default:
+      return f.name === 'query' ? z.string().min(1).max(MAX_BODY_QUERY_CHARS) : z.string();
+  }
+}
+
+/**
+ * Tool-input fields (MCP, AI SDK) for every field of the search contract (search/contract.ts):
+ * `query` required, the rest optional; the request schema then checks and defaults them.
+ */
+export function contractFields(): Record<string, z.ZodType> {
+  return Object.fromEntries(SEARCH_FIELDS.map((f) => [f.name, (f.name === 'query' ? contractField(f) : contractField(f).optional()).describe(f.description)]));
+}
+
+/** The contract's fields among a tool call's arguments (filters and tool-only fields left out). */
+export function contractArgs(args: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(SEARCH_FIELDS.filter((f) => args[f.name] !== undefined).map((f) => [f.name, args[f.name]]));
+}
 
 /**
  * Tool-input fields (MCP, AI SDK) for the profiles' filters: one optional field per filter, a list

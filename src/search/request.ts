@@ -18,6 +18,8 @@ export const MAX_K = 100;
 export const MAX_QUERY_CHARS = 1000;
 /** Results one document may give a hybrid search by default (measured: docs/benchmarks/literal-and-expansions.md). */
 export const DEFAULT_PER_DOC = 3;
+/** A query sent in a request body (POST /search, MCP, answers): a whole chart reading fits. */
+export const MAX_BODY_QUERY_CHARS = 8000;
 /** Most values of one list (sources, one filter's values): beyond it a request is refused, not slow. */
 export const MAX_LIST = 64;
 
@@ -64,18 +66,20 @@ export const searchOptionsSchema = z.strictObject({
   filters: z._default(z.record(z.string(), z.pipe(z.transform((v: unknown) => (typeof v === 'string' ? [v] : v)), list)), {}),
 });
 
-export const searchRequestSchema = z.extend(searchOptionsSchema, {
-  query: z
-    .string()
-    .check(z.trim(), z.minLength(1, { error: 'empty query' }), z.maxLength(MAX_QUERY_CHARS, { error: `query longer than ${MAX_QUERY_CHARS} characters` })),
-});
+const requestSchema = (max: number) =>
+  z.extend(searchOptionsSchema, {
+    query: z.string().check(z.trim(), z.minLength(1, { error: 'empty query' }), z.maxLength(max, { error: `query longer than ${max} characters` })),
+  });
+
+export const searchRequestSchema = requestSchema(MAX_QUERY_CHARS);
+const bodyRequestSchema = requestSchema(MAX_BODY_QUERY_CHARS);
 
 export type SearchOptions = z.input<typeof searchOptionsSchema>;
 export type SearchRequest = z.output<typeof searchRequestSchema>;
 
 /** Validates a request; a bad field is a usage error naming the field and the value. */
-export function parseSearchRequest(input: unknown): SearchRequest {
-  const parsed = searchRequestSchema.safeParse(input, { reportInput: true });
+export function parseSearchRequest(input: unknown, from: 'params' | 'body' = 'params'): SearchRequest {
+  const parsed = (from === 'body' ? bodyRequestSchema : searchRequestSchema).safeParse(input, { reportInput: true });
   if (!parsed.success) throw new RagsyncError(describeIssue(parsed.error.issues[0]!), EXIT.usage);
   return parsed.data;
 }

@@ -31,6 +31,8 @@ export interface SearchResponse {
   rerankError?: string;
   /** With explain: the expansions searched beside the query's own words (empty when off or none). */
   expansions?: Expansion[];
+  /** With explain: how long each stage took (analyse, retrieve, fuse, collapse, rerank, present). */
+  stages?: { stage: string; ms: number }[];
 }
 
 export interface Explain {
@@ -113,6 +115,74 @@ export interface SearcherOptions {
    * and the store reads what it needs per ranked id instead of caching it for every chunk.
    */
   oneShot?: boolean;
+}
+
+/** What `analyse` makes of a request: everything the later stages read. */
+interface SearchPlan {
+  req: SearchRequest;
+  filter: ChunkFilter;
+  analyzers: Analyzer[];
+  ownTerms: string[][];
+  /** Candidates per list. */
+  pool: number;
+  /** A later stage reorders or counts the whole list (MMR, decay, rerank, explain). */
+  needAll: boolean;
+  perDoc: number;
+  /** Collapse or the per-document cap thin the list. */
+  thins: boolean;
+  /** Depth of the vector list. */
+  vectorN: number;
+  expansions: Expansions;
+}
+
+/** What `retrieve` brings: the ranked lists fusion takes. */
+interface Retrieved {
+  kw: RefScore[];
+  vec: RefScore[];
+  lists: ExpansionList[];
+  literal: Set<number>;
+  weights: { vector: number; keyword: number };
+}
+
+/** The chunks one search reads: titles and texts for the stages that weigh them, full hits for the results only. */
+class ChunkCache {
+  readonly texts = new Map<number, ChunkText>();
+  readonly hits = new Map<number, StoredHit>();
+  private readonly results = new Map<number, SearchResult>();
+
+  constructor(
+    private readonly store: SearchStore,
+    private readonly toResult: (h: StoredHit) => SearchResult,
+  ) {}
+
+  async loadTexts(refs: number[]): Promise<void> {
+    const missing = refs.filter((r) => !this.texts.has(r));
+    if (missing.length) for (const t of await this.store.chunkTexts(missing)) this.texts.set(t.ref, t);
+  }
+
+  async loadHits(refs: number[]): Promise<void> {
+    const missing = refs.filter((r) => !this.hits.has(r));
+    if (missing.length) for (const h of await this.store.getChunks(missing)) this.hits.set(h.ref, h);
+  }
+
+  /** A loaded hit as a result (the profile's fields added once). */
+  resultOf(ref: number): SearchResult {
+    let r = this.results.get(ref);
+    if (!r) this.results.set(ref, (r = this.toResult(this.hits.get(ref)!)));
+    return r;
+  }
+}
+
+/** Milliseconds per stage, for explain. */
+class StageClock {
+  readonly stages: { stage: string; ms: number }[] = [];
+  private last = performance.now();
+
+  lap(stage: string): void {
+    const now = performance.now();
+    this.stages.push({ stage, ms: Number((now - this.last).toFixed(2)) });
+    this.last = now;
+  }
 }
 
 /** A long-lived search handle (the HTTP server, the MCP server and the agent tool keep one open). */
@@ -302,19 +372,48 @@ export class Searcher {
     return this.run(parseSearchRequest({ ...opts, query }));
   }
 
-  /** Runs a validated request (`fullPool`: the vector list at full depth, see below). */
+  /**
+   * Runs a validated request (`fullPool`: the vector list at full depth, see `analyse`), in named
+   * stages: analyse → retrieve → fuse → collapse → rerank → present. With `explain`, the response
+   * says how long each took.
+   */
   async run(req: SearchRequest, fullPool = false): Promise<SearchResponse> {
+    const timed = req.explain ? new StageClock() : null;
+    const plan = await this.analyse(req, fullPool);
+    timed?.lap('analyse');
+    const chunks = new ChunkCache(this.store, (h) => this.toResult(h, 0));
+    const got = await this.retrieve(plan, chunks);
+    timed?.lap('retrieve');
+    const fused = this.fuse(plan, got);
+    timed?.lap('fuse');
+    const collapsed = await this.collapse(plan, fused, chunks, got.vec.length);
+    // The vector head the plan read ran short after collapse: again, at full depth.
+    if (collapsed === null) return this.run(req, true);
+    timed?.lap('collapse');
+    const ranked = await this.rerankStage(plan, collapsed);
+    timed?.lap('rerank');
+    const results = await this.present(plan, ranked.list, chunks, ranked.scores);
+    timed?.lap('present');
+    const { own, shared } = plan.expansions;
+    return {
+      results,
+      reranked: ranked.reranked,
+      ...(ranked.error ? { rerankError: ranked.error } : {}),
+      ...(req.explain ? { expansions: [...own, ...shared], stages: timed!.stages } : {}),
+    };
+  }
+
+  /** The request read: its filter, analyzers and own terms, the list depths, and its expansions. */
+  private async analyse(req: SearchRequest, fullPool: boolean): Promise<SearchPlan> {
     const { query: q, k, mode, mmr: lambda } = req;
-    const filter0 = this.filterOf(req);
-    if (!this.terms(q, this.analyzers(filter0.sources), true).length && !/[\p{L}\p{N}]/u.test(q)) {
+    const filter = this.filterOf(req);
+    if (!this.terms(q, this.analyzers(filter.sources), true).length && !/[\p{L}\p{N}]/u.test(q)) {
       throw usage(`query ${JSON.stringify(q)} has no searchable terms (letters, digits or CJK characters)`);
     }
-    const filter = filter0;
     const analyzers = this.analyzers(filter.sources);
     const ownTerms = analyzers.map((a) => queryTerms(a, q));
     // Candidates per list: enough for fusion, collapse and MMR to have something to choose from.
     const pool = Math.max(k * 5, 50);
-
     // Unless a later stage reorders (MMR, decay, rerank) or --explain counts duplicates, only the top k
     // survivors matter (minScore only drops from the tail).
     const needAll = lambda < 1 || !!req.halfLifeDays || !!this.reranker || req.explain;
@@ -327,9 +426,16 @@ export class Searcher {
     const vectorN = mode === 'vector' && !needAll && !fullPool && head < pool ? head : pool;
     // Expansions join hybrid search only: keyword and vector modes stay the literal single legs.
     const expansions = mode === 'hybrid' ? await this.expansionsOf(q, req, filter.sources) : NO_EXPANSIONS;
-    const { shared, own, ownWeight } = expansions;
-    const expanded = shared.length > 0 || own.length > 0;
     this.checkMinScore(req, expansions);
+    return { req, filter, analyzers, ownTerms, pool, needAll, perDoc, thins, vectorN, expansions };
+  }
+
+  /** The ranked lists: the query's own keyword hits, the expansions' lists, the literal matches and the vector leg. */
+  private async retrieve(plan: SearchPlan, chunks: ChunkCache): Promise<Retrieved> {
+    const { req, filter, analyzers, ownTerms, pool, vectorN } = plan;
+    const { query: q, mode } = req;
+    const { shared, own, ownWeight } = plan.expansions;
+    const expanded = shared.length > 0 || own.length > 0;
     const vectorLeg = (text: string) => (mode === 'keyword' ? [] : this.embedQuery(text).then((v) => this.vectorRefs(v, vectorN, filter)));
     // The shared list ranked by concepts covered when the store can (`structured`), else by the ORed terms.
     const sharedList = async (): Promise<{ list: RefScore[]; structured: boolean }> => {
@@ -343,17 +449,6 @@ export class Searcher {
       // Without expansions the vector leg does not wait for the keyword one.
       expanded ? null : vectorLeg(q),
     ]);
-    // Full hits (metadata and all) only for the results; titles and texts for the stages that read them.
-    const hits = new Map<number, StoredHit>();
-    const texts = new Map<number, ChunkText>();
-    const loadTexts = async (refs: number[]) => {
-      const missing = refs.filter((r) => !texts.has(r));
-      if (missing.length) for (const t of await this.store.chunkTexts(missing)) texts.set(t.ref, t);
-    };
-    const loadHits = async (refs: number[]) => {
-      const missing = refs.filter((r) => !hits.has(r));
-      if (missing.length) for (const h of await this.store.getChunks(missing)) hits.set(h.ref, h);
-    };
     const weights = req.weights ?? { vector: 1, keyword: 1 };
     const lists: ExpansionList[] = [];
     let vec = vec0 ?? [];
@@ -361,12 +456,12 @@ export class Searcher {
     const literal = mode === 'hybrid' ? await this.literalRefs(q, ownTerms, kw, analyzers) : new Set<number>();
     if (expanded) {
       // Weighing expansions reads the texts of their hits and of the best hit of the query's own words.
-      await loadTexts([...new Set([...(kw.length ? [kw[0]!.ref] : []), ...(structured ? [] : ex.map((h) => h.ref)), ...exOwn.map((h) => h.ref)])]);
+      await chunks.loadTexts([...new Set([...(kw.length ? [kw[0]!.ref] : []), ...(structured ? [] : ex.map((h) => h.ref)), ...exOwn.map((h) => h.ref)])]);
       const textOf = (ref: number) => {
-        const h = texts.get(ref);
+        const h = chunks.texts.get(ref);
         return h ? `${h.heading}\n${h.content}` : '';
       };
-      const best = kw.length ? texts.get(kw[0]!.ref) : undefined;
+      const best = kw.length ? chunks.texts.get(kw[0]!.ref) : undefined;
       // Literal: the query's words occur as written somewhere, or its English words in its best keyword hit.
       const literalQuery = literal.size > 0 || (!!best && literalShare(q, `${best.title ?? ''}\n${best.heading}\n${best.content}`) >= this.tuning.literal);
       const vectorText = !literalQuery && this.tuning.expandVector ? `${q} ${[...own, ...shared].map((e) => e.term).join(' ')}` : q;
@@ -381,21 +476,30 @@ export class Searcher {
         lists.push({ field: 'profileExpansion', list: exOwn, weight, weightOf: (h) => expansionWeightOf(textOf(h.ref), own) });
       }
     }
-    // Fusion on references; texts and metadata are loaded only for the candidates the later stages read.
-    let list: Candidate[] = literalFirst(rrf(vec, kw, weights, lists), literal);
+    return { kw, vec, lists, literal, weights };
+  }
+
+  /** Reciprocal rank fusion of the lists on references, literal matches first. */
+  private fuse(plan: SearchPlan, got: Retrieved): Candidate[] {
+    const list = literalFirst(rrf(got.vec, got.kw, got.weights, got.lists), got.literal);
     // Single-list modes keep the list's own score (cosine or -bm25) rather than RRF's.
-    if (mode !== 'hybrid') list = list.map((c) => ({ ...c, score: (c.vector ?? c.keyword)!.score }));
-    // Texts for the head of the fused list (`from`: the stages below reassign `list`).
+    return plan.req.mode === 'hybrid' ? list : list.map((c) => ({ ...c, score: (c.vector ?? c.keyword)!.score }));
+  }
+
+  /**
+   * Near-duplicates collapsed, the per-document cap, temporal decay and MMR. Texts are read only
+   * for the candidates these read. Null when the vector head the plan read (vectorN < pool) ran
+   * short after collapse: the caller runs again at full depth.
+   */
+  private async collapse(plan: SearchPlan, fused: Candidate[], chunks: ChunkCache, vectorHits: number): Promise<Candidate[] | null> {
+    const { req, needAll, perDoc, thins, vectorN, pool } = plan;
+    const { k, mmr: lambda } = req;
+    let list = fused;
+    // Texts for the head of the fused list (`from`: the steps below reassign `list`).
     const load = async (from: Candidate[], upTo: number) => {
       const head = from.slice(0, upTo);
-      await loadTexts(head.map((c) => c.ref));
-      for (const c of head) c.content ||= texts.get(c.ref)?.content ?? '';
-    };
-    const results = new Map<number, SearchResult>();
-    const resultOf = (ref: number) => {
-      let r = results.get(ref);
-      if (!r) results.set(ref, (r = this.toResult(hits.get(ref)!, 0)));
-      return r;
+      await chunks.loadTexts(head.map((c) => c.ref));
+      for (const c of head) c.content ||= chunks.texts.get(c.ref)?.content ?? '';
     };
     // Without dedupe the top k are the answer; with it, texts are read for a few more than k (the
     // usual collapses), then for the head the vector leg ranked, then for all, while collapse runs short.
@@ -406,11 +510,15 @@ export class Searcher {
     const thin = (head: Candidate[], all: number) => {
       const kept = req.dedupe ? collapseDuplicates(head, 0.9, perDoc ? Infinity : limit) : head;
       // Chunks beyond the cap fill the places left only once every candidate is read.
-      return perDoc ? capPerDocument(kept, perDoc, (c) => texts.get(c.ref)?.doc, limit, head.length >= all) : kept;
+      return perDoc ? capPerDocument(kept, perDoc, (c) => chunks.texts.get(c.ref)?.doc, limit, head.length >= all) : kept;
     };
     if (req.halfLifeDays) {
-      await loadHits(list.map((c) => c.ref));
-      for (const c of list) if (hits.has(c.ref)) c.date = str(resultOf(c.ref).fields.date) ?? str(resultOf(c.ref).metadata.date);
+      await chunks.loadHits(list.map((c) => c.ref));
+      for (const c of list) {
+        if (!chunks.hits.has(c.ref)) continue;
+        const r = chunks.resultOf(c.ref);
+        c.date = str(r.fields.date) ?? str(r.metadata.date);
+      }
     }
     if (thins) {
       const all = list;
@@ -426,26 +534,31 @@ export class Searcher {
         loaded = n;
       }
     } else if (!needAll) list = list.slice(0, k);
-    if (vectorN < pool && list.length < k && vec.length === vectorN) return this.run(req, true);
+    if (vectorN < pool && list.length < k && vectorHits === vectorN) return null;
     if (req.halfLifeDays) list = temporalDecay(list, req.halfLifeDays);
-    list = mmr(list, lambda < 1 ? k : list.length, lambda);
-    let reranked: boolean | null = null;
-    let rerankError: string | undefined;
-    let rerankScores: Map<number, number> | undefined;
-    if (this.reranker && req.rerank && list.length) {
-      const r = await this.rerankTop(q, list, k);
-      list = r.list;
-      reranked = !r.error;
-      rerankError = r.error;
-      rerankScores = r.scores;
-    }
+    return mmr(list, lambda < 1 ? k : list.length, lambda);
+  }
+
+  /** The reranker over the top N, when there is one and the request wants it; on failure the order stands. */
+  private async rerankStage(plan: SearchPlan, list: Candidate[]): Promise<{ list: Candidate[]; reranked: boolean | null; error?: string; scores?: Map<number, number> }> {
+    const { req } = plan;
+    if (!this.reranker || !req.rerank || !list.length) return { list, reranked: null };
+    const r = await this.rerankTop(req.query, list, req.k);
+    return { list: r.list, reranked: !r.error, error: r.error, scores: r.scores };
+  }
+
+  /** The top k as results: minScore applied, chunks a sync removed meanwhile dropped, explain attached. */
+  private async present(plan: SearchPlan, ranked: Candidate[], chunks: ChunkCache, rerankScores?: Map<number, number>): Promise<SearchResult[]> {
+    const { req } = plan;
+    const { k, mode } = req;
+    let list = ranked;
     if (req.minScore !== undefined) list = list.filter((c) => c.score >= req.minScore!);
     // A chunk a sync removed between ranking and loading is dropped.
-    list = list.filter((c) => texts.has(c.ref));
-    await loadHits(list.slice(0, k).map((c) => c.ref));
-    list = list.filter((c) => hits.has(c.ref));
+    list = list.filter((c) => chunks.texts.has(c.ref));
+    await chunks.loadHits(list.slice(0, k).map((c) => c.ref));
+    list = list.filter((c) => chunks.hits.has(c.ref));
     const top = list.slice(0, k).map((c) => {
-      const r = { ...resultOf(c.ref), score: c.score };
+      const r = { ...chunks.resultOf(c.ref), score: c.score };
       if (req.explain) {
         r.explain = {
           mode,
@@ -462,7 +575,7 @@ export class Searcher {
       return r;
     });
     if (!top.length) await this.checkUnknownValues(req.filters);
-    return { results: top, reranked, ...(rerankError ? { rerankError } : {}), ...(req.explain ? { expansions: [...own, ...shared] } : {}) };
+    return top;
   }
 
   /**
@@ -573,6 +686,7 @@ export class Searcher {
   async close(): Promise<void> {
     await this.store.close();
     await this.embedder.close?.();
+    await this.reranker?.close?.();
   }
 }
 

@@ -7,8 +7,10 @@ import type { Searcher, SearchResult } from '../search/search.ts';
 import { resultJson, sourceItem } from '../search/present.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { describeIoError } from '../core/io-errors.ts';
-import { relatedParams, searchParams, type Format } from './params.ts';
+import { HttpError, readJsonBody } from './body.ts';
+import { BadRequest, relatedParams, searchBody, searchParams, type Format } from './params.ts';
 import { turnTaker } from './turns.ts';
+import { servePage } from './page.ts';
 
 /** The env var holding the optional bearer token. */
 export const TOKEN_ENV = 'RAGSYNC_HTTP_TOKEN';
@@ -27,7 +29,14 @@ export interface HttpOptions {
   log?: (line: string) => void;
   /** Connections served at once (default 512); more are closed on arrival. */
   maxConnections?: number;
+  /** Answers POST /api/chat (answer/answer.ts); absent: the route says chat is not configured. */
+  chat?: { serve(body: unknown, res: ServerResponse): Promise<void> };
 }
+
+/** Bodies of POST /search: a long query and its fields fit many times over. */
+const MAX_SEARCH_BODY_BYTES = 256 * 1024;
+/** Bodies of POST /api/chat: a conversation at the configured message limits. */
+const MAX_CHAT_BODY_BYTES = 4 * 2 ** 20;
 
 /** The built-in health: ok, plus the last run's status and times. */
 export async function basicHealth(searcher: Searcher): Promise<HealthReport> {
@@ -60,18 +69,22 @@ const shape = (results: SearchResult[], format: Format): unknown[] =>
   format === 'sourceItem' ? results.map(sourceItem) : results.map(resultJson);
 
 /**
- * The read-only JSON API over one Searcher: GET /search, /related, /status, /healthz. Invalid
- * parameters → 400 with a message; other failures → 500 with a generic message (details in the log).
+ * The JSON API over one Searcher: GET (or POST with a JSON body) /search, GET /related, /status,
+ * /healthz, and POST /api/chat when an answerer is given; the web page at / (and /status for a
+ * browser). Invalid parameters → 400 with a message,
+ * a body over its limit → 413; other failures → 500 with a generic message (details in the log).
  */
 export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Server {
   const log = opts.log ?? (() => {});
   const turn = turnTaker();
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.setHeader('allow', 'GET');
+    const post = POST_ROUTES.has(url.pathname);
+    if (req.method === 'POST' ? !post : req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('allow', post ? 'GET, POST' : 'GET');
       return send(res, 405, { error: `method ${req.method} not allowed` });
     }
+    if (req.method !== 'POST' && servePage(url.pathname, req, res)) return;
     if (url.pathname === '/healthz') {
       const h = await (opts.health ?? (() => basicHealth(searcher)))();
       return send(res, h.status, h.body);
@@ -80,9 +93,14 @@ export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Se
       res.setHeader('www-authenticate', 'Bearer');
       return send(res, 401, { error: 'missing or wrong bearer token' });
     }
+    if (req.method === 'POST' && url.pathname === '/api/chat') {
+      if (!opts.chat) return send(res, 404, { error: 'chat is not configured: add a "chat" block to the config' });
+      return opts.chat.serve(await readJsonBody(req, MAX_CHAT_BODY_BYTES), res);
+    }
     switch (url.pathname) {
       case '/search': {
-        const { request, format } = searchParams(url.searchParams, searcher.filterSpecs());
+        const { request, format } =
+          req.method === 'POST' ? searchBody(await readJsonBody(req, MAX_SEARCH_BODY_BYTES), searcher.filterSpecs()) : searchParams(url.searchParams, searcher.filterSpecs());
         await turn();
         const r = await searcher.run(request);
         if (r.rerankError) log(`rerank failed, fused order kept: ${r.rerankError}`);
@@ -90,6 +108,7 @@ export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Se
           results: shape(r.results, format),
           ...(r.reranked === null ? {} : { reranked: r.reranked }),
           ...(r.expansions ? { expansions: r.expansions } : {}),
+          ...(r.stages ? { stages: r.stages } : {}),
         });
       }
       case '/related': {
@@ -98,7 +117,9 @@ export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Se
         return send(res, 200, { results: shape(await searcher.related(ref, { k }), format) });
       }
       case '/status': {
-        const s = await searcher.store.status({ runs: 5 });
+        const runs = url.searchParams.get('runs');
+        if (runs !== null && !/^\d+$/.test(runs)) throw new BadRequest(`runs must be an integer from 1 to 100 (got "${runs}")`);
+        const s = await searcher.store.status({ runs: runs === null ? 5 : Math.min(100, Math.max(1, Number(runs))) });
         return send(res, 200, { fingerprint: searcher.embedder.info.fingerprint, ...s });
       }
       default:
@@ -107,7 +128,8 @@ export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Se
   };
   const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     handle(req, res).catch((err: unknown) => {
-      if (err instanceof RagsyncError && err.exitCode === EXIT.usage) return send(res, 400, { error: err.message });
+      if (err instanceof HttpError && !res.headersSent) return send(res, err.status, { error: err.message });
+      if (err instanceof RagsyncError && err.exitCode === EXIT.usage && !res.headersSent) return send(res, 400, { error: err.message });
       log(`${req.method} ${req.url?.split('?')[0]}: ${describeIoError(err) ?? errorMessage(err)}`);
       if (!res.headersSent) send(res, 500, { error: 'internal error' });
       else res.destroy();
@@ -133,7 +155,7 @@ function refuseUnparsable(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (!socket.writable) return void socket.destroy();
   const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
   const error = tooLarge
-    ? `request too large: the URL and headers may take at most ${MAX_HEADER_BYTES} bytes (a query at most ${MAX_QUERY_CHARS} characters)`
+    ? `request too large: the URL and headers may take at most ${MAX_HEADER_BYTES} bytes (a query at most ${MAX_QUERY_CHARS} characters); use POST /search with a JSON body for long queries`
     : `malformed HTTP request (${err.code ?? 'parse error'})`;
   const body = JSON.stringify({ error });
   socket.on('error', () => {});
@@ -144,6 +166,9 @@ function refuseUnparsable(err: NodeJS.ErrnoException, socket: Duplex): void {
   );
   setTimeout(() => socket.destroy(), 5000).unref();
 }
+
+/** Routes that take a POST body. */
+const POST_ROUTES = new Set(['/search', '/api/chat']);
 
 /** Open connections served at once; more are closed on arrival. */
 const MAX_CONNECTIONS = 512;

@@ -1,6 +1,7 @@
 import { RagsyncError, EXIT } from '../core/errors.ts';
 import type { FilterSpec } from '../core/profile.ts';
 import { MAX_K, parseSearchRequest, parseWeights, type SearchRequest } from '../search/request.ts';
+import { SEARCH_FIELDS, type ContractField } from '../search/contract.ts';
 
 /** An invalid request parameter: the HTTP server answers 400 with the message. */
 export class BadRequest extends RagsyncError {
@@ -9,9 +10,6 @@ export class BadRequest extends RagsyncError {
   }
 }
 
-/** Search parameters besides the profiles' filters (?book=, ?tag= …). */
-const SEARCH_PARAMS = ['q', 'source', 'k', 'mode', 'path', 'minScore', 'explain', 'expand', 'format', 'mmr', 'halfLife', 'rerank', 'weights',
-  'dedupe', 'perDoc', 'includeBroken'];
 const KNOWN_RELATED = new Set(['source', 'path', 'id', 'k', 'format']);
 
 function intParam(p: URLSearchParams, name: string, def: number, max: number): number {
@@ -54,41 +52,88 @@ const list = (p: URLSearchParams, name: string) => {
   return v.length ? v : undefined;
 };
 
-/** /search?q=&source=&k=&mode=&path=&minScore=&explain=&format=… plus one parameter per profile filter. */
+/** A contract field's value from its GET parameter, parsed by kind; undefined when absent. */
+function fieldParam(p: URLSearchParams, name: string, f: ContractField): unknown {
+  switch (f.kind) {
+    case 'int':
+      // k's bounds are said here; a field that admits 0 (perDoc) is checked by the schema.
+      if ((f.min ?? 1) < 1) return numParam(p, name);
+      return p.get(name) ? intParam(p, name, 0, f.max ?? Number.MAX_SAFE_INTEGER) : undefined;
+    case 'number':
+      return numParam(p, name);
+    case 'bool':
+      return boolParam(p, name);
+    case 'list':
+      return list(p, name);
+    case 'weights': {
+      const v = p.get(name);
+      return v ? parseWeights(v) : undefined;
+    }
+    default:
+      return p.get(name) || undefined;
+  }
+}
+
+/** GET parameter names: each contract field's own, and the older spelling where there is one (q, source, halfLife). */
+const PARAMS = new Map(SEARCH_FIELDS.flatMap((f) => [[f.name, f] as const, ...(f.param ? [[f.param, f] as const] : [])]));
+
+/** /search?q=&source=&k=&mode=&… (every field of the search contract), format=, plus one parameter per profile filter. */
 export function searchParams(p: URLSearchParams, specs: readonly FilterSpec[]): { request: SearchRequest; format: Format } {
-  checkKnown(p, new Set([...SEARCH_PARAMS, ...specs.map((s) => s.name)]));
-  if (!(p.get('q') ?? '').trim()) throw new BadRequest('q is required');
+  checkKnown(p, new Set([...PARAMS.keys(), 'format', ...specs.map((s) => s.name)]));
+  if (!(p.get('q') ?? p.get('query') ?? '').trim()) throw new BadRequest('q is required');
   const filters: Record<string, string | string[]> = {};
   for (const s of specs) {
     const v = s.kind === 'all-of' ? list(p, s.name) : p.get(s.name) || undefined;
     if (v !== undefined) filters[s.name] = v;
   }
-  const weights = p.get('weights');
+  const input: Record<string, unknown> = { filters };
+  for (const [name, f] of PARAMS) {
+    const v = fieldParam(p, name, f);
+    if (v !== undefined) input[f.name] ??= v;
+  }
   try {
-    const request = parseSearchRequest({
-      query: p.get('q'),
-      k: intParam(p, 'k', 10, MAX_K),
-      mode: p.get('mode') || undefined,
-      sources: list(p, 'source'),
-      path: p.get('path') || undefined,
-      minScore: numParam(p, 'minScore'),
-      mmr: numParam(p, 'mmr'),
-      halfLifeDays: numParam(p, 'halfLife'),
-      weights: weights ? parseWeights(weights) : undefined,
-      explain: boolParam(p, 'explain'),
-      expand: boolParam(p, 'expand'),
-      rerank: boolParam(p, 'rerank'),
-      dedupe: boolParam(p, 'dedupe'),
-      perDoc: numParam(p, 'perDoc'),
-      includeBroken: boolParam(p, 'includeBroken'),
-      filters,
-    });
-    return { request, format: formatParam(p) };
+    return { request: parseSearchRequest(input), format: formatParam(p) };
   } catch (err) {
-    // The contract's field names are the API's parameter names, except these two.
-    if (err instanceof RagsyncError) throw new BadRequest(err.message.replace(/^query\b/, 'q').replace(/^halfLifeDays\b/, 'halfLife'));
+    if (err instanceof RagsyncError) {
+      // The query's and the half-life's errors name the parameters as GET spells them (q, halfLife).
+      const field = SEARCH_FIELDS.find((f) => (f.name === 'query' || f.name === 'halfLifeDays') && err.message.startsWith(f.name));
+      const msg = field ? `${field.param}${err.message.slice(field.name.length)}` : err.message;
+      throw new BadRequest(msg);
+    }
     throw err;
   }
+}
+
+const BODY_FIELDS = new Set([...SEARCH_FIELDS.map((f) => f.name), 'q', 'source', 'format', 'filters']);
+
+/**
+ * POST /search: a JSON object with the search contract's fields (query up to MAX_BODY_QUERY_CHARS;
+ * `q`, `source` and a profile filter at the top level are taken as GET spells them) plus `format`.
+ */
+export function searchBody(body: unknown, specs: readonly FilterSpec[]): { request: SearchRequest; format: Format } {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new BadRequest('the body must be a JSON object with a "query"');
+  const { q, source, format, weights, filters, ...rest } = body as Record<string, unknown>;
+  const filterNames = new Set(specs.map((s) => s.name));
+  const top: Record<string, unknown> = {};
+  for (const key of Object.keys(rest)) {
+    if (filterNames.has(key)) {
+      top[key] = rest[key];
+      delete rest[key];
+    } else if (!BODY_FIELDS.has(key)) throw new BadRequest(`unknown field "${key}"`);
+  }
+  const f = format ?? 'result';
+  if (f !== 'result' && f !== 'sourceItem') throw new BadRequest(`format must be result|sourceItem (got ${JSON.stringify(f)})`);
+  const request = parseSearchRequest(
+    {
+      ...rest,
+      query: rest.query ?? q,
+      sources: rest.sources ?? (typeof source === 'string' ? [source] : source),
+      weights: typeof weights === 'string' ? parseWeights(weights) : weights,
+      filters: { ...top, ...(filters && typeof filters === 'object' ? filters : {}) },
+    },
+    'body',
+  );
+  return { request, format: f };
 }
 
 /** /related?source=&path=&id=&k=&format= */

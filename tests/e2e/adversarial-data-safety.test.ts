@@ -462,7 +462,7 @@ describe('3. every remote call has a whole-request deadline', () => {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/rerank`;
       const reranker = new DashScopeReranker({ apiKey: 'k', url, timeoutMs: 250 });
       const started = Date.now();
-      await expect(reranker.rerank('q', ['a', 'b'])).rejects.toThrow(`rerank ${url}: no complete answer within 250 ms`);
+      await expect(reranker.rerank('q', ['a', 'b'])).rejects.toThrow(`rerank dashscope gte-rerank-v2 at ${url}: timed out: no complete response within 250 ms (rerank.deadlineMs)`);
       expect(Date.now() - started).toBeLessThan(6000);
     } finally {
       server.closeAllConnections();

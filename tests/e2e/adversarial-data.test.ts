@@ -369,7 +369,7 @@ describe('requests beyond the engine\'s limits', () => {
     const huge = await fetch(`${base}/search?q=${'x'.repeat(1_000_000)}`);
     expect(huge.status).toBe(431);
     expect(((await huge.json()) as { error: string }).error).toBe(
-      'request too large: the URL and headers may take at most 16384 bytes (a query at most 1000 characters)',
+      'request too large: the URL and headers may take at most 16384 bytes (a query at most 1000 characters); use POST /search with a JSON body for long queries',
     );
     expect((await fetch(`${base}/search?q=甲木`)).status).toBe(200);
   });

@@ -104,7 +104,7 @@ describe('HTTP API', () => {
     expect(s.status).toBe(200);
     expect(s.body.sources.map((x: any) => x.name).sort()).toEqual(['bookmarks', 'classics']);
     expect((await get('/nope')).status).toBe(404);
-    const post = await fetch(base + '/search?q=x', { method: 'POST', headers: auth });
+    const post = await fetch(base + '/related?id=x', { method: 'POST', headers: auth });
     expect(post.status).toBe(405);
   });
 });

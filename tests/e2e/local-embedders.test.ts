@@ -7,7 +7,7 @@ import { createEmbedder } from '../../src/embedding/create.ts';
 import { hashEmbed } from '../../src/embedding/hash.ts';
 import { withEmbedderDimensions } from '../../src/embedding/remote/detect.ts';
 import type { RemoteEmbedder } from '../../src/embedding/remote/embedder.ts';
-import { ProviderError } from '../../src/embedding/remote/errors.ts';
+import { ProviderError } from '../../src/core/remote/errors.ts';
 import { PRESETS, type LocalProvider } from '../../src/config/presets.ts';
 import { RagsyncError } from '../../src/core/errors.ts';
 import { runCli } from '../helpers/cli.ts';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hashEmbed } from '../../src/embedding/hash.ts';
-import { CircuitOpenError, ProviderError } from '../../src/embedding/remote/errors.ts';
+import { CircuitOpenError, ProviderError } from '../../src/core/remote/errors.ts';
 import { estimateTokens } from '../../src/core/text/tokens.ts';
 import { FakeProvider } from '../helpers/fake-provider.ts';
 import { captureLog, fakeEmbedder } from '../helpers/remote.ts';

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { estimateTokens } from '../../src/core/text/tokens.ts';
 import { LruCache } from '../../src/embedding/remote/cache.ts';
-import { ProviderError, redactSecret } from '../../src/embedding/remote/errors.ts';
+import { ProviderError, redactSecret } from '../../src/core/remote/errors.ts';
 import { RateLimiter } from '../../src/embedding/remote/ratelimit.ts';
-import { backoffMs, parseRetryAfter, transportError } from '../../src/embedding/remote/retry.ts';
+import { backoffMs, parseRetryAfter, transportError } from '../../src/core/remote/retry.ts';
 import { truncateToTokens } from '../../src/embedding/remote/truncate.ts';
-import { parseVectors, statusError } from '../../src/embedding/remote/validate.ts';
+import { parseVectors } from '../../src/embedding/remote/validate.ts';
+import { statusError } from '../../src/core/remote/reply.ts';
 import { WIRE_FORMATS } from '../../src/embedding/remote/wire.ts';
 
 const reply = (data: unknown) => JSON.stringify({ data });

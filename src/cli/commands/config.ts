@@ -2,7 +2,7 @@ import { Argument, type Command } from 'commander';
 import { existsSync } from 'node:fs';
 import type { Config } from '../../config/load.ts';
 import { resolveRemote } from '../../config/presets.ts';
-import { readApiKey } from '../../embedding/remote/env.ts';
+import { readApiKey } from '../../core/remote/env.ts';
 import { redactUrl } from '../../core/redact.ts';
 import { config, configOption, out } from '../options.ts';
 

@@ -5,7 +5,8 @@ import { healthReport } from '../../daemon/health.ts';
 import { assertCron } from '../../daemon/schedule.ts';
 import { onStopSignals } from '../../daemon/signals.ts';
 import { Searcher } from '../../search/search.ts';
-import { rerankerFromEnv } from '../../search/rerank.ts';
+import { createReranker } from '../../search/rerank.ts';
+import { answererFor } from '../answerer.ts';
 import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
 import { openIndex } from '../../storage/open.ts';
 import { EXIT } from '../../core/errors.ts';
@@ -60,12 +61,14 @@ export function register(program: Command): void {
         // (before the first run there is none yet; an older one may lack this version's columns).
         await openIndex(cfg, 'sync').close();
         keepYoungGenerationSmall();
-        searcher = Searcher.open(cfg, undefined, rerankerFromEnv());
+        searcher = Searcher.open(cfg, undefined, createReranker(cfg));
         const s = searcher;
+        const chat = await answererFor(cfg, s, (line) => log.warn(line));
         server = createHttpServer(s, {
           token: process.env[TOKEN_ENV] || null,
           health: async () => healthReport(await daemon.health(s.store)),
           log: (line) => log.warn(line),
+          ...(chat ? { chat } : {}),
         });
         log.info({ url: await listen(server, o.port, o.host) }, 'serving the HTTP API');
       }

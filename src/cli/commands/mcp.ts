@@ -7,7 +7,7 @@ import { describeIoError } from '../../core/io-errors.ts';
 export function register(program: Command): void {
   program
     .command('mcp')
-    .description('serve the index as an MCP server on stdio (tools: search, related)')
+    .description('serve the index as an MCP server on stdio (tools: search, related; ask with a chat block)')
     .addOption(configOption())
     .action(async (o) => {
       // The answer to initialize first; the SDK, the config and the index when a message needs them.
@@ -23,8 +23,15 @@ export function register(program: Command): void {
         // A config or index the user must fix is said on stderr and, for the client to show it, as
         // the answer to every tool call; the session itself starts (else clients see only "closed").
         let searcher: InstanceType<typeof Searcher> | Error;
+        let answerer: Awaited<ReturnType<typeof import('../answerer.ts').answererFor>> = null;
         try {
-          searcher = Searcher.open(await withDimensions(config(o)));
+          const cfg = await withDimensions(config(o));
+          searcher = Searcher.open(cfg);
+          const { answererFor } = await import('../answerer.ts');
+          answerer = await answererFor(cfg, searcher, (l) => process.stderr.write(`ragsync mcp: ${l}\n`)).catch(async (err: unknown) => {
+            await (searcher as InstanceType<typeof Searcher>).close();
+            throw err;
+          });
         } catch (err) {
           const words = err instanceof RagsyncError ? err.message : describeIoError(err);
           if (!words) throw err;
@@ -32,9 +39,10 @@ export function register(program: Command): void {
           searcher = new RagsyncError(words, EXIT.usage);
         }
         try {
-          await serveStdio(searcher, io);
+          await serveStdio(searcher, io, answerer);
         } finally {
           // The session ends as any command with a bad config does: exit 2 (said once, above).
+          await answerer?.close();
           if (searcher instanceof Error) process.exitCode = EXIT.usage;
           else await searcher.close();
         }

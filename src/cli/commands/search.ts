@@ -2,7 +2,7 @@ import { Option, InvalidArgumentError, type Command } from 'commander';
 import { builtinProfiles } from '../../builtin.ts';
 import { DEFAULT_PER_DOC, MAX_K, MODES, parseWeights, type SearchOptions } from '../../search/request.ts';
 import { Searcher } from '../../search/search.ts';
-import { rerankerFromEnv } from '../../search/rerank.ts';
+import { createReranker } from '../../search/rerank.ts';
 import { expansionsText, searchJson, searchText } from '../format.ts';
 import { errorLine } from '../error-line.ts';
 import { createEmbedder } from '../../embedding/create.ts';
@@ -32,7 +32,7 @@ export function register(program: Command): void {
     .option('--no-dedupe', 'keep near-identical passages')
     .option('--per-doc <n>', `at most N results from one document (default ${DEFAULT_PER_DOC} in hybrid mode; 0 = no cap)`, number('--per-doc'))
     .option('--include-broken', 'include chunks marked broken')
-    .option('--no-rerank', 'skip the reranker even if DASHSCOPE_API_KEY is set')
+    .option('--no-rerank', 'skip the configured reranker (the rerank block, or DASHSCOPE_API_KEY)')
     .option('--explain', 'show each result\'s component ranks and scores, and the query\'s expansions')
     .option('--no-expand', 'search the query\'s own words only (no synonyms, glossary or cross-lingual terms)')
     .option('--json', 'print a JSON array on stdout')
@@ -58,7 +58,7 @@ Scores depend on --mode: hybrid gives fused RRF scores (at most 0.0328 with weig
       const cfg = await withDimensions(config(o), log);
       // One query, then exit: stream the vectors rather than load them all (search/vector-scan.ts),
       // and read chunk facts for the ranked ids only.
-      const searcher = Searcher.open(cfg, createEmbedder(cfg.embedder, { log }), o.rerank ? rerankerFromEnv() : null, { oneShot: true });
+      const searcher = Searcher.open(cfg, createEmbedder(cfg.embedder, { log }), o.rerank ? createReranker(cfg) : null, { oneShot: true });
       try {
         const filters: Record<string, string | string[]> = {};
         // commander names the value of --symbol-type symbolType.

@@ -1,16 +1,17 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { Searcher } from '../../search/search.ts';
-import { rerankerFromEnv } from '../../search/rerank.ts';
+import { createReranker } from '../../search/rerank.ts';
 import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
 import { config, configOption, withDimensions } from '../options.ts';
 import { healthReport, storeHealth } from '../../daemon/health.ts';
 import { healthOptions } from '../../daemon/schedule.ts';
 import { keepYoungGenerationSmall } from '../heap.ts';
+import { answererFor } from '../answerer.ts';
 
 export function register(program: Command): void {
   program
     .command('serve')
-    .description(`serve /search, /related, /status and /healthz as JSON (bearer token from $${TOKEN_ENV} if set)`)
+    .description(`serve /search (GET or POST), /related, /status, /healthz as JSON, and POST /api/chat with a chat block (bearer token from $${TOKEN_ENV} if set)`)
     .addOption(configOption())
     .option('-p, --port <n>', 'port (0 = any free port)', (v: string) => {
       const n = Number(v);
@@ -21,22 +22,26 @@ export function register(program: Command): void {
     .action(async (o) => {
       const cfg = await withDimensions(config(o));
       keepYoungGenerationSmall();
-      const searcher = Searcher.open(cfg, undefined, rerankerFromEnv());
+      const searcher = Searcher.open(cfg, undefined, createReranker(cfg));
       const token = process.env[TOKEN_ENV] || null;
       // /healthz judges the run history against the configured schedule, as the daemon's does.
       const judged = healthOptions(cfg);
+      const log = (l: string) => process.stderr.write(`ragsync serve: ${l}\n`);
+      const chat = await answererFor(cfg, searcher, log);
       const server = createHttpServer(searcher, {
         token,
         health: async () => healthReport(await storeHealth(searcher.store, judged)),
-        log: (l) => process.stderr.write(`ragsync serve: ${l}\n`),
+        log,
+        ...(chat ? { chat } : {}),
       });
       const url = await listen(server, o.port, o.host);
-      process.stderr.write(`ragsync serve: listening on ${url}${token ? ' (bearer token required)' : ''}\n`);
+      process.stderr.write(`ragsync serve: listening on ${url}${token ? ' (bearer token required)' : ''}${chat ? ` with POST /api/chat (${chat.call.label})` : ''}\n`);
       await new Promise<void>((resolve) => {
         const stop = () => server.close(() => resolve());
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
       });
+      await chat?.close();
       await searcher.close();
     });
 }

@@ -8,14 +8,15 @@ import { silentLogger } from '../../core/log.ts';
 import { redactUrl } from '../../core/redact.ts';
 import type { Embedder, EmbedStats } from '../types.ts';
 import { LruCache } from './cache.ts';
-import { EmbeddingsClient } from './client.ts';
-import { readApiKey } from './env.ts';
-import { CircuitOpenError, ProviderError } from './errors.ts';
+import { HttpClient } from '../../core/remote/client.ts';
+import { readApiKey } from '../../core/remote/env.ts';
+import { CircuitOpenError, ProviderError } from '../../core/remote/errors.ts';
 import type { RemoteSettings } from '../../config/presets.ts';
 import { RateLimiter } from './ratelimit.ts';
-import { backoffMs, DEFAULT_BACKOFF, transportError, type BackoffOptions } from './retry.ts';
+import { backoffMs, DEFAULT_BACKOFF, transportError, type BackoffOptions } from '../../core/remote/retry.ts';
 import { truncateToTokens } from './truncate.ts';
-import { checkReply, parseVectors } from './validate.ts';
+import { parseVectors } from './validate.ts';
+import { checkReply } from '../../core/remote/reply.ts';
 import { WIRE_FORMATS, type WireFormat } from './wire.ts';
 
 export interface RemoteDeps {
@@ -60,7 +61,7 @@ export class RemoteEmbedder implements Embedder {
   readonly stats: EmbedStats = { requests: 0, tokens: 0, retries: 0 };
   readonly limiter: RateLimiter;
   readonly queryCache: LruCache<Float32Array>;
-  private readonly client: EmbeddingsClient;
+  private readonly client: HttpClient;
   private readonly wire: WireFormat;
   private readonly log: Logger;
   private readonly label: string;
@@ -95,7 +96,7 @@ export class RemoteEmbedder implements Embedder {
       label: this.info.fingerprint,
     });
     this.wire = WIRE_FORMATS[s.wire];
-    this.client = new EmbeddingsClient(
+    this.client = new HttpClient(
       s.baseUrl,
       {
         timeoutMs: s.timeoutMs,
@@ -103,6 +104,7 @@ export class RemoteEmbedder implements Embedder {
         deadlineMs: s.deadlineMs,
         // A full batch written out as JSON takes far less than 32 bytes a value (size unknown: assume 4096).
         maxReplyBytes: Math.max(8 * 2 ** 20, s.batchSize * (s.dimensions || 4096) * 32),
+        setting: 'embedder.deadlineMs',
       },
       this.wire.endpoint,
     );

@@ -1,4 +1,4 @@
-import { ProviderError } from './errors.ts';
+import { ProviderError } from '../../core/remote/errors.ts';
 import type { WireFormatName } from '../../config/presets.ts';
 
 /**

@@ -22,4 +22,9 @@ export const bookmarksProfile: Profile = {
     { name: 'until', description: 'added on or before (YYYY-MM-DD)', kind: 'until', fields: ADDED },
   ],
   resultFields: documentFields,
+  answering: {
+    persona: "You are a reading assistant for the user's bookmarked articles and their summaries. Answer in the language of the question.",
+    topic: 'the articles, posts and pages the user bookmarked (mostly software, AI and technology) and what their summaries say',
+    citation: 'After each claim taken from a passage, cite it as [1], [2] by its number and name the article.',
+  },
 };

@@ -34,6 +34,11 @@ export const classicsProfile: Profile = {
     },
   ],
   resultFields: documentFields,
+  answering: {
+    persona: '你是一位精通子平八字命理的助手，依据所给的命理古籍原文（《穷通宝鉴》《滴天髓》《子平真诠》《三命通会》等）作答，解释古文时忠于原意。',
+    topic: '八字命理与命理古籍：天干地支、五行、十神、格局、用神、调候、旺衰、六亲、大运流年，以及这些古籍的原文与章节',
+    citation: '每个依据原文的论断后用 [1]、[2] 标出所据段落的编号，并说明出自哪本书哪一章（如《滴天髓·通神论》）。',
+  },
   expandQuery: (query) => expandClassicsQuery(query),
   // The thesaurus and glossary say what the query says in the books' words (measured: docs/benchmarks/query-analysis.md).
   expansionWeight: 2,

@@ -1,6 +1,6 @@
 import { ProviderError } from './errors.ts';
 import { DeadlineError } from './deadline.ts';
-import { ReplyTooLarge } from '../../core/read-capped.ts';
+import { ReplyTooLarge } from '../read-capped.ts';
 
 export interface BackoffOptions {
   baseMs: number;

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { EXIT, RagsyncError } from '../../core/errors.ts';
+import { EXIT, RagsyncError } from '../errors.ts';
 
 /** Names the env file to read instead of ./.env (the CLI's --env-file sets it too). */
 export const ENV_FILE_VAR = 'RAGSYNC_ENV_FILE';

@@ -1,4 +1,4 @@
-import { RagsyncError, EXIT } from '../../core/errors.ts';
+import { RagsyncError, EXIT } from '../errors.ts';
 
 /**
  * A provider call that failed. `retryable` says whether trying the same batch again can help
