@@ -123,7 +123,7 @@ describe('MCP tool ask', () => {
     const client = new Client({ name: 't', version: '1' });
     await client.connect(a);
     try {
-      expect((await client.listTools()).tools.map((x) => x.name).sort()).toEqual(['ask', 'related', 'search']);
+      expect((await client.listTools()).tools.map((x) => x.name).sort()).toEqual(['ask', 'docSearch', 'related', 'search']);
       const r = (await client.callTool({ name: 'ask', arguments: { question: '正月甲木', k: 2 } })) as { content: { text: string }[]; isError?: boolean };
       expect(r.isError).toBeFalsy();
       const j = JSON.parse(r.content[0]!.text);
