@@ -4,13 +4,14 @@ import { dotAt, int8Query, int8Rank, normalizeRows, RESCORE, topKOfScores, type 
 
 /**
  * A picker putting the first `count` rows of parallel arrays in chunk order (refs ascending), as the
- * in-memory index holds them: equal scores then rank alike. Each call returns a new array.
+ * in-memory index holds them: equal scores then rank alike. An array already in order and of that
+ * length is returned as it is (the callers only read them), any other is copied.
  */
 function inChunkOrder(refs: Int32Array, count: number): <T extends Float32Array | Int32Array>(from: T) => T {
   // Packed codes come in chunk order already (one source's, or each source's in turn): no sort then.
   let sorted = true;
   for (let row = 1; row < count && sorted; row++) sorted = refs[row - 1]! < refs[row]!;
-  if (sorted) return (from) => from.slice(0, count) as typeof from;
+  if (sorted) return (from) => (from.length === count ? from : (from.slice(0, count) as typeof from));
   const order = Int32Array.from({ length: count }, (_, i) => i).sort((a, b) => refs[a]! - refs[b]!);
   return (from) => {
     const to = new (from.constructor as new (n: number) => typeof from)(count);
@@ -119,7 +120,9 @@ export class VectorScan implements VectorSource {
     flush();
     this.knownDims = done.dims;
     const pick = inChunkOrder(refs, done.count);
-    const rows = { refs: pick(refs), scales: pick(scales), residuals: pick(residuals), approx: pick(approx) };
+    const rows = { refs: pick(refs), scales: pick(scales), residuals: pick(residuals), approx: pick(approx), maxResidual: 0 };
+    // As the in-memory index keeps it: rows far below the k-th exact score then skip their bound.
+    for (let row = 0; row < rows.residuals.length; row++) rows.maxResidual = Math.max(rows.maxResidual, rows.residuals[row]!);
     return int8Rank(rows, iq!, (missing, exact) => this.rescoreExact(q, missing, exact), RESCORE);
   }
 

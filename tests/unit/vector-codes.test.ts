@@ -180,18 +180,21 @@ describe('int8 codes stored beside the vectors (migration 010)', () => {
       const reader = new SqliteIndex(fx.db, 'read');
       const rows: [number, number, number, number[]][] = [];
       const row = (ref: number, scale: number, residual: number, code: Int8Array) => rows.push([ref, scale, residual, [...code]]);
+      let packs = false; // whether the rows came in segments (packs) or one by one (code rows)
       const done = await reader.streamCodes(FP, {
         start: () => {},
         row: (_i, ref, scale, residual, code) => row(ref, scale, residual, code),
         rows: (_first, refs, scales, residuals, codes) => {
+          packs = true;
           const dims = codes.length / refs.length;
           refs.forEach((ref, j) => row(ref, scales[j]!, residuals[j]!, codes.subarray(j * dims, (j + 1) * dims)));
         },
       }, sources);
       await reader.close();
-      return { done, rows: rows.sort((x, y) => x[0] - y[0]) };
+      return { done, packs, rows: rows.sort((x, y) => x[0] - y[0]) };
     };
     const fromPack = await scanned();
+    expect(fromPack.packs).toBe(true);
     // The same rows as the per-chunk code rows give.
     store.db.prepare('DELETE FROM vector_code_packs').run();
     const fromRows = await scanned();
@@ -229,13 +232,18 @@ describe('int8 codes stored beside the vectors (migration 010)', () => {
     expect(await store.refreshCodePack(FP)).toBe(true);
     await writeFixture(store, 'classics', [{ path: 'new.md', chunks: [['h', '魁罡日主，性刚果断']] }]);
     const afterWrite = await scanned();
+    expect(afterWrite.packs).toBe(false);
     expect(afterWrite.rows).toHaveLength(12);
-    // gc deleting a vector does not move the generation: the vector count tells the pack is stale.
+    // gc deletes a vector no chunk uses without moving the generation: the packs, which hold the
+    // chunks' codes only, stay current (a search does not count the vectors to find out) and are
+    // read; the next index run rewrites them for the new vector count.
     expect(await store.refreshCodePack(FP)).toBe(true);
     await store.writeDocuments('classics', [], ['new.md']);
     expect(await store.refreshCodePack(FP)).toBe(true);
     expect((await store.gc()).vectors).toBe(1);
-    expect((await scanned()).rows).toEqual(fromRows.rows);
+    const afterGc = await scanned();
+    expect(afterGc.packs).toBe(true);
+    expect(afterGc.rows).toEqual(fromRows.rows);
 
     // Searches answer the same from the pack as the long-lived in-memory index.
     expect(await store.refreshCodePack(FP)).toBe(true);

@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { endianness } from 'node:os';
 import { encodeInt8, normalizeRows } from '../../core/quantize.ts';
 import { decodeVector } from './blob.ts';
-import { codeCount, embedderDims, readGeneration, vectorCount } from './statements.ts';
+import { codeCount, embedderDims, prepared, readGeneration, vectorCount } from './statements.ts';
 
 /**
  * The int8 codes beside the float32 vectors (migration 010): what a one-shot search scans. Each is
@@ -143,12 +143,15 @@ export function refreshCodePack(db: Database, fingerprint: string, segmentBytes 
   }).immediate();
 }
 
-/** Whether the packs of `fingerprint` were written at this generation, vector count and dims (all are written together: one row tells). */
-function packsCurrent(db: Database, fingerprint: string, at: { generation: number; vectors: number; dims: number }): boolean {
-  const held = db.prepare('SELECT generation, vectors, dims FROM vector_code_packs WHERE fingerprint = ? LIMIT 1').get(fingerprint) as
+/**
+ * Whether the packs of `fingerprint` were written at this generation and dims, and (when given) this
+ * vector count: all are written together, one row tells.
+ */
+function packsCurrent(db: Database, fingerprint: string, at: { generation: number; vectors?: number; dims: number }): boolean {
+  const held = prepared(db, 'SELECT generation, vectors, dims FROM vector_code_packs WHERE fingerprint = ? LIMIT 1').get(fingerprint) as
     | { generation: number; vectors: number; dims: number }
     | undefined;
-  return !!held && held.generation === at.generation && held.vectors === at.vectors && held.dims === at.dims;
+  return !!held && held.generation === at.generation && (at.vectors === undefined || held.vectors === at.vectors) && held.dims === at.dims;
 }
 
 export interface CodePack {
@@ -160,15 +163,20 @@ export interface CodePack {
 }
 
 /**
- * The packs of `fingerprint` when they are current (their generation and vector count the
- * index's): those of the sources named by `sources`, or all. Null when they are not current or a
- * segment's BLOBs do not have the sizes its count and dims give (checked by length, no BLOB read).
- * The segments are read one at a time as they are iterated (in the caller's transaction).
+ * The packs of `fingerprint` when they are current: those of the sources named by `sources`, or
+ * all. Null when they are not current or a segment's BLOBs do not have the sizes its count and dims
+ * give (checked by length, no BLOB read). The segments are read one at a time as they are iterated
+ * (in the caller's transaction).
+ *
+ * Current means written at the index's generation (and dims): the packs hold the codes of the
+ * chunks' vectors, and every transaction changing chunks or vectors bumps the generation, so the
+ * vectors need not be counted (two index scans that grow with the corpus). The one change that
+ * does not bump it, gc of vectors no chunk uses, touches no packed row.
  */
 export function readCodePacks(
   db: Database,
   fingerprint: string,
-  at: { generation: number; vectors: number; dims: number },
+  at: { generation: number; dims: number },
   sources?: readonly string[],
 ): { count: number; segments: () => Iterable<CodePack> } | null {
   if (!PACKS || !packsCurrent(db, fingerprint, at)) return null;

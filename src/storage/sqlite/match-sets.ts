@@ -77,9 +77,10 @@ function brokenChunks(db: Database): Set<number> {
   const own = prepared(db, `SELECT id FROM chunks INDEXED BY chunks_broken WHERE json_extract(metadata, '$.broken') IN (1, 'true')`)
     .pluck()
     .all() as number[];
+  // CROSS JOIN keeps the broken documents the outer loop: left to itself the planner scanned every chunk.
   const ofDocuments = prepared(
     db,
-    `SELECT c.id FROM documents d INDEXED BY documents_broken JOIN chunks c ON c.document_id = d.id
+    `SELECT c.id FROM documents d INDEXED BY documents_broken CROSS JOIN chunks c ON c.document_id = d.id
      WHERE json_extract(d.metadata, '$.broken') IN (1, 'true') AND json_extract(c.metadata, '$.broken') IS NULL`,
   )
     .pluck()

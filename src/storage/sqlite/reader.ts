@@ -318,15 +318,11 @@ export class SqliteIndexReader implements IndexReader {
 
   async streamCodes(fingerprint: string, sink: CodeSink, sources?: readonly string[]): Promise<{ generation: number; dims: number; count: number } | null> {
     return this.db.transaction(() => {
-      // Codes are written with their vectors and deleted with them (trigger): equal counts mean one
-      // code per vector. Both counts read only the narrow key indexes.
-      const vectors = vectorCount(this.db, fingerprint);
-      if (codeCount(this.db, fingerprint) !== vectors) return null;
       const generation = readGeneration(this.db);
       const dims = embedderDims(this.db, fingerprint);
       // The packed copies when they are current (written by the last index run): one row per source
       // instead of one per chunk, and only the sources the search is scoped to.
-      const packs = vectors ? readCodePacks(this.db, fingerprint, { generation, vectors, dims }, sources) : null;
+      const packs = dims ? readCodePacks(this.db, fingerprint, { generation, dims }, sources) : null;
       if (packs) {
         sink.start(packs.count, dims);
         let first = 0;
@@ -336,6 +332,10 @@ export class SqliteIndexReader implements IndexReader {
         }
         return { generation, dims, count: first };
       }
+      // Codes are written with their vectors and deleted with them (trigger): equal counts mean one
+      // code per vector. Both counts read only the narrow key indexes.
+      const vectors = vectorCount(this.db, fingerprint);
+      if (codeCount(this.db, fingerprint) !== vectors) return null;
       // An upper bound (chunks without a vector are not streamed): counting the join would probe every row twice.
       sink.start(vectors ? (this.db.prepare('SELECT count(*) FROM chunks').pluck().get() as number) : 0, dims);
       const code = new Int8Array(dims);
