@@ -14,6 +14,7 @@ export const COMMAND_LIST: readonly { usage: string; summary: string }[] = [
   { usage: 'search [options] <query>', summary: 'search the index (hybrid: vector + keyword by reciprocal rank fusion)' },
   { usage: 'related [options] <path-or-id>', summary: 'documents most similar to a given one (itself excluded)' },
   { usage: 'status [options]', summary: 'health verdict, sources, vector coverage per embedder, recent runs' },
+  { usage: 'source', summary: 'add, list or remove sources: the config file edited in place, comments kept' },
   { usage: 'gc [options]', summary: 'delete vectors that no chunk references any more' },
   {
     usage: 'export [options]',

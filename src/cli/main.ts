@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   search: () => import('./commands/search.ts'),
   related: () => import('./commands/related.ts'),
   status: () => import('./commands/status.ts'),
+  source: () => import('./commands/source.ts'),
   gc: () => import('./commands/gc.ts'),
   export: () => import('./commands/export.ts'),
   daemon: () => import('./commands/daemon.ts'),

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { tmpdir } from 'node:os';
 import type { Logger } from 'pino';
 import type { Snapshot, SourceFile, UnlistedSnapshot } from './types.ts';
 import { readBlobs } from './catfile.ts';
@@ -17,6 +18,7 @@ import {
   localCommits,
   markCheckout,
   uncommittedFiles,
+  type UnsavedWork,
 } from './checkout-guard.ts';
 
 export interface GitSourceOptions {
@@ -347,4 +349,22 @@ async function listTree(root: string, commit: string, match: (path: string) => b
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return files;
+}
+
+/**
+ * The branch a repository's HEAD names (`git ls-remote --symref URL HEAD`), or null when it cannot
+ * be asked (unreachable, no symref): `source add` writes it so a repository on `master` works.
+ */
+export function remoteHeadBranch(url: string, timeoutMs = 20_000): Promise<string | null> {
+  return new Promise((resolve) => {
+    execFile('git', ['ls-remote', '--symref', '--', url, 'HEAD'], { cwd: tmpdir(), env: ENV, timeout: timeoutMs }, (err, stdout) => {
+      resolve(err ? null : (/^ref: refs\/heads\/(\S+)\s+HEAD$/m.exec(stdout)?.[1] ?? null));
+    });
+  });
+}
+
+/** What deleting ragsync's own checkout would lose (uncommitted files, local commits), or null when nothing. */
+export async function unsavedWorkIn(root: string): Promise<UnsavedWork | null> {
+  const work = { commits: await localCommits(root, run), files: await uncommittedFiles(root, run) };
+  return work.files.length || work.commits.length ? work : null;
 }

@@ -226,6 +226,8 @@ export interface IndexWriter {
   sourceListing(name: string): Promise<{ commit: string | null; listing: string | null } | null>;
   /** Drops the listing key: called before a run writes the source's documents. */
   forgetSourceListing(name: string): Promise<void>;
+  /** Deletes the source's row once its documents are removed; false when there is no such source. */
+  forgetSource(name: string): Promise<boolean>;
   listDocuments(source: string): Promise<StoredDocument[]>;
   registerEmbedder(info: EmbedderInfo): Promise<void>;
   /** The subset of `textHashes` that has no vector for `fingerprint`. */

@@ -23,12 +23,17 @@ export async function collectGarbage(
 ): Promise<{ vectors: number; sparedSince: string | null }> {
   const lock = await acquireIndexLock(store, dbPath, opts.log);
   try {
-    const sparedSince = unfinishedSince(await store.recentRuns(RUNS_LOOKED_AT));
-    const r = await store.gc({ keepOnly: opts.keepOnly, spareSince: sparedSince ?? undefined });
-    return { vectors: r.vectors, sparedSince };
+    return await collectGarbageLocked(store, opts);
   } finally {
     await lock.release().catch((err: unknown) => opts.log?.warn({ err: errorMessage(err) }, 'could not release the index lock'));
   }
+}
+
+/** The same, by a caller already holding the index lock. */
+export async function collectGarbageLocked(store: AdminStore, opts: { keepOnly?: string } = {}): Promise<{ vectors: number; sparedSince: string | null }> {
+  const sparedSince = unfinishedSince(await store.recentRuns(RUNS_LOOKED_AT));
+  const r = await store.gc({ keepOnly: opts.keepOnly, spareSince: sparedSince ?? undefined });
+  return { vectors: r.vectors, sparedSince };
 }
 
 /** Enough history to reach the last completed run in any realistic index. */

@@ -6,12 +6,15 @@ function commandsOf(program: Command): CompletionCommand[] {
   return program.commands
     .filter((c) => c.name() !== 'help')
     .map((c) => {
-      const first = (c.registeredArguments[0] as { argChoices?: string[] } | undefined)?.argChoices;
+      // A command with subcommands (`source add|list|remove`): those complete first, then all their options.
+      const subs = c.commands.filter((s) => s.name() !== 'help');
+      const first = subs.length ? subs.map((s) => s.name()) : (c.registeredArguments[0] as { argChoices?: string[] } | undefined)?.argChoices;
+      const options = [...new Map([c, ...subs].flatMap((s) => s.options).map((o) => [o.long ?? o.short, o])).values()];
       return {
         name: c.name(),
         description: c.description(),
         argChoices: first,
-        options: c.options.map((o) => ({
+        options: options.map((o) => ({
           short: o.short,
           long: o.long,
           takesValue: o.required || o.optional,

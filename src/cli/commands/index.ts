@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { Config } from '../../config/load.ts';
 import { runIndex } from '../../sync/run.ts';
 import { createLogger } from '../../core/log.ts';
 import { onStopSignals } from '../../daemon/signals.ts';
@@ -36,39 +37,57 @@ Exit codes: 0 ok, 1 failed or stopped, 2 bad flags or config, 3 partial, 75 lock
     )
     .action(async (o) => {
       keepOldGenerationTight();
-      const base = config(o);
-      // The summary below is the run's one report: step logs only when asked (-v, config or env).
-      const log = createLogger(o.verbose ? { level: 'info' } : { configLevel: base.logLevel, defaultLevel: 'warn' });
-      const cfg = withRateLimits(await withDimensions(base, log), o.rpm, o.tpm);
-      const bar = progressBar();
-      // SIGTERM/SIGINT: stop after the batch in flight commits; the run is recorded 'aborted'.
-      const stop = new AbortController();
-      const off = onStopSignals((signal) => {
-        log.warn({ signal }, 'stopping after the batch in flight');
-        stop.abort();
-      });
-      let result;
-      try {
-        result = await runIndex(
-          cfg,
-          {
-            sources: o.source,
-            dryRun: !!o.dryRun,
-            force: !!o.force,
-            maxDocs: o.maxDocs,
-            log,
-            signal: stop.signal,
-            allowEmpty: !!o.allowEmpty,
-            allowDelete: !!o.allowDelete,
-          },
-          bar,
-        );
-      } finally {
-        off();
-        bar.end();
-      }
-      const json = o.json || (!process.stdout.isTTY && !o.verbose);
-      out(json ? JSON.stringify(indexJson(result)) : indexText(result, !!o.verbose, painter(colorsOn())));
-      process.exitCode = result.exitCode;
+      await indexAndReport(config(o), o);
     });
+}
+
+/** Flags of `index` that `indexAndReport` reads (`source add --index` passes a few). */
+export interface IndexFlags {
+  source?: string[];
+  dryRun?: boolean;
+  force?: boolean;
+  maxDocs?: number;
+  rpm?: number;
+  tpm?: number;
+  json?: boolean;
+  verbose?: boolean;
+  allowEmpty?: boolean;
+  allowDelete?: boolean;
+}
+
+/** One index run, reported as `index` reports it; its exit code set on the process. */
+export async function indexAndReport(base: Config, o: IndexFlags): Promise<void> {
+  // The summary below is the run's one report: step logs only when asked (-v, config or env).
+  const log = createLogger(o.verbose ? { level: 'info' } : { configLevel: base.logLevel, defaultLevel: 'warn' });
+  const cfg = withRateLimits(await withDimensions(base, log), o.rpm, o.tpm);
+  const bar = progressBar();
+  // SIGTERM/SIGINT: stop after the batch in flight commits; the run is recorded 'aborted'.
+  const stop = new AbortController();
+  const off = onStopSignals((signal) => {
+    log.warn({ signal }, 'stopping after the batch in flight');
+    stop.abort();
+  });
+  let result;
+  try {
+    result = await runIndex(
+      cfg,
+      {
+        sources: o.source,
+        dryRun: !!o.dryRun,
+        force: !!o.force,
+        maxDocs: o.maxDocs,
+        log,
+        signal: stop.signal,
+        allowEmpty: !!o.allowEmpty,
+        allowDelete: !!o.allowDelete,
+      },
+      bar,
+    );
+  } finally {
+    off();
+    bar.end();
+  }
+  const json = o.json || (!process.stdout.isTTY && !o.verbose);
+  out(json ? JSON.stringify(indexJson(result)) : indexText(result, !!o.verbose, painter(colorsOn())));
+  process.exitCode = result.exitCode;
 }

@@ -72,6 +72,11 @@ export class PgIndexWriter implements IndexWriter {
     if (!this.dryRun) await this.db.query('UPDATE sources SET listing = NULL WHERE name = $1 AND listing IS NOT NULL', [name]);
   }
 
+  async forgetSource(name: string): Promise<boolean> {
+    if (this.dryRun) return (await listSources(this.db.q, name)).length > 0;
+    return (await this.db.query('DELETE FROM sources WHERE name = $1 RETURNING id', [name])).length > 0;
+  }
+
   async listDocuments(source: string): Promise<StoredDocument[]> {
     return this.db.query<StoredDocument>(
       `SELECT d.path, d.content_hash AS "contentHash", d.stamp, d.size, d.chunker

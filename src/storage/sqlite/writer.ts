@@ -43,6 +43,17 @@ export class SqliteIndexWriter implements IndexWriter {
     if (!this.dryRun) this.db.prepare('UPDATE sources SET listing = NULL WHERE name = ? AND listing IS NOT NULL').run(name);
   }
 
+  async forgetSource(name: string): Promise<boolean> {
+    const id = this.db.prepare('SELECT id FROM sources WHERE name = ?').pluck().get(name) as number | undefined;
+    if (id === undefined || this.dryRun) return id !== undefined;
+    // Its packed codes go with it: a later source could be given the same id.
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM vector_code_packs WHERE source_id = ?').run(id);
+      this.db.prepare('DELETE FROM sources WHERE id = ?').run(id);
+    })();
+    return true;
+  }
+
   async listDocuments(source: string): Promise<StoredDocument[]> {
     return this.db
       .prepare(
