@@ -97,7 +97,7 @@ function layout(value: unknown, like: { multiline: boolean; indent: string; unit
 
 /** The array at the top-level member `key`, or a one-line reason it cannot be edited. */
 function arrayAt(text: string, key: string): { stripped: string; array: Span; elements: Span[] } {
-  const stripped = stripJsonc(text);
+  const stripped = stripJsonc(text, false);
   const array = member(stripped, key);
   if (!array) throw new Error(`no top-level "${key}" to edit`);
   if (stripped[array.start] !== '[') throw new Error(`"${key}" is not an array`);
@@ -125,10 +125,11 @@ export function appendToArray(text: string, key: string, value: unknown): string
   const lineEnd = lineEndOf(stripped, last.end);
   const rest = stripped.slice(last.end, lineEnd).trim();
   if (ownLine && (rest === '' || rest === ',')) {
-    // Under the last element, after its line (a comment there stays with it).
-    const comma = rest === '' ? ',' : '';
+    // Under the last element, after its line (a comment there stays with it); a trailing comma
+    // the file writes after its last element, written after the new one too.
+    const trailing = rest === ',';
     const at = lineEnd > 0 && text[lineEnd - 1] === '\r' ? lineEnd - 1 : lineEnd;
-    return `${text.slice(0, last.end)}${comma}${text.slice(last.end, at)}${eol}${indent}${body}${text.slice(at)}`;
+    return `${text.slice(0, last.end)}${trailing ? '' : ','}${text.slice(last.end, at)}${eol}${indent}${body}${trailing ? ',' : ''}${text.slice(at)}`;
   }
   return `${text.slice(0, last.end)}, ${body}${text.slice(last.end)}`;
 }

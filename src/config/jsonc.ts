@@ -1,8 +1,9 @@
 /**
  * JSON with comments: `//` and `/* *\/` comments and trailing commas are blanked out (each
  * character replaced by a space, line ends kept) so that JSON.parse's positions are the file's.
+ * `trailingCommas: false` leaves those commas (an editor needs to see them).
  */
-export function stripJsonc(text: string): string {
+export function stripJsonc(text: string, trailingCommas = true): string {
   const out = text.split('');
   const blank = (from: number, to: number) => {
     for (let i = from; i < to; i++) if (out[i] !== '\n' && out[i] !== '\r') out[i] = ' ';
@@ -26,7 +27,7 @@ export function stripJsonc(text: string): string {
       blank(i, stop);
       i = stop - 1;
     } else if (c === '}' || c === ']') {
-      if (lastSignificant >= 0 && out[lastSignificant] === ',') out[lastSignificant] = ' ';
+      if (trailingCommas && lastSignificant >= 0 && out[lastSignificant] === ',') out[lastSignificant] = ' ';
       lastSignificant = i;
     } else if (!/\s/.test(c)) lastSignificant = i;
   }

@@ -13,6 +13,7 @@ import { serverInfo, type FrontHandoff } from './front.ts';
 import type { Answerer } from '../answer/answer.ts';
 import { collectAnswer } from '../answer/collect.ts';
 import { MAX_PASSAGES, parseChatRequest } from '../answer/request.ts';
+import type { SourceRequest } from '../config/source-entry.ts';
 
 const text = (results: SearchResult[], expansions?: Expansion[]) => ({
   content: [{ type: 'text' as const, text: JSON.stringify({ results: results.map(resultJson), ...(expansions ? { expansions } : {}) }) }],
@@ -26,13 +27,15 @@ const toolError = (err: unknown) => ({ isError: true, content: [{ type: 'text' a
  * none (a bad config, no index): the session still starts and every tool call answers with that
  * error, so the client shows it instead of "connection closed". Given an answerer, `ask` too.
  */
-export function createMcpServer(source: Searcher | Error, version?: string, answerer?: Answerer | null): McpServer {
+export function createMcpServer(source: Searcher | Error, version?: string, answerer?: Answerer | null, sources?: SourceTools): McpServer {
   const info = serverInfo(); // package.json, read once
   const server = new McpServer({ name: info.name, version: version ?? info.version });
   const specs = source instanceof Error ? [] : source.filterSpecs();
   const searcher = (): Searcher => {
-    if (source instanceof Error) throw source;
-    return source;
+    // After a source tool changed the config, the searcher opened on the new one.
+    const now = sources?.searcher?.() ?? source;
+    if (now instanceof Error) throw now;
+    return now;
   };
   server.registerTool(
     'search',
@@ -113,7 +116,82 @@ export function createMcpServer(source: Searcher | Error, version?: string, answ
       },
     );
   }
+  if (sources) registerSourceTools(server, sources);
   return server;
+}
+
+/**
+ * What the source tools do: the functions behind `ragsync source add|list|remove`, bound to the
+ * config file by the command that starts the server (cli/source-tools.ts).
+ */
+export interface SourceTools {
+  add(req: SourceRequest & { index?: boolean }): Promise<unknown>;
+  list(): Promise<unknown>;
+  remove(name: string): Promise<unknown>;
+  /** The searcher over the config as it is now (after an add or remove), when it changed. */
+  searcher?(): Searcher | Error | undefined;
+}
+
+const json = (value: unknown) => ({ content: [{ type: 'text' as const, text: JSON.stringify(value) }] });
+
+/** sourceAdd, sourceList, sourceRemove: for agents that manage their own knowledge. */
+function registerSourceTools(server: McpServer, tools: SourceTools): void {
+  const globs = z.array(z.string().min(1)).optional();
+  server.registerTool(
+    'sourceAdd',
+    {
+      description:
+        'Add a source to the ragsync config (the file edited in place, comments kept; validated first): a local folder, a git repository URL or a website URL. Set index to index it at once. Returns JSON {file, source, index?}.',
+      inputSchema: {
+        location: z.string().min(1).describe('a folder path, a git URL (https://host/owner/repo, …/x.git, git@host:…) or an http(s) site URL'),
+        name: z.string().min(1).optional().describe('the source name (default: derived from the location, made unique)'),
+        kind: z.enum(['git', 'dir', 'web']).optional().describe('default: inferred from the location'),
+        include: globs.describe('files (web: URL patterns) to index'),
+        exclude: globs.describe('files (web: URL patterns) to leave out'),
+        chunker: z.string().min(1).optional().describe('markdown, code, classics, bookmarks (default: markdown)'),
+        branch: z.string().min(1).optional().describe("git: the branch (default: the repository's HEAD branch)"),
+        index: z.boolean().optional().describe('index the source now (default: false)'),
+      },
+    },
+    async (args) => {
+      try {
+        return json(await tools.add(args));
+      } catch (err) {
+        return toolError(err);
+      }
+    },
+  );
+  server.registerTool(
+    'sourceList',
+    {
+      description: 'The sources of the ragsync config and index: kind, location, indexed commit or crawl time, documents, chunks, last run. Returns JSON {sources:[…]}.',
+      inputSchema: {},
+      annotations: { readOnlyHint: true },
+    },
+    async () => {
+      try {
+        return json(await tools.list());
+      } catch (err) {
+        return toolError(err);
+      }
+    },
+  );
+  server.registerTool(
+    'sourceRemove',
+    {
+      description:
+        "Remove a source: its documents, chunks and then-unused vectors from the index, its entry from the config file, and ragsync's own checkout of it (never the user's files). Returns JSON {name, documents, chunks, vectors, …}.",
+      inputSchema: { name: z.string().min(1).describe('the source name (sourceList lists them)') },
+      annotations: { destructiveHint: true },
+    },
+    async ({ name }) => {
+      try {
+        return json(await tools.remove(name));
+      } catch (err) {
+        return toolError(err);
+      }
+    },
+  );
 }
 
 /**
@@ -121,8 +199,13 @@ export function createMcpServer(source: Searcher | Error, version?: string, answ
  * stdin replays the input from the start, and the answer to the `initialize` it already gave is
  * not written again.
  */
-export async function serveStdio(searcher: Searcher | Error, io: Partial<FrontHandoff> = {}, answerer: Answerer | null = null): Promise<void> {
-  const server = createMcpServer(searcher, undefined, answerer);
+export async function serveStdio(
+  searcher: Searcher | Error,
+  io: Partial<FrontHandoff> = {},
+  answerer: Answerer | null = null,
+  sources?: SourceTools,
+): Promise<void> {
+  const server = createMcpServer(searcher, undefined, answerer, sources);
   const stdin = io.stdin ?? process.stdin;
   const transport = new StdioServerTransport(stdin);
   // Input that ends (a client closing its end, or a script piping requests in) still gets its

@@ -9,6 +9,7 @@ export function register(program: Command): void {
     .command('mcp')
     .description('serve the index as an MCP server on stdio (tools: search, related; ask with a chat block)')
     .addOption(configOption())
+    .option('--manage-sources', 'also the tools sourceAdd, sourceList, sourceRemove (they edit the config file and the index)')
     .action(async (o) => {
       // The answer to initialize first; the SDK, the config and the index when a message needs them.
       const { serveWithEarlyInitialize } = await import('../../mcp/front.ts');
@@ -38,11 +39,29 @@ export function register(program: Command): void {
           process.stderr.write(`ragsync: ${words}\n`);
           searcher = new RagsyncError(words, EXIT.usage);
         }
+        // Searchers opened over the config as the source tools changed it (the answerer keeps the first).
+        const reopened: InstanceType<typeof Searcher>[] = [];
+        let tools: import('../../mcp/server.ts').SourceTools | undefined;
+        if (o.manageSources) {
+          const [{ sourceTools }, { resolveConfigPath }, { createLogger }] = await Promise.all([
+            import('../source-tools.ts'),
+            import('../../config/load.ts'),
+            import('../../core/log.ts'),
+          ]);
+          const log = createLogger({ defaultLevel: 'warn' });
+          tools = {
+            ...sourceTools(resolveConfigPath(o.config), log, async (cfg) => {
+              reopened.push(Searcher.open(await withDimensions(cfg, log)));
+            }),
+            searcher: () => reopened.at(-1),
+          };
+        }
         try {
-          await serveStdio(searcher, io, answerer);
+          await serveStdio(searcher, io, answerer, tools);
         } finally {
           // The session ends as any command with a bad config does: exit 2 (said once, above).
           await answerer?.close();
+          for (const s of reopened) await s.close();
           if (searcher instanceof Error) process.exitCode = EXIT.usage;
           else await searcher.close();
         }
