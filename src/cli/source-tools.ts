@@ -18,7 +18,7 @@ export function sourceTools(file: string, log: Logger, changed: (cfg: Config) =>
       const name = r.entry.name as string;
       const run = index ? runSummary(await runIndex(await withDimensions(r.config, log), { sources: [name], log, trigger: 'mcp' })) : undefined;
       await changed(r.config);
-      return { file: r.file, source: r.entry, ...(run ? { index: run } : { next: `index it: sourceAdd with index, or \`ragsync index --source ${name}\`` }) };
+      return { file: r.file, source: r.shown, ...(run ? { index: run } : { next: `index it: sourceAdd with index, or \`ragsync index --source ${name}\`` }) };
     },
     async list() {
       return { sources: await listSources(loadConfig(file)) };

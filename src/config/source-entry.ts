@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { RagsyncError, EXIT } from '../core/errors.ts';
 import { sourceNameOf } from './starter.ts';
+import { redactUrl } from '../core/redact.ts';
 
 /**
  * What `source add` (and the MCP tool `source_add`) is given, turned into the config entry it
@@ -57,11 +58,11 @@ export function inferKind(location: string, cwd: string, asked?: SourceKindName)
   const kind: SourceKindName = asked ?? (isFolder ? (/\.git\/?$/.test(location) && isGitRepo(folder) ? 'git' : 'dir') : gitLikeUrl(location) ? 'git' : isHttp(location) ? 'web' : 'dir');
   if (kind === 'dir' && !isFolder) {
     throw new RagsyncError(
-      isUrlLike(location) ? `--kind dir: ${JSON.stringify(location)} is a URL, not a folder` : `no such folder: ${folder} (give a folder, a git URL or an http(s) URL)`,
+      isUrlLike(location) ? `--kind dir: ${JSON.stringify(redactUrl(location))} is a URL, not a folder` : `no such folder: ${folder} (give a folder, a git URL or an http(s) URL)`,
       EXIT.usage,
     );
   }
-  if (kind === 'web' && !isHttp(location)) throw new RagsyncError(`--kind web: ${JSON.stringify(location)} is not an http(s) URL`, EXIT.usage);
+  if (kind === 'web' && (!isHttp(location) || !URL.canParse(location))) throw new RagsyncError(`--kind web: ${JSON.stringify(redactUrl(location))} is not an http(s) URL`, EXIT.usage);
   if (kind === 'git' && folder !== null && !isGitRepo(folder)) {
     throw new RagsyncError(`--kind git: ${folder} is not a git repository${isFolder ? ' (index it as a folder: --kind dir)' : ''}`, EXIT.usage);
   }

@@ -143,7 +143,7 @@ function registerSourceTools(server: McpServer, tools: SourceTools): void {
       description:
         'Add a source to the ragsync config (the file edited in place, comments kept; validated first): a local folder, a git repository URL or a website URL. Set index to index it at once. Returns JSON {file, source, index?}.',
       inputSchema: {
-        location: z.string().min(1).describe('a folder path, a git URL (https://host/owner/repo, …/x.git, git@host:…) or an http(s) site URL'),
+        location: z.string().min(1).describe('a folder (absolute, or relative to the server\'s working directory), a git URL (https://host/owner/repo, …/x.git, git@host:…) or an http(s) site URL'),
         name: z.string().min(1).optional().describe('the source name (default: derived from the location, made unique)'),
         kind: z.enum(['git', 'dir', 'web']).optional().describe('default: inferred from the location'),
         include: globs.describe('files (web: URL patterns) to index'),

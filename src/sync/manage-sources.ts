@@ -81,6 +81,8 @@ export interface AddResult {
   file: string;
   /** The entry as written into the file. */
   entry: Record<string, unknown>;
+  /** The same, credentials in its URL masked: what may be shown. */
+  shown: Record<string, unknown>;
   /** The config with it, as loaded. */
   config: Config;
   source: SourceConfig;
@@ -115,7 +117,8 @@ export async function addSource(
   const next = appendToArray(text, 'sources', entry);
   const updated = validateEdit(profiles, file, next, [...(raw.sources ?? []), entry], 'not added');
   if (!opts.dryRun) writeInPlace(file, next);
-  return { file, entry, config: updated, source: updated.sources.find((s) => s.name === entry.name)!, written: !opts.dryRun };
+  const shown = Object.fromEntries(Object.entries(entry).map(([k, v]) => [k, typeof v === 'string' && (k === 'url' || k === 'sitemap') ? redactUrl(v) : v]));
+  return { file, entry, shown, config: updated, source: updated.sources.find((s) => s.name === entry.name)!, written: !opts.dryRun };
 }
 
 export interface SourceListing {

@@ -89,10 +89,10 @@ Bad input is one line naming the field and value (exit 2), and the file is left 
         { dryRun: !!o.dryRun },
       );
       const name = r.entry.name as string;
-      if (o.json && !o.index) out(JSON.stringify({ file: r.file, written: r.written, source: r.entry }));
+      if (o.json && !o.index) out(JSON.stringify({ file: r.file, written: r.written, source: r.shown }));
       else if (!o.json) {
-        out(`${r.written ? 'added' : 'would add'} source "${name}" (${r.source.kind} ${location}) to ${r.file}:`);
-        out(JSON.stringify(r.entry, null, 2));
+        out(`${r.written ? 'added' : 'would add'} source "${name}" (${r.source.kind}) to ${r.file}:`);
+        out(JSON.stringify(r.shown, null, 2));
         if (!o.index && r.written) out(`next: ragsync index --source ${name}${o.config ? ` -c ${o.config}` : ''}`);
       }
       if (o.index && r.written) {
