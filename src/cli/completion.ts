@@ -32,7 +32,7 @@ function bash(cmds: CompletionCommand[]): string {
       .filter((o) => o.choices?.length && o.long)
       .map((o) => `      ${o.long}) COMPREPLY=($(compgen -W "${o.choices!.join(' ')}" -- "$cur")); return;;`)
       .join('\n');
-    const args = c.argChoices?.length ? `\n      [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "${c.argChoices.join(' ')}" -- "$cur")); return; }` : '';
+    const args = c.argChoices?.length ? `\n      [[ $COMP_CWORD -eq 2 && $cur != -* ]] && { COMPREPLY=($(compgen -W "${c.argChoices.join(' ')}" -- "$cur")); return; }` : '';
     return `    ${c.name})\n      case "$prev" in\n${values || '      *) ;;'}\n      esac${args}\n      [[ $cur == -* ]] && COMPREPLY=($(compgen -W "${flags} --help" -- "$cur"));;`;
   });
   return `# ragsync completion for bash. Load it with: source <(ragsync completion bash)   (e.g. in ~/.bashrc)

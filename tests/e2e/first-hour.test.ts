@@ -207,6 +207,11 @@ describe('shell completion', () => {
     expect(complete(['ragsync', 'search', '--bo'])).toEqual(['--book']);
     expect(complete(['ragsync', 'search', '--mode', 'h'])).toEqual(['hybrid']);
     expect(complete(['ragsync', 'completion', 'f'])).toEqual(['fish']);
+    // A command with subcommands: those first, then their options; the argument after one is a file.
+    expect(complete(['ragsync', 'source', 'r'])).toEqual(['remove']);
+    expect(complete(['ragsync', 'source', 'add', '--ki'])).toEqual(['--kind']);
+    expect(complete(['ragsync', 'source', 'add', '--kind', 'w'])).toEqual(['web']);
+    expect(complete(['ragsync', 'source', 'add', 're'])).toEqual([]);
   });
 
   it('zsh and fish scripts name every command; an unknown shell is refused', async () => {
