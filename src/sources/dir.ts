@@ -6,7 +6,8 @@ import { RagsyncError, errorMessage } from '../core/errors.ts';
 import { describeIoError } from '../core/io-errors.ts';
 import { shownPath } from '../core/shown-path.ts';
 
-const SKIP_DIRS = new Set(['.git', 'node_modules']);
+/** Folders never listed (nor watched). */
+export const SKIP_DIRS: ReadonlySet<string> = new Set(['.git', 'node_modules']);
 
 /**
  * A plain folder: listed with stat, read from disk. Only regular files and real folders inside the
