@@ -24,7 +24,7 @@ function port(v: string): number {
 export function register(program: Command): void {
   program
     .command('daemon')
-    .description('sync on a cron schedule (or per-source refreshIntervalMs) until SIGTERM/SIGINT (logs JSON on stdout); --watch also syncs folders as they change; --serve adds the HTTP API')
+    .description('sync on cron schedules or per-source intervals until SIGTERM/SIGINT (logs JSON on stdout); --watch syncs folders as they change; --serve adds the HTTP API')
     .addOption(configOption())
     .option('--schedule <expr>', 'cron expression overriding daemon.schedule (6 fields: seconds first)')
     .option('--run-on-start', 'also run once right away')
