@@ -5,7 +5,11 @@ import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/builtin.ts';
+import { Daemon } from '../../src/daemon/daemon.ts';
+import { HashEmbedder } from '../../src/embedding/hash.ts';
 import { prng, spawnCli, waitFor } from './daemon-helpers.ts';
 
 const DEBOUNCE_MS = 300;
@@ -253,5 +257,60 @@ describe('per-source refreshIntervalMs', () => {
     const later = ranSources().slice(runsBefore);
     expect(later.every((r) => r.sources === 'fast' && r.trigger === 'interval')).toBe(true);
     expect(runsOf('repo')).toHaveLength(1);
+  });
+});
+
+describe('changes during a run', () => {
+  it('are one more run right after it, never an overlapping one', async () => {
+    const root = join(tmp, 'during');
+    const notes = join(root, 'notes');
+    mkdirSync(notes, { recursive: true });
+    for (const [i, n] of ['a.md', 'b.md', 'c.md'].entries()) {
+      writeFileSync(join(notes, n), `# ${n}\n\n${prose(500 + i)}\n`);
+      utimesSync(join(notes, n), Date.now() / 1000 - 3600, Date.now() / 1000 - 3600);
+    }
+    const db = join(root, 'index.db');
+    const config = parseConfig({ db, sources: [{ name: 'notes', kind: 'dir', path: notes }], daemon: { schedule: NEVER, watchDebounceMs: 100 } });
+    // The embedder holds a run inside its first request until the test lets it go.
+    const embedder = new HashEmbedder(64, 8);
+    const inner = embedder.embed.bind(embedder);
+    let gate: Promise<void> | null = null;
+    let open = () => {};
+    let entered = 0;
+    embedder.embed = async (texts, opts) => {
+      entered++;
+      await gate;
+      return inner(texts, opts);
+    };
+    const lines: { msg: string }[] = [];
+    const log = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l) as { msg: string }) });
+    const seen = () => lines.filter((l) => l.msg === 'changes seen: syncing').length;
+
+    const d = new Daemon({ config, log, embedder, watch: true });
+    await d.start();
+    await d.whenIdle(); // the first sync of the folder
+    gate = new Promise((resolve) => (open = resolve));
+    appendFileSync(join(notes, 'a.md'), `\n\n${prose(600, 1)}\n`);
+    const before = entered;
+    await waitFor(() => entered > before, 'the run for a.md to reach its embedder');
+    // Two more changes, each settled and asked for while that run is held.
+    appendFileSync(join(notes, 'b.md'), `\n\n${prose(601, 1)}\n`);
+    await waitFor(() => seen() === 2, 'the change to b.md asked for');
+    appendFileSync(join(notes, 'c.md'), `\n\n${prose(602, 1)}\n`);
+    await waitFor(() => seen() === 3, 'the change to c.md asked for');
+    open();
+    await d.whenIdle();
+    expect(await d.stop()).toBe('stopped');
+
+    const runs = query<{ id: number; trigger: string; started: string; finished: string; changed: number }>(
+      db,
+      'SELECT r.id, r.trigger, r.started_at AS started, r.finished_at AS finished, rs.changed FROM runs r JOIN run_sources rs ON rs.run_id = r.id ORDER BY r.id',
+    );
+    expect(runs.map((r) => [r.trigger, r.changed])).toEqual([
+      ['watch', 0],
+      ['watch', 1],
+      ['watch', 2],
+    ]);
+    expect(runs[2]!.started >= runs[1]!.finished).toBe(true);
   });
 });
