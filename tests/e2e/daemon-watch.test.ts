@@ -277,10 +277,10 @@ describe('changes during a run', () => {
     let gate: Promise<void> | null = null;
     let open = () => {};
     let entered = 0;
-    embedder.embed = async (texts, opts) => {
+    embedder.embed = async (texts: string[]) => {
       entered++;
       await gate;
-      return inner(texts, opts);
+      return inner(texts);
     };
     const lines: { msg: string }[] = [];
     const log = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l) as { msg: string }) });
