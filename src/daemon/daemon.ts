@@ -30,6 +30,12 @@ export interface DaemonOptions {
 export type StopOutcome = 'stopped' | 'timeout';
 
 /**
+ * A watch or interval run that finds the index locked (a manual run) is asked for again this much
+ * later: its change would otherwise wait for the next change or a whole interval.
+ */
+export const LOCKED_RETRY_MS = 5000;
+
+/**
  * The scheduler: node-cron jobs, per-source refresh timers and folder watches request runs;
  * requests made while a run is going are merged and run right after it (one run at a time in this
  * process; the index lock covers other processes).
@@ -42,6 +48,7 @@ export class Daemon {
   readonly startedAt = Date.now();
   private readonly tasks: ScheduledTask[] = [];
   private readonly closers: (() => void)[] = [];
+  private readonly retries = new Set<NodeJS.Timeout>();
   private readonly abort = new AbortController();
   /** Sources requested and not yet run; 'all' for every source. */
   private pending: Set<string> | 'all' | null = null;
@@ -142,10 +149,21 @@ export class Daemon {
       this.runs++;
       return result;
     } catch (err) {
-      if (err instanceof RagsyncError && err.exitCode === EXIT.locked) log.warn({ trigger }, `run skipped: ${err.message}`);
-      else log.error({ trigger, err: errorMessage(err) }, 'run failed to start');
+      if (err instanceof RagsyncError && err.exitCode === EXIT.locked) {
+        const retry = sources && (trigger === 'watch' || trigger === 'interval');
+        log.warn({ trigger, ...(retry ? { retryInMs: LOCKED_RETRY_MS } : {}) }, `run skipped: ${err.message}`);
+        if (retry) this.retryLater(sources, trigger);
+      } else log.error({ trigger, err: errorMessage(err) }, 'run failed to start');
       return null;
     }
+  }
+
+  private retryLater(sources: string[], trigger: string): void {
+    const t = setTimeout(() => {
+      this.retries.delete(t);
+      this.request(sources, trigger);
+    }, LOCKED_RETRY_MS);
+    this.retries.add(t);
   }
 
   /** Resolves when no run is going or queued. */
@@ -175,6 +193,7 @@ export class Daemon {
     this.pending = null;
     for (const t of this.tasks) await t.destroy();
     for (const close of this.closers) close();
+    for (const t of this.retries) clearTimeout(t);
     this.abort.abort();
     if (!this.current) return 'stopped';
     const bound = this.o.stopTimeoutMs ?? this.o.config.daemon?.stopTimeoutMs ?? 20_000;

@@ -8,8 +8,10 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/builtin.ts';
-import { Daemon } from '../../src/daemon/daemon.ts';
+import { Daemon, LOCKED_RETRY_MS } from '../../src/daemon/daemon.ts';
 import { HashEmbedder } from '../../src/embedding/hash.ts';
+import { openIndex } from '../../src/storage/open.ts';
+import { acquireIndexLock } from '../../src/sync/lock.ts';
 import { prng, spawnCli, waitFor } from './daemon-helpers.ts';
 
 const DEBOUNCE_MS = 300;
@@ -312,5 +314,31 @@ describe('changes during a run', () => {
       ['watch', 2],
     ]);
     expect(runs[2]!.started >= runs[1]!.finished).toBe(true);
+  });
+});
+
+describe('a watch run that finds the index locked', () => {
+  it('is asked for again a few seconds later, so the change does not wait for the next one', async () => {
+    const root = join(tmp, 'locked');
+    const notes = join(root, 'notes');
+    mkdirSync(notes, { recursive: true });
+    writeFileSync(join(notes, 'a.md'), `# a\n\n${prose(700)}\n`);
+    const db = join(root, 'index.db');
+    const config = parseConfig({ db, sources: [{ name: 'notes', kind: 'dir', path: notes }], daemon: { schedule: NEVER, watchDebounceMs: 100 } });
+    const lines: Record<string, unknown>[] = [];
+    const log = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) });
+    const d = new Daemon({ config, log, watch: true });
+    await d.start();
+    await d.whenIdle();
+    // Another run (here: a lock taken in this process) holds the index while the file changes.
+    const other = openIndex(config, 'sync');
+    const lock = await acquireIndexLock(other, db);
+    appendFileSync(join(notes, 'a.md'), `\n\n${prose(701, 1)}\n`);
+    await waitFor(() => lines.some((l) => String(l.msg).startsWith('run skipped')), 'the watch run to find the index locked');
+    expect(lines.find((l) => String(l.msg).startsWith('run skipped'))).toMatchObject({ trigger: 'watch', retryInMs: LOCKED_RETRY_MS });
+    await lock.release();
+    await other.close();
+    await waitFor(() => lines.some((l) => l.msg === 'run ok' && l.trigger === 'watch' && (l.sources as { written: { changed: number } }[])[0]!.written.changed === 1), 'the retried run', LOCKED_RETRY_MS + 10_000);
+    expect(await d.stop()).toBe('stopped');
   });
 });
