@@ -9,11 +9,12 @@
  *   mtime, none read) against a run that reads and hashes every file (every mtime moved, the
  *   content not: what a watcher without stored state pays), and against the full first index;
  * - change → indexed latency of `Daemon` with watch on, for single-file edits (median and max of
- *   10, wall), with the debounce it includes.
+ *   10, wall), with the debounce it includes, and the CPU time of each edit's watcher events and
+ *   run against the no-op catch-up run. WATCH_DEBOUNCE_MS sets the debounce (default 1000).
  */
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
@@ -97,16 +98,21 @@ let next = new Promise<number>((r) => (resolveRun = r));
 await daemon.start();
 await next; // its catch-up run
 const latencies: number[] = [];
+const cpu: number[] = [];
 for (let i = 0; i < 10; i++) {
   next = new Promise<number>((r) => (resolveRun = r));
+  const c = process.cpuUsage();
   const t0 = Date.now();
   appendFileSync(files[(i * 131) % files.length]!, `\n\nedit ${i}: a new closing line for this bookmark.\n`);
   latencies.push((await next) - t0);
   await daemon.whenIdle();
+  const d = process.cpuUsage(c);
+  cpu.push((d.user + d.system) / 1000);
 }
 await daemon.stop();
 console.log(
   `change → indexed (debounce ${debounceMs} ms included): median ${median(latencies)} ms, max ${Math.max(...latencies)} ms ` +
-    `over 10 single-file edits; run after the debounce: median ${median(latencies) - debounceMs} ms`,
+    `over 10 single-file edits; run after the debounce: median ${median(latencies) - debounceMs} ms wall, ` +
+    `${median(cpu).toFixed(0)} ms CPU (watcher + run) = ${(median(cpu) / median(noop)).toFixed(2)}× the no-op catch-up run (load average ${loadavg()[0]!.toFixed(1)})`,
 );
 rmSync(work, { recursive: true, force: true });
