@@ -23,8 +23,8 @@ export interface FolderWatchHandlers {
  * Watches a dir source's folder for changes to the files it lists: one non-recursive fs.watch (an
  * inotify watch on Linux) per folder, the folders the listing skips left out, folders that appear
  * watched as they come. Not `fs.watch(root, { recursive: true })`: on Linux, Node 20 emulates it
- * with a watch per file, stats the whole tree synchronously and reports every existing file as
- * changed at start.
+ * with an inotify watch per file and folder, set up synchronously (stat and readdir of the whole
+ * tree with the event loop blocked), and runs into the system's watch limit on large trees.
  */
 export async function watchFolder(root: string, match: (path: string) => boolean, on: FolderWatchHandlers): Promise<FolderWatch> {
   const watchers = new Map<string, FSWatcher>();
