@@ -2,7 +2,7 @@
 // and a git upstream made here, the run log read from the database.
 import BetterSqlite3 from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -339,6 +339,57 @@ describe('a watch run that finds the index locked', () => {
     await lock.release();
     await other.close();
     await waitFor(() => lines.some((l) => l.msg === 'run ok' && l.trigger === 'watch' && (l.sources as { written: { changed: number } }[])[0]!.written.changed === 1), 'the retried run', LOCKED_RETRY_MS + 10_000);
+    expect(await d.stop()).toBe('stopped');
+  });
+});
+
+describe('folders under a watched folder', () => {
+  it('are watched as they appear: files in a new, moved or removed folder are synced', async () => {
+    const root = join(tmp, 'folders');
+    const notes = join(root, 'notes');
+    mkdirSync(notes, { recursive: true });
+    for (let i = 0; i < 4; i++) writeFileSync(join(notes, `t${i}.md`), `# t${i}\n\n${prose(800 + i)}\n`);
+    const db = join(root, 'index.db');
+    const config = parseConfig({ db, sources: [{ name: 'notes', kind: 'dir', path: notes }], daemon: { schedule: NEVER, watchDebounceMs: 100 } });
+    const lines: Record<string, unknown>[] = [];
+    const log = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) });
+    const d = new Daemon({ config, log, watch: true });
+    await d.start();
+    await d.whenIdle();
+    const paths = () => [...chunksByPath(db).keys()].sort();
+    const syncedTo = async (want: string[], what: string) => {
+      await waitFor(() => JSON.stringify(paths()) === JSON.stringify(want), what);
+      await d.whenIdle();
+    };
+    const base = ['t0.md', 't1.md', 't2.md', 't3.md'];
+    await syncedTo(base, 'the first sync');
+
+    // A new folder, then a file in it, then one in a folder inside it (each watched once it appears).
+    mkdirSync(join(notes, 'new'));
+    writeFileSync(join(notes, 'new', 'a.md'), `# a\n\n${prose(810)}\n`);
+    await syncedTo([...base, 'new/a.md'].sort(), 'the file in the new folder');
+    mkdirSync(join(notes, 'new', 'deeper'));
+    writeFileSync(join(notes, 'new', 'deeper', 'b.md'), `# b\n\n${prose(811)}\n`);
+    await syncedTo([...base, 'new/a.md', 'new/deeper/b.md'].sort(), 'the file in the folder inside it');
+    // A folder moved, then a file changed inside it under its new name.
+    renameSync(join(notes, 'new'), join(notes, 'moved'));
+    await syncedTo([...base, 'moved/a.md', 'moved/deeper/b.md'].sort(), 'the moved folder');
+    writeFileSync(join(notes, 'moved', 'deeper', 'c.md'), `# c\n\n${prose(812)}\n`);
+    await syncedTo([...base, 'moved/a.md', 'moved/deeper/b.md', 'moved/deeper/c.md'].sort(), 'a file added in the moved folder');
+    // A folder removed: its files go (three of seven documents: under the delete guard's share).
+    rmSync(join(notes, 'moved'), { recursive: true });
+    await syncedTo(base, 'the removed folder');
+    // A folder the listing skips starts nothing: written after t0.md, it is not the change last seen.
+    const runs = () => query<{ n: number }>(db, 'SELECT count(*) AS n FROM runs')[0]!.n;
+    const before = runs();
+    writeFileSync(join(notes, 't0.md'), `# t0\n\n${prose(820)}\n`);
+    mkdirSync(join(notes, 'node_modules'));
+    writeFileSync(join(notes, 'node_modules', 'x.md'), '# x\n');
+    await waitFor(() => runs() > before, 'the run for t0.md');
+    await d.whenIdle();
+    expect(runs()).toBe(before + 1);
+    expect(lines.filter((l) => l.msg === 'changes seen: syncing').at(-1)).toMatchObject({ path: 't0.md' });
+    expect(paths()).toEqual(base);
     expect(await d.stop()).toBe('stopped');
   });
 });
