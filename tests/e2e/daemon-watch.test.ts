@@ -262,17 +262,29 @@ describe('per-source refreshIntervalMs', () => {
   });
 });
 
+/** A folder of Markdown files (file times an hour back), its config for an in-process daemon, and a log kept in memory. */
+function inProcessFolder(name: string, files: Record<string, string>) {
+  const root = join(tmp, name);
+  const notes = join(root, 'notes');
+  mkdirSync(notes, { recursive: true });
+  const hourAgo = Date.now() / 1000 - 3600;
+  for (const [f, text] of Object.entries(files)) {
+    writeFileSync(join(notes, f), text);
+    utimesSync(join(notes, f), hourAgo, hourAgo);
+  }
+  const db = join(root, 'index.db');
+  const config = parseConfig({ db, sources: [{ name: 'notes', kind: 'dir', path: notes }], daemon: { schedule: NEVER, watchDebounceMs: 100 } });
+  const lines: Record<string, unknown>[] = [];
+  const log = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) });
+  return { notes, db, config, lines, log };
+}
+
 describe('changes during a run', () => {
   it('are one more run right after it, never an overlapping one', async () => {
-    const root = join(tmp, 'during');
-    const notes = join(root, 'notes');
-    mkdirSync(notes, { recursive: true });
-    for (const [i, n] of ['a.md', 'b.md', 'c.md'].entries()) {
-      writeFileSync(join(notes, n), `# ${n}\n\n${prose(500 + i)}\n`);
-      utimesSync(join(notes, n), Date.now() / 1000 - 3600, Date.now() / 1000 - 3600);
-    }
-    const db = join(root, 'index.db');
-    const config = parseConfig({ db, sources: [{ name: 'notes', kind: 'dir', path: notes }], daemon: { schedule: NEVER, watchDebounceMs: 100 } });
+    const { notes, db, config, lines, log } = inProcessFolder(
+      'during',
+      Object.fromEntries(['a.md', 'b.md', 'c.md'].map((n, i) => [n, `# ${n}\n\n${prose(500 + i)}\n`])),
+    );
     // The embedder holds a run inside its first request until the test lets it go.
     const embedder = new HashEmbedder(64, 8);
     const inner = embedder.embed.bind(embedder);
@@ -284,8 +296,6 @@ describe('changes during a run', () => {
       await gate;
       return inner(texts);
     };
-    const lines: { msg: string }[] = [];
-    const log = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l) as { msg: string }) });
     const seen = () => lines.filter((l) => l.msg === 'changes seen: syncing').length;
 
     const d = new Daemon({ config, log, embedder, watch: true });
@@ -319,14 +329,7 @@ describe('changes during a run', () => {
 
 describe('a watch run that finds the index locked', () => {
   it('is asked for again a few seconds later, so the change does not wait for the next one', async () => {
-    const root = join(tmp, 'locked');
-    const notes = join(root, 'notes');
-    mkdirSync(notes, { recursive: true });
-    writeFileSync(join(notes, 'a.md'), `# a\n\n${prose(700)}\n`);
-    const db = join(root, 'index.db');
-    const config = parseConfig({ db, sources: [{ name: 'notes', kind: 'dir', path: notes }], daemon: { schedule: NEVER, watchDebounceMs: 100 } });
-    const lines: Record<string, unknown>[] = [];
-    const log = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) });
+    const { notes, db, config, lines, log } = inProcessFolder('locked', { 'a.md': `# a\n\n${prose(700)}\n` });
     const d = new Daemon({ config, log, watch: true });
     await d.start();
     await d.whenIdle();
@@ -345,14 +348,10 @@ describe('a watch run that finds the index locked', () => {
 
 describe('folders under a watched folder', () => {
   it('are watched as they appear: files in a new, moved or removed folder are synced', async () => {
-    const root = join(tmp, 'folders');
-    const notes = join(root, 'notes');
-    mkdirSync(notes, { recursive: true });
-    for (let i = 0; i < 4; i++) writeFileSync(join(notes, `t${i}.md`), `# t${i}\n\n${prose(800 + i)}\n`);
-    const db = join(root, 'index.db');
-    const config = parseConfig({ db, sources: [{ name: 'notes', kind: 'dir', path: notes }], daemon: { schedule: NEVER, watchDebounceMs: 100 } });
-    const lines: Record<string, unknown>[] = [];
-    const log = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) });
+    const { notes, db, config, lines, log } = inProcessFolder(
+      'folders',
+      Object.fromEntries([0, 1, 2, 3].map((i) => [`t${i}.md`, `# t${i}\n\n${prose(800 + i)}\n`])),
+    );
     const d = new Daemon({ config, log, watch: true });
     await d.start();
     await d.whenIdle();
