@@ -22,7 +22,7 @@ export const COMMAND_LIST: readonly { usage: string; summary: string }[] = [
   },
   {
     usage: 'daemon [options]',
-    summary: 'sync on a cron schedule until SIGTERM/SIGINT (logs JSON on stdout); --serve adds the HTTP API',
+    summary: 'sync on cron schedules or per-source intervals until SIGTERM/SIGINT (logs JSON on stdout); --watch syncs folders as they change; --serve adds the HTTP API',
   },
   {
     usage: 'serve [options]',

@@ -51,6 +51,8 @@ export const daemonSchema = z.strictObject({
   stopTimeoutMs: z._default(int(1000, 600_000), 20_000),
   /** /healthz (and `status`) turn unhealthy after this many failed runs in a row. */
   failuresToUnhealthy: z._default(int(1, 1000), 1),
+  /** Watched folders: sync once no change has come for this long. */
+  watchDebounceMs: z._default(int(10, 600_000), 1000),
 });
 
 export const chunkingSchema = z.strictObject({
@@ -107,6 +109,10 @@ export const sourceSchema = z
     maxFileBytes: z._default(z.number().check(z.int(), z.positive()), 2_000_000),
     /** Daemon: sync this source on its own cron schedule instead of the daemon's. */
     schedule: z.optional(cronExpression),
+    /** Daemon: sync this source this long after its last sync instead of on a cron schedule. */
+    refreshIntervalMs: z.optional(int(1000, 366 * 86_400_000)),
+    /** Daemon (dir sources): also sync as soon as a file under the folder changes. */
+    watch: z.optional(z.boolean()),
     /** This source may list no files and so lose every document (else such a run is refused). */
     allowEmpty: z._default(z.boolean(), false),
     /** Largest share of this source's passages (distinct chunk texts) one run may drop (default: the top-level maxDeleteShare). */
@@ -119,6 +125,10 @@ export const sourceSchema = z
     z.superRefine((s, ctx) => {
       if (s.kind === 'git' && !s.url) ctx.addIssue({ code: 'custom', path: ['url'], message: 'required for a git source' });
       if (s.kind === 'dir' && !s.path) ctx.addIssue({ code: 'custom', path: ['path'], message: 'required for a dir source' });
+      if (s.watch && s.kind !== 'dir') ctx.addIssue({ code: 'custom', path: ['watch'], message: `only for a dir source (this one is ${s.kind})` });
+      if (s.schedule !== undefined && s.refreshIntervalMs !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['refreshIntervalMs'], message: 'give schedule or refreshIntervalMs, not both' });
+      }
       if (s.kind === 'web') {
         if (!s.url && !s.sitemap) ctx.addIssue({ code: 'custom', path: ['url'], message: 'a web source needs url or sitemap' });
         for (const [field, v] of [['url', s.url], ['sitemap', s.sitemap]] as const) {
@@ -318,7 +328,7 @@ export const configSchema = z
     rerank: z.optional(rerankSchema),
     chunking: z._default(chunkingSchema, { targetTokens: 500, overlap: 0.15 }),
     sources: z.array(sourceSchema).check(z.minLength(1)),
-    daemon: z._default(daemonSchema, { schedule: '0 * * * *', runOnStart: false, stopTimeoutMs: 20_000, failuresToUnhealthy: 1 }),
+    daemon: z._default(daemonSchema, { schedule: '0 * * * *', runOnStart: false, stopTimeoutMs: 20_000, failuresToUnhealthy: 1, watchDebounceMs: 1000 }),
     /**
      * Largest share (0..1) of a source's passages (distinct chunk texts) one run may drop — text of removed
      * or rewritten files found nowhere else in the source afterwards; more is refused unless confirmed.

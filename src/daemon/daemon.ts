@@ -8,6 +8,8 @@ import { runIndex, type IndexResult } from '../sync/run.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { computeHealth, storeHealth, type Health } from './health.ts';
 import { healthIntervalMs, scheduleJobs, type ScheduleJob } from './schedule.ts';
+import { refreshSources, startRefreshTimers } from './intervals.ts';
+import { watchSources, watchedSources } from './watch.ts';
 
 export interface DaemonOptions {
   config: Config;
@@ -19,6 +21,8 @@ export interface DaemonOptions {
   dryRun?: boolean;
   force?: boolean;
   stopTimeoutMs?: number;
+  /** Watch every dir source (but those set `"watch": false`); without it, those set `"watch": true`. */
+  watch?: boolean;
   /** Tests: use this embedder. */
   embedder?: Embedder;
 }
@@ -26,14 +30,25 @@ export interface DaemonOptions {
 export type StopOutcome = 'stopped' | 'timeout';
 
 /**
- * The scheduler: node-cron jobs request runs; requests made while a run is going are merged and
- * run right after it (one run at a time in this process; the index lock covers other processes).
+ * A watch or interval run that finds the index locked (a manual run) is asked for again this much
+ * later: its change would otherwise wait for the next change or a whole interval.
+ */
+export const LOCKED_RETRY_MS = 5000;
+
+/**
+ * The scheduler: node-cron jobs, per-source refresh timers and folder watches request runs;
+ * requests made while a run is going are merged and run right after it (one run at a time in this
+ * process; the index lock covers other processes).
  */
 export class Daemon {
   readonly jobs: ScheduleJob[];
   readonly intervalMs: number;
+  /** The dir sources whose folders this daemon watches. */
+  readonly watched: string[];
   readonly startedAt = Date.now();
   private readonly tasks: ScheduledTask[] = [];
+  private readonly closers: (() => void)[] = [];
+  private readonly retries = new Set<NodeJS.Timeout>();
   private readonly abort = new AbortController();
   /** Sources requested and not yet run; 'all' for every source. */
   private pending: Set<string> | 'all' | null = null;
@@ -46,9 +61,11 @@ export class Daemon {
   constructor(private readonly o: DaemonOptions) {
     this.jobs = scheduleJobs(o.config, o.schedule);
     this.intervalMs = healthIntervalMs(o.config, o.schedule);
+    this.watched = watchedSources(o.config, !!o.watch).map((s) => s.name);
   }
 
-  start(): void {
+  /** Starts the cron jobs at once; resolves when the refresh timers and folder watches are set too. */
+  async start(): Promise<void> {
     const tz = this.o.config.daemon?.timezone;
     for (const job of this.jobs) {
       const task = cron.schedule(job.expression, () => this.request(job.sources, 'cron'), {
@@ -59,6 +76,42 @@ export class Daemon {
       this.o.log.info({ schedule: job.expression, timezone: tz ?? 'system', sources: job.sources ?? 'all', next: task.getNextRun() }, 'scheduled');
     }
     if (this.o.runOnStart ?? this.o.config.daemon?.runOnStart) this.request(null, 'start');
+    await Promise.all([this.startRefreshTimers(), this.startWatching()]);
+  }
+
+  private async startRefreshTimers(): Promise<void> {
+    const sources = refreshSources(this.o.config);
+    if (!sources.length) return;
+    const last = await this.lastSynced();
+    if (this.stopping) return;
+    const timers = startRefreshTimers(sources, last, (name) => this.request([name], 'interval'), this.o.log);
+    this.closers.push(() => timers.stop());
+  }
+
+  /** When each source was last synced, as the index recorded it. */
+  private async lastSynced(): Promise<Map<string, number>> {
+    if (!(await indexExists(this.o.config))) return new Map();
+    const store = openIndex(this.o.config, 'search');
+    try {
+      const { sources } = await store.status({ runs: 0 });
+      return new Map(sources.flatMap((s) => (s.indexedAt ? [[s.name, Date.parse(s.indexedAt)] as const] : [])));
+    } finally {
+      await store.close();
+    }
+  }
+
+  /**
+   * Watches the folders, then syncs the watched sources once: what changed while no daemon was
+   * watching is picked up, and what the index already holds (same size and mtime) is not read.
+   */
+  private async startWatching(): Promise<void> {
+    if (!this.watched.length) return;
+    const sources = this.o.config.sources.filter((s) => this.watched.includes(s.name));
+    const quietMs = this.o.config.daemon?.watchDebounceMs ?? 1000;
+    const watch = await watchSources(sources, quietMs, (name) => this.request([name], 'watch'), this.o.log);
+    if (this.stopping) return watch.close();
+    this.closers.push(() => watch.close());
+    this.request(this.watched, 'watch');
   }
 
   /** Asks for a run of `sources` (null: all). Never overlaps: merged into the next run if one is going. */
@@ -96,10 +149,21 @@ export class Daemon {
       this.runs++;
       return result;
     } catch (err) {
-      if (err instanceof RagsyncError && err.exitCode === EXIT.locked) log.warn({ trigger }, `run skipped: ${err.message}`);
-      else log.error({ trigger, err: errorMessage(err) }, 'run failed to start');
+      if (err instanceof RagsyncError && err.exitCode === EXIT.locked) {
+        const retry = sources && (trigger === 'watch' || trigger === 'interval');
+        log.warn({ trigger, ...(retry ? { retryInMs: LOCKED_RETRY_MS } : {}) }, `run skipped: ${err.message}`);
+        if (retry) this.retryLater(sources, trigger);
+      } else log.error({ trigger, err: errorMessage(err) }, 'run failed to start');
       return null;
     }
+  }
+
+  private retryLater(sources: string[], trigger: string): void {
+    const t = setTimeout(() => {
+      this.retries.delete(t);
+      this.request(sources, trigger);
+    }, LOCKED_RETRY_MS);
+    this.retries.add(t);
   }
 
   /** Resolves when no run is going or queued. */
@@ -128,6 +192,8 @@ export class Daemon {
     this.stopping = true;
     this.pending = null;
     for (const t of this.tasks) await t.destroy();
+    for (const close of this.closers) close();
+    for (const t of this.retries) clearTimeout(t);
     this.abort.abort();
     if (!this.current) return 'stopped';
     const bound = this.o.stopTimeoutMs ?? this.o.config.daemon?.stopTimeoutMs ?? 20_000;

@@ -16,7 +16,8 @@ export function assertCron(expr: string, where: string): void {
 
 /**
  * The daemon's jobs: the default schedule (config `daemon.schedule`, or `--schedule`) for sources
- * without a schedule of their own, plus one job per distinct per-source schedule.
+ * without a schedule or a refreshIntervalMs of their own, plus one job per distinct per-source
+ * schedule. Sources with refreshIntervalMs run on their own timers (intervals.ts).
  */
 export function scheduleJobs(config: Config, override?: string): ScheduleJob[] {
   const main = override ?? config.daemon?.schedule ?? '0 * * * *';
@@ -25,7 +26,7 @@ export function scheduleJobs(config: Config, override?: string): ScheduleJob[] {
   const rest: string[] = [];
   for (const s of config.sources) {
     if (s.schedule) own.set(s.schedule, [...(own.get(s.schedule) ?? []), s.name]);
-    else rest.push(s.name);
+    else if (!s.refreshIntervalMs) rest.push(s.name);
   }
   const jobs: ScheduleJob[] = [];
   if (rest.length) jobs.push({ expression: main, sources: rest.length === config.sources.length ? null : rest });
@@ -50,12 +51,16 @@ export function scheduleIntervalMs(expression: string, timezone?: string, sample
 }
 
 /**
- * The interval health judges the index by: the shortest of the daemon's jobs (any successful run
- * counts). `ragsync serve` can use it too, for an index kept fresh by a daemon or a crontab.
+ * The interval health judges the index by: the shortest of the daemon's jobs and sources'
+ * refreshIntervalMs (any successful run counts). `ragsync serve` can use it too, for an index kept
+ * fresh by a daemon or a crontab.
  */
 export function healthIntervalMs(config: Config, override?: string): number {
   const tz = config.daemon?.timezone;
-  return Math.min(...scheduleJobs(config, override).map((j) => scheduleIntervalMs(j.expression, tz)));
+  return Math.min(
+    ...scheduleJobs(config, override).map((j) => scheduleIntervalMs(j.expression, tz)),
+    ...config.sources.flatMap((s) => (s.refreshIntervalMs ? [s.refreshIntervalMs] : [])),
+  );
 }
 
 /** What health is judged against for this config: its schedule's interval and failure threshold. */

@@ -6,7 +6,15 @@ import { RagsyncError, errorMessage } from '../core/errors.ts';
 import { describeIoError } from '../core/io-errors.ts';
 import { shownPath } from '../core/shown-path.ts';
 
-const SKIP_DIRS = new Set(['.git', 'node_modules']);
+/** Folders never listed (nor watched). */
+export const SKIP_DIRS: ReadonlySet<string> = new Set(['.git', 'node_modules']);
+
+/**
+ * A file modified this close to its listing may be modified again without its stamp moving (file
+ * times are coarse: a few ms on ext4, 1–2 s on some file systems), as git's "racy clean" entries:
+ * its stamp is marked so the next listing does not match it and reads the file once more.
+ */
+const RACY_MS = 2000;
 
 /**
  * A plain folder: listed with stat, read from disk. Only regular files and real folders inside the
@@ -16,6 +24,7 @@ export async function dirSnapshot(root: string, match: (path: string) => boolean
   if (!existsSync(root)) throw new RagsyncError(`folder not found: ${root}`);
   if (!statSync(root).isDirectory()) throw new RagsyncError(`${root} is not a folder`);
   const files: SourceFile[] = [];
+  const listedAt = Date.now();
   const walk = async (dir: string): Promise<void> => {
     for (const e of await readdir(dir, { withFileTypes: true })) {
       const full = join(dir, e.name);
@@ -25,7 +34,8 @@ export async function dirSnapshot(root: string, match: (path: string) => boolean
         const path = relative(root, full).split(sep).join('/');
         if (!match(path)) continue;
         const st = await stat(full);
-        files.push({ path, size: st.size, stamp: `${st.size}:${Math.trunc(st.mtimeMs)}` });
+        const racy = st.mtimeMs > listedAt - RACY_MS ? ':racy' : '';
+        files.push({ path, size: st.size, stamp: `${st.size}:${Math.trunc(st.mtimeMs)}${racy}` });
       }
     }
   };

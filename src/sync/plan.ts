@@ -43,6 +43,8 @@ export interface SourcePlan {
   skipped: SkippedFile[];
   /** Files the source lists (after include/exclude). */
   listed: number;
+  /** Files read to plan: new ones and those whose stamp moved (the others' stored documents stand). */
+  filesRead: number;
   /** Distinct texts of the documents to write that have no vector (all of them with --force), by hash. */
   embed: Set<string>;
   /**
@@ -105,7 +107,9 @@ export async function planSource(
   const outlines = new Map<string, DocumentOutline>();
   const tokensOf = new Map<string, number>();
   if (toRead.length) await pipeline.chunker.prepare?.(toRead.map((f) => f.path));
+  let filesRead = 0;
   for await (const { path, bytes } of snapshot.read(toRead.map((f) => f.path))) {
+    filesRead++;
     try {
       const { outline, tokens } = outlineDocument(listed.get(path)!, bytes, pipeline);
       outlines.set(path, outline);
@@ -179,6 +183,7 @@ export async function planSource(
     deferred,
     skipped,
     listed: snapshot.files.length,
+    filesRead,
     embed,
     refill,
     counts: {
@@ -244,6 +249,7 @@ export async function planUnlisted(
     deferred: 0,
     skipped: [],
     listed: documents,
+    filesRead: 0,
     embed: new Set(),
     refill: new Map(),
     counts: { documents: documentCounts([], 0, documents, 0), chunks: 0, chunksReused: 0, texts: 0 },

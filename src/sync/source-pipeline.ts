@@ -77,7 +77,7 @@ export async function* syncSource(ctx: SourceRunContext, job: SourceJob): AsyncG
     ctx.log.error({ source: source.name }, result.error);
     return { aborted: !!ctx.signal?.aborted };
   }
-  ctx.log.info({ source: source.name, commit: plan.commitAfter, dryRun: ctx.dryRun, planned: flatCounts(plan.counts) }, 'planned');
+  ctx.log.info({ source: source.name, commit: plan.commitAfter, dryRun: ctx.dryRun, listed: plan.listed, read: plan.filesRead, planned: flatCounts(plan.counts) }, 'planned');
   yield { type: 'planned', source: source.name, plan };
   // Apply may leave out files that changed while it read them: partial is asked again after it.
   const partial = () => plan.skipped.length > 0 || plan.deferred > 0;

@@ -1,8 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
 import { healthIntervalMs, scheduleIntervalMs, scheduleJobs } from '../../src/daemon/schedule.ts';
 import { RagsyncError } from '../../src/core/errors.ts';
+import { refreshSources } from '../../src/daemon/intervals.ts';
+import { Debounce, watchedSources } from '../../src/daemon/watch.ts';
 
 const source = (name: string, extra: Record<string, unknown> = {}) => ({ name, kind: 'dir', path: `/tmp/${name}`, ...extra });
 
@@ -44,5 +46,75 @@ describe('scheduleJobs', () => {
     // Health uses the shortest job: any successful run counts.
     const c = parseConfig({ sources: [source('a'), source('b', { schedule: '*/5 * * * *' })] });
     expect(healthIntervalMs(c)).toBe(5 * 60_000);
+  });
+});
+
+describe('refreshIntervalMs and watch', () => {
+  it('a source with refreshIntervalMs leaves the cron jobs; health takes the shortest of both', () => {
+    const c = parseConfig({
+      sources: [source('a'), source('b', { refreshIntervalMs: 60_000 }), source('c', { schedule: '0 */6 * * *' })],
+      daemon: { schedule: '0 * * * *' },
+    });
+    expect(scheduleJobs(c)).toEqual([
+      { expression: '0 * * * *', sources: ['a'] },
+      { expression: '0 */6 * * *', sources: ['c'] },
+    ]);
+    expect(healthIntervalMs(c)).toBe(60_000);
+    // Every source on its own interval: no cron job at all.
+    const only = parseConfig({ sources: [source('a', { refreshIntervalMs: 7_200_000 })] });
+    expect(scheduleJobs(only)).toEqual([]);
+    expect(healthIntervalMs(only)).toBe(7_200_000);
+    expect(refreshSources(c)).toEqual([{ name: 'b', everyMs: 60_000 }]);
+  });
+
+  it('rejects schedule with refreshIntervalMs, watch on a git source, and out-of-range values, naming the field', () => {
+    expect(() => parseConfig({ sources: [source('a', { schedule: '0 * * * *', refreshIntervalMs: 60_000 })] })).toThrow(
+      /sources\[0\]\.refreshIntervalMs: give schedule or refreshIntervalMs, not both/,
+    );
+    expect(() => parseConfig({ sources: [{ name: 'g', url: 'https://example.com/r.git', watch: true }] })).toThrow(
+      /sources\[0\]\.watch: only for a dir source \(this one is git\)/,
+    );
+    expect(() => parseConfig({ sources: [source('a', { refreshIntervalMs: 10 })] })).toThrow(/sources\[0\]\.refreshIntervalMs/);
+    expect(() => parseConfig({ sources: [source('a')], daemon: { watchDebounceMs: -1 } })).toThrow(/daemon\.watchDebounceMs/);
+    expect(parseConfig({ sources: [source('a')] }).daemon?.watchDebounceMs).toBe(1000);
+  });
+
+  it('--watch takes every dir source but those set "watch": false; without it, those set true', () => {
+    const c = parseConfig({
+      sources: [source('a'), source('b', { watch: false }), source('c', { watch: true }), { name: 'g', url: 'https://example.com/r.git' }],
+    });
+    expect(watchedSources(c, true).map((s) => s.name)).toEqual(['a', 'c']);
+    expect(watchedSources(c, false).map((s) => s.name)).toEqual(['c']);
+    expect(() => watchedSources(parseConfig({ sources: [{ name: 'g', url: 'https://example.com/r.git' }] }), true)).toThrow(/--watch: .*no dir source/);
+  });
+});
+
+describe('Debounce', () => {
+  it('fires once after a quiet period for a burst, and at the latest maxWait after the first poke', async () => {
+    vi.useFakeTimers();
+    try {
+      const fired: number[] = [];
+      const d = new Debounce(100, 300, (n) => fired.push(n));
+      for (let i = 0; i < 20; i++) {
+        d.poke();
+        vi.advanceTimersByTime(5);
+      }
+      expect(fired).toEqual([]);
+      vi.advanceTimersByTime(100);
+      expect(fired).toEqual([20]);
+      // Pokes every 50 ms never leave 100 ms quiet: maxWait fires anyway.
+      for (let i = 0; i < 10; i++) {
+        d.poke();
+        vi.advanceTimersByTime(50);
+      }
+      expect(fired).toEqual([20, 6]);
+      // The four pokes after it are pending; cancel (the daemon stopping) drops them.
+      d.poke();
+      d.cancel();
+      vi.advanceTimersByTime(1000);
+      expect(fired).toEqual([20, 6]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

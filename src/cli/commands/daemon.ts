@@ -24,10 +24,11 @@ function port(v: string): number {
 export function register(program: Command): void {
   program
     .command('daemon')
-    .description('sync on a cron schedule until SIGTERM/SIGINT (logs JSON on stdout); --serve adds the HTTP API')
+    .description('sync on cron schedules or per-source intervals until SIGTERM/SIGINT (logs JSON on stdout); --watch syncs folders as they change; --serve adds the HTTP API')
     .addOption(configOption())
     .option('--schedule <expr>', 'cron expression overriding daemon.schedule (6 fields: seconds first)')
     .option('--run-on-start', 'also run once right away')
+    .option('--watch', 'watch every dir source\'s folder: sync it once changes settle (daemon.watchDebounceMs, default 1000)')
     .option('--dry-run', 'first run: plan only, write nothing')
     .option('--force', 'first run: re-chunk and re-embed everything')
     .option('--serve', `also serve the HTTP API (/search, /related, /status, /healthz; bearer token from $${TOKEN_ENV})`)
@@ -42,10 +43,6 @@ export function register(program: Command): void {
       // A daemon whose embedder cannot work (its API key is not set) stops here with exit 2
       // rather than failing every scheduled run.
       createEmbedder(cfg.embedder).ready?.();
-      // Handlers first, so a signal during startup is a graceful stop too.
-      let signalled: (s: NodeJS.Signals) => void = () => {};
-      const stopSignal = new Promise<NodeJS.Signals>((resolve) => (signalled = resolve));
-      const off = onStopSignals((s) => signalled(s));
       const daemon = new Daemon({
         config: cfg,
         log,
@@ -53,7 +50,12 @@ export function register(program: Command): void {
         runOnStart: o.runOnStart ? true : undefined,
         dryRun: !!o.dryRun,
         force: !!o.force,
+        watch: !!o.watch,
       });
+      // Handlers before anything is started, so a signal during startup is a graceful stop too.
+      let signalled: (s: NodeJS.Signals) => void = () => {};
+      const stopSignal = new Promise<NodeJS.Signals>((resolve) => (signalled = resolve));
+      const off = onStopSignals((s) => signalled(s));
       let searcher: Searcher | null = null;
       let server: ReturnType<typeof createHttpServer> | null = null;
       if (o.serve) {
@@ -72,8 +74,8 @@ export function register(program: Command): void {
         });
         log.info({ url: await listen(server, o.port, o.host) }, 'serving the HTTP API');
       }
-      daemon.start();
-      log.info({ pid: process.pid, db: shownDb(cfg.db), intervalMs: daemon.intervalMs }, 'daemon started');
+      await daemon.start();
+      log.info({ pid: process.pid, db: shownDb(cfg.db), intervalMs: daemon.intervalMs, watching: daemon.watched }, 'daemon started');
       const signal = await stopSignal;
       log.info({ signal }, 'stopping: finishing the batch in flight');
       const outcome = await daemon.stop();
