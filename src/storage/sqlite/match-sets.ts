@@ -52,10 +52,7 @@ export function matchSetsOnce(db: Database, tokenLists: string[][], filter: Chun
       })
       .map((r) => r[0]);
   });
-  const refs = Int32Array.from(new Set(ids.flat())).sort();
-  const position = new Map<number, number>();
-  refs.forEach((id, p) => position.set(id, p));
-  const sets = ids.map((list) => Int32Array.from(list, (id) => position.get(id)!));
+  const { refs, sets } = positionsOf(ids);
   // Chunks searched: those of the named sources (broken ones count, as in the facts' share).
   const total = sources
     ? (prepared(
@@ -67,6 +64,31 @@ export function matchSetsOnce(db: Database, tokenLists: string[][], filter: Chun
         .get(JSON.stringify([...sources])) as number)
     : (prepared(db, 'SELECT count(*) FROM chunks').pluck().get() as number);
   return { sets, refs, total, filtered: narrow };
+}
+
+/**
+ * The ascending union of id lists, each itself ascending, and each list as positions in it: typed
+ * arrays and merges (a one-shot search's English words list tens of thousands of ids).
+ */
+export function positionsOf(lists: readonly (readonly number[])[]): { refs: Int32Array; sets: Int32Array[] } {
+  let size = 0;
+  for (const list of lists) size += list.length;
+  const all = new Int32Array(size);
+  let at = 0;
+  for (const list of lists) for (let i = 0; i < list.length; i++) all[at++] = list[i]!;
+  all.sort();
+  let unique = 0;
+  for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[unique++] = all[i]!;
+  const refs = all.slice(0, unique);
+  const sets = lists.map((list) => {
+    const out = new Int32Array(list.length);
+    for (let i = 0, p = 0; i < list.length; i++) {
+      while (refs[p]! < list[i]!) p++;
+      out[i] = p;
+    }
+    return out;
+  });
+  return { refs, sets };
 }
 
 /**

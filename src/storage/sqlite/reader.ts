@@ -322,12 +322,13 @@ export class SqliteIndexReader implements IndexReader {
       const dims = embedderDims(this.db, fingerprint);
       // The packed copies when they are current (written by the last index run): one row per source
       // instead of one per chunk, and only the sources the search is scoped to.
-      const packs = dims ? readCodePacks(this.db, fingerprint, { generation, dims }, sources) : null;
+      const packs = dims ? readCodePacks(this.db, fingerprint, { generation, dims }, sources, sink.columns && sink.only) : null;
       if (packs) {
         sink.start(packs.count, dims);
         let first = 0;
         for (const p of packs.segments()) {
-          sink.rows(first, p.refs, p.scales, p.residuals, p.codes);
+          if (p.codes) sink.rows(first, p.refs, p.scales, p.residuals, p.codes);
+          else sink.columns!(first, p.refs, p.scales, p.residuals, p.columns!);
           first += p.count;
         }
         return { generation, dims, count: first };
