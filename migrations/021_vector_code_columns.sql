@@ -20,11 +20,14 @@ CREATE TABLE vector_code_packs (
   codes        BLOB NOT NULL,     -- count × dims signed bytes
   PRIMARY KEY (fingerprint, source_id, segment)
 );
+-- A rowid table: a column of a segment (~1 KB) fits in its leaf page, where a WITHOUT ROWID row
+-- of that size would spill a few bytes into an overflow page of its own. Written in key order, so a
+-- dimension's rows sit side by side in the table too.
 CREATE TABLE vector_code_columns (
   fingerprint  TEXT NOT NULL,
   source_id    INTEGER NOT NULL,
   segment      INTEGER NOT NULL,  -- the pack's segment
   dim          INTEGER NOT NULL,  -- 0 … dims − 1
-  codes        BLOB NOT NULL,     -- the segment's count codes of this dimension, row order as the pack's
-  PRIMARY KEY (fingerprint, dim, source_id, segment)  -- a dimension's segments side by side
-) WITHOUT ROWID;
+  codes        BLOB NOT NULL      -- the segment's count codes of this dimension, in the pack's row order
+);
+CREATE UNIQUE INDEX vector_code_columns_key ON vector_code_columns (fingerprint, dim, source_id, segment);

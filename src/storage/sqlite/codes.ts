@@ -103,7 +103,14 @@ export function refreshCodePack(db: Database, fingerprint: string, segmentBytes 
       `INSERT INTO vector_code_packs (fingerprint, source_id, segment, generation, vectors, dims, columns, count, refs, scales, residuals, codes)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    const insertColumn = db.prepare('INSERT INTO vector_code_columns (fingerprint, source_id, segment, dim, codes) VALUES (?, ?, ?, ?, ?)');
+    // The columns go to a scratch table in the order they are made, then into theirs in key order
+    // (a dimension's segments side by side) through SQLite's sorter, which spills to temporary
+    // files: inserted in place, segment by segment, they would touch a page per dimension each time.
+    if (columns) {
+      db.pragma('temp.cache_size = -2048'); // the scratch rows go to the temporary file, not to memory
+      db.exec('CREATE TEMP TABLE IF NOT EXISTS code_columns_unsorted (source_id INTEGER, segment INTEGER, dim INTEGER, codes BLOB)');
+    }
+    const insertColumn = columns ? db.prepare('INSERT INTO temp.code_columns_unsorted (source_id, segment, dim, codes) VALUES (?, ?, ?, ?)') : null;
     const column = Buffer.allocUnsafe(perSegment);
     const bytes = (a: Int32Array | Float64Array, n: number) => Buffer.from(a.buffer, a.byteOffset, n * a.BYTES_PER_ELEMENT);
     // Per source: the segment being filled and how many were written.
@@ -112,10 +119,10 @@ export function refreshCodePack(db: Database, fingerprint: string, segmentBytes 
       const o = open.get(source)!;
       if (!o.n) return;
       insert.run(fingerprint, source, o.segment, generation, vectors, dims, columns, o.n, bytes(o.refs, o.n), bytes(o.scales, o.n), bytes(o.residuals, o.n), o.codes.subarray(0, o.n * dims));
-      if (columns) {
+      if (insertColumn) {
         for (let dim = 0; dim < dims; dim++) {
           for (let row = 0; row < o.n; row++) column[row] = o.codes[row * dims + dim]!;
-          insertColumn.run(fingerprint, source, o.segment, dim, column.subarray(0, o.n));
+          insertColumn.run(source, o.segment, dim, column.subarray(0, o.n));
         }
       }
       (o.segment++, (o.n = 0));
@@ -149,6 +156,13 @@ export function refreshCodePack(db: Database, fingerprint: string, segmentBytes 
       }
     }
     for (const source of open.keys()) flush(source);
+    if (columns) {
+      db.prepare(
+        `INSERT INTO vector_code_columns (fingerprint, source_id, segment, dim, codes)
+         SELECT ?, source_id, segment, dim, codes FROM temp.code_columns_unsorted ORDER BY dim, source_id, segment`,
+      ).run(fingerprint);
+      db.exec('DROP TABLE temp.code_columns_unsorted');
+    }
     return true;
   }).immediate();
 }
