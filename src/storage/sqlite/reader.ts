@@ -124,19 +124,23 @@ export class SqliteIndexReader implements IndexReader {
     const { pass, share } = this.facts().filter(q.filter);
     if (share === 0) return [];
     if (q.reuse) return mergedTermScores(this.db, chunkFacts(this.db, readGeneration(this.db)), q.tokens, head, q.k, pass);
-    const rows = prepared(
+    // With a LIMIT SQLite keeps the best rows in a small heap instead of sorting every match (a
+    // common word matches tens of thousands). The order is total (rowid breaks ties), so the first
+    // `limit` rows are the unlimited order's first; too few passing the filter: a larger limit.
+    const ranked = prepared(
       this.db,
-      `SELECT rowid, -bm25(chunks_fts, ?, 1) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC, rowid`,
-    )
-      .raw()
-      .iterate(head, match) as IterableIterator<[number, number]>;
-    const out: RefScore[] = [];
-    for (const [ref, score] of rows) {
-      if (!pass(ref)) continue;
-      out.push({ ref, score });
-      if (out.length >= q.k) break; // ends the statement
+      `SELECT rowid, -bm25(chunks_fts, ?, 1) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC, rowid LIMIT ?`,
+    ).raw();
+    for (let limit = Math.ceil(q.k / share) + q.k; ; limit *= 4) {
+      const rows = ranked.all(head, match, limit) as [number, number][];
+      const out: RefScore[] = [];
+      for (const [ref, score] of rows) {
+        if (!pass(ref)) continue;
+        out.push({ ref, score });
+        if (out.length >= q.k) break;
+      }
+      if (out.length >= q.k || rows.length < limit) return out;
     }
-    return out;
   }
 
   async refFilter(filter?: ChunkFilter): Promise<((ref: number) => boolean) | null> {
