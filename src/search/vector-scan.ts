@@ -26,6 +26,14 @@ export type ScanStore = Pick<IndexReader, 'streamVectors' | 'streamCodes' | 'vec
 /** Rows scored per kernel call: 256 × 1024 dims is 1 MB of wasm memory, whatever the index size. */
 const BLOCK = 256;
 
+/** dots[row] += w × column[row] for every row of the column. */
+function addScaled(dots: Int32Array, column: Int8Array, w: number): void {
+  for (let row = 0; row < column.length; row++) dots[row]! += w * column[row]!;
+}
+
+/** A query with at most one non-zero dimension in this many is scored from the codes of those dimensions alone. */
+const SPARSE = 8;
+
 /** Thrown by a sink that has what it needed (the dimensions) to stop the scan early. */
 class Enough extends Error {}
 
@@ -78,7 +86,13 @@ export class VectorScan implements VectorSource {
       base += filled;
       filled = 0;
     };
+    // A sparse query (the hash embedder's: a dozen non-zero dimensions of 1,024) needs only its
+    // non-zero dimensions' codes: the other products are zero, so the integer dots are the same.
+    const only: number[] = [];
+    let dots = new Int32Array(0);
+    for (let j = 0; j < q.length && only.length * SPARSE <= q.length; j++) if (q[j] !== 0) only.push(j);
     const sink: CodeSink = {
+      only: only.length * SPARSE <= q.length ? only : undefined,
       start(count, d) {
         dims = d;
         if (count && d !== q.length) throw new Error(`query has ${q.length} dims, index has ${d}`);
@@ -107,6 +121,21 @@ export class VectorScan implements VectorSource {
           at += take;
           if ((filled += take) === BLOCK) flush();
         }
+      },
+      columns(first, r, s, res, cols) {
+        flush();
+        refs.set(r, first);
+        scales.set(s, first);
+        residuals.set(res, first);
+        if (dots.length < r.length) dots = new Int32Array(r.length);
+        dots.fill(0, 0, r.length);
+        for (let j = 0; j < cols.length; j++) {
+          const w = iq!.qi[only[j]!]!;
+          if (w) addScaled(dots, cols[j]!, w);
+        }
+        // As flush computes it from the kernel's dots: the same float32 values.
+        for (let row = 0; row < dots.length; row++) approx[first + row] = dots[row]! * scales[first + row]! * iq!.qscale;
+        base = first + r.length;
       },
     };
     let done: { count: number; dims: number } | null;

@@ -108,6 +108,13 @@ export interface CodeSink {
   row(i: number, ref: number, scale: number, residual: number, code: Int8Array): void;
   /** Rows `first …` at once, their codes back to back (a packed copy): one copy instead of one per row. */
   rows(first: number, refs: Int32Array, scales: Float64Array, residuals: Float64Array, codes: Int8Array): void;
+  /**
+   * The dimensions the sink needs (a query's non-zero ones): a store that keeps its codes by
+   * dimension too may hand over only those, through `columns`, instead of whole rows.
+   */
+  only?: readonly number[];
+  /** Rows `first …` with the codes of the dimensions in `only` (columns[j]: dimension only[j], a code per row). */
+  columns?(first: number, refs: Int32Array, scales: Float64Array, residuals: Float64Array, columns: Int8Array[]): void;
 }
 
 /** Receives a vector scan: `start` once with the row count (an upper bound), then each row. */

@@ -261,6 +261,82 @@ describe('int8 codes stored beside the vectors (migration 010)', () => {
   });
 });
 
+describe('packed codes by dimension (migration 021)', () => {
+  /** What a one-shot scan hands over asking for `only`: (ref, scale, residual, codes at `only`) per row, and how. */
+  const scanned = async (only: number[], sources?: string[], ask = true) => {
+    const reader = new SqliteIndex(fx.db, 'read');
+    const rows: [number, number, number, number[]][] = [];
+    let by = '';
+    await reader.streamCodes(
+      FP,
+      {
+        only: ask ? only : undefined,
+        start: () => {},
+        row: (_i, ref, scale, residual, code) => ((by = 'row'), rows.push([ref, scale, residual, only.map((d) => code[d]!)])),
+        rows: (_first, refs, scales, residuals, codes) => {
+          by = 'rows';
+          const dims = codes.length / refs.length;
+          refs.forEach((ref, j) => rows.push([ref, scales[j]!, residuals[j]!, only.map((d) => codes[j * dims + d]!)]));
+        },
+        columns: (_first, refs, scales, residuals, columns) => {
+          by = 'columns';
+          refs.forEach((ref, j) => rows.push([ref, scales[j]!, residuals[j]!, columns.map((c) => c[j]!)]));
+        },
+      },
+      sources,
+    );
+    await reader.close();
+    return { by, rows: rows.sort((x, y) => x[0] - y[0]) };
+  };
+  const only = [0, 7, 100, 255];
+
+  it('are written for a sparse embedder and hand over only the dimensions asked for, the same codes as the rows', async () => {
+    const store = new SqliteIndex(fx.db);
+    const fromRows = await scanned(only);
+    expect(fromRows.by).toBe('row');
+    // Segments of three rows: every segment has a column per dimension, as long as its count.
+    expect(refreshCodePack(store.db, FP, 3 * 256)).toBe(true);
+    const segments = store.db.prepare('SELECT count(*), sum(columns) FROM vector_code_packs').raw().get() as number[];
+    expect(segments[0]).toBeGreaterThan(2);
+    expect(segments[1]).toBe(segments[0]);
+    const columns = store.db
+      .prepare('SELECT count(*), sum(length(q.codes) = p.count) FROM vector_code_columns q JOIN vector_code_packs p USING (fingerprint, source_id, segment)')
+      .raw()
+      .get() as number[];
+    expect(columns).toEqual([segments[0]! * 256, segments[0]! * 256]);
+    const fromColumns = await scanned(only);
+    expect(fromColumns).toEqual({ by: 'columns', rows: fromRows.rows });
+    // Scoped to a source: its segments only.
+    const [source] = store.db.prepare('SELECT name FROM sources ORDER BY name').pluck().all() as string[];
+    const ofSource = new Set(
+      store.db.prepare('SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id WHERE s.name = ?').pluck().all(source) as number[],
+    );
+    expect(await scanned(only, [source!])).toEqual({ by: 'columns', rows: fromRows.rows.filter((r) => ofSource.has(r[0])) });
+    // Whole rows when no dimensions are named.
+    expect(await scanned(only, undefined, false)).toEqual({ by: 'rows', rows: fromRows.rows });
+    // A column lost: the scan fails rather than score from a wrong code.
+    store.db.prepare('DELETE FROM vector_code_columns WHERE dim = 7 AND segment = 1').run();
+    await expect(scanned(only)).rejects.toThrow(/vector_code_columns/);
+    // gc keeping another fingerprint drops them with the packs.
+    await store.gc({ keepOnly: 'other' });
+    expect(store.db.prepare('SELECT count(*) FROM vector_code_columns').pluck().get()).toBe(0);
+    await store.close();
+  });
+
+  it('are not written for a dense embedder (its queries need every dimension)', async () => {
+    const store = new SqliteIndex(fx.db);
+    // Codes with no zero byte, as a dense embedder's are.
+    store.db.prepare("UPDATE vector_codes SET code = CAST(printf('%.256c', 'a') AS BLOB)").run();
+    expect(await store.refreshCodePack(FP)).toBe(true);
+    expect(store.db.prepare('SELECT count(*), sum(columns) FROM vector_code_packs').raw().get()).toEqual([expect.any(Number), 0]);
+    expect(store.db.prepare('SELECT count(*) FROM vector_code_columns').pluck().get()).toBe(0);
+    const r = await scanned(only);
+    expect(r.by).toBe('rows');
+    expect(r.rows.every((row) => row[3].every((c) => c === 97))).toBe(true);
+    await store.close();
+  });
+});
+
 describe('the check for chunk texts without a vector', () => {
   it('is skipped while the generation and the vector count stay as it last found them complete, and runs again when either moves', async () => {
     const store = new SqliteIndex(fx.db);

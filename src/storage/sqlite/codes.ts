@@ -95,19 +95,36 @@ export function refreshCodePack(db: Database, fingerprint: string, segmentBytes 
     const dims = embedderDims(db, fingerprint);
     if (packsCurrent(db, fingerprint, { generation, vectors, dims })) return false;
     db.prepare('DELETE FROM vector_code_packs WHERE fingerprint = ?').run(fingerprint);
+    db.prepare('DELETE FROM vector_code_columns WHERE fingerprint = ?').run(fingerprint);
     if (codeCount(db, fingerprint) !== vectors || !vectors || !dims) return false;
     const perSegment = Math.max(1, Math.floor(segmentBytes / dims));
+    const columns = mostlyZeros(db, fingerprint) ? 1 : 0;
     const insert = db.prepare(
-      `INSERT INTO vector_code_packs (fingerprint, source_id, segment, generation, vectors, dims, count, refs, scales, residuals, codes)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO vector_code_packs (fingerprint, source_id, segment, generation, vectors, dims, columns, count, refs, scales, residuals, codes)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    // The columns go to a scratch table in the order they are made, then into theirs in key order
+    // (a dimension's segments side by side) through SQLite's sorter, which spills to temporary
+    // files: inserted in place, segment by segment, they would touch a page per dimension each time.
+    if (columns) {
+      db.pragma('temp.cache_size = -2048'); // the scratch rows go to the temporary file, not to memory
+      db.exec('CREATE TEMP TABLE IF NOT EXISTS code_columns_unsorted (source_id INTEGER, segment INTEGER, dim INTEGER, codes BLOB)');
+    }
+    const insertColumn = columns ? db.prepare('INSERT INTO temp.code_columns_unsorted (source_id, segment, dim, codes) VALUES (?, ?, ?, ?)') : null;
+    const column = Buffer.allocUnsafe(perSegment);
     const bytes = (a: Int32Array | Float64Array, n: number) => Buffer.from(a.buffer, a.byteOffset, n * a.BYTES_PER_ELEMENT);
     // Per source: the segment being filled and how many were written.
     const open = new Map<number, { segment: number; n: number; refs: Int32Array; scales: Float64Array; residuals: Float64Array; codes: Buffer }>();
     const flush = (source: number) => {
       const o = open.get(source)!;
       if (!o.n) return;
-      insert.run(fingerprint, source, o.segment, generation, vectors, dims, o.n, bytes(o.refs, o.n), bytes(o.scales, o.n), bytes(o.residuals, o.n), o.codes.subarray(0, o.n * dims));
+      insert.run(fingerprint, source, o.segment, generation, vectors, dims, columns, o.n, bytes(o.refs, o.n), bytes(o.scales, o.n), bytes(o.residuals, o.n), o.codes.subarray(0, o.n * dims));
+      if (insertColumn) {
+        for (let dim = 0; dim < dims; dim++) {
+          for (let row = 0; row < o.n; row++) column[row] = o.codes[row * dims + dim]!;
+          insertColumn.run(source, o.segment, dim, column.subarray(0, o.n));
+        }
+      }
       (o.segment++, (o.n = 0));
     };
     // By pages of chunks in id order (each segment's rows ascending, as a scan ranks them), with
@@ -139,8 +156,34 @@ export function refreshCodePack(db: Database, fingerprint: string, segmentBytes 
       }
     }
     for (const source of open.keys()) flush(source);
+    if (columns) {
+      db.prepare(
+        `INSERT INTO vector_code_columns (fingerprint, source_id, segment, dim, codes)
+         SELECT ?, source_id, segment, dim, codes FROM temp.code_columns_unsorted ORDER BY dim, source_id, segment`,
+      ).run(fingerprint);
+      db.exec('DROP TABLE temp.code_columns_unsorted');
+    }
     return true;
   }).immediate();
+}
+
+/** Codes sampled to tell whether a fingerprint's codes are mostly zeros. */
+const SAMPLE = 256;
+
+/**
+ * Whether most bytes of a sample of the fingerprint's codes are zero (a sparse embedder, such as the
+ * hash one): its queries have few non-zero dimensions too, and the packs are then also written by
+ * dimension. A dense embedder's queries need every dimension: the columns would only cost space.
+ */
+function mostlyZeros(db: Database, fingerprint: string): boolean {
+  const codes = db.prepare('SELECT code FROM vector_codes WHERE fingerprint = ? LIMIT ?').pluck().all(fingerprint, SAMPLE) as Buffer[];
+  let zeros = 0;
+  let bytes = 0;
+  for (const code of codes) {
+    for (let j = 0; j < code.byteLength; j++) if (code[j] === 0) zeros++;
+    bytes += code.byteLength;
+  }
+  return bytes > 0 && zeros * 2 >= bytes;
 }
 
 /**
@@ -159,7 +202,10 @@ export interface CodePack {
   refs: Int32Array;
   scales: Float64Array;
   residuals: Float64Array;
-  codes: Int8Array;
+  /** count × dims codes, row by row; absent when `columns` holds the dimensions asked for. */
+  codes?: Int8Array;
+  /** The codes of the dimensions asked for (`only`), each count long, in rows' order. */
+  columns?: Int8Array[];
 }
 
 /**
@@ -178,33 +224,64 @@ export function readCodePacks(
   fingerprint: string,
   at: { generation: number; dims: number },
   sources?: readonly string[],
+  only?: readonly number[],
 ): { count: number; segments: () => Iterable<CodePack> } | null {
   if (!PACKS || !packsCurrent(db, fingerprint, at)) return null;
-  const where = `fingerprint = ?${sources ? ' AND source_id IN (SELECT id FROM sources WHERE name IN (SELECT value FROM json_each(?)))' : ''}`;
+  const sourceIn = sources ? ' AND source_id IN (SELECT id FROM sources WHERE name IN (SELECT value FROM json_each(?)))' : '';
+  const where = `fingerprint = ?${sourceIn}`;
   const params = sources ? [fingerprint, JSON.stringify(sources)] : [fingerprint];
   const sizes = db
     .prepare(
       `SELECT coalesce(sum(count), 0), coalesce(sum(length(refs) != count * 4 OR length(scales) != count * 8
-         OR length(residuals) != count * 8 OR length(codes) != count * ?), 0) FROM vector_code_packs WHERE ${where}`,
+         OR length(residuals) != count * 8 OR length(codes) != count * ?), 0), coalesce(min(columns), 0) FROM vector_code_packs WHERE ${where}`,
     )
     .raw()
-    .get(at.dims, ...params) as [number, number];
+    .get(at.dims, ...params) as [number, number, number];
   if (sizes[1]) return null;
-  const rows = db.prepare(`SELECT count, refs, scales, residuals, codes FROM vector_code_packs WHERE ${where} ORDER BY source_id, segment`);
+  // By dimension when every segment has its columns and they are fewer bytes: the codes BLOB (the
+  // last column of the row) is then never read.
+  const byColumn = only && sizes[2] === 1 && only.every((d) => Number.isInteger(d) && d >= 0 && d < at.dims) ? only : null;
+  const rows = db.prepare(
+    `SELECT source_id, segment, count, refs, scales, residuals${byColumn ? '' : ', codes'} FROM vector_code_packs WHERE ${where} ORDER BY source_id, segment`,
+  );
+  const columnRows = byColumn
+    ? db.prepare(`SELECT source_id, segment, codes FROM vector_code_columns WHERE fingerprint = ? AND dim = ?${sourceIn} ORDER BY source_id, segment`).raw()
+    : null;
   return {
     count: sizes[0],
     *segments() {
-      for (const row of rows.iterate(...params) as Iterable<{ count: number; refs: Buffer; scales: Buffer; residuals: Buffer; codes: Buffer }>) {
+      // Each dimension's codes over every segment, read by one range of the key (a few KB per segment
+      // each), then handed out per segment beside its refs, scales and residuals.
+      const columns = (byColumn ?? []).map((dim) => {
+        const all = new Int8Array(sizes[0]);
+        const at: string[] = [];
+        let end = 0;
+        for (const [source, segment, codes] of columnRows!.iterate(fingerprint, dim, ...params.slice(1)) as Iterable<[number, number, Buffer]>) {
+          if (end + codes.byteLength > all.length) throw new Error(`vector_code_columns: dimension ${dim} holds more codes than its packs`);
+          all.set(codes, end);
+          at.push(`${source}:${segment}:${end}:${codes.byteLength}`);
+          end += codes.byteLength;
+        }
+        return { dim, all, at };
+      });
+      type Row = { source_id: number; segment: number; count: number; refs: Buffer; scales: Buffer; residuals: Buffer; codes?: Buffer };
+      let first = 0;
+      let index = 0;
+      for (const row of rows.iterate(...params) as Iterable<Row>) {
         const n = row.count;
-        // Copied into aligned arrays (a BLOB's Buffer may start at any byte).
+        const place = `${row.source_id}:${row.segment}:${first}:${n}`;
+        for (const c of columns) if (c.at[index] !== place) throw new Error(`vector_code_columns: dimension ${c.dim} does not match segment ${row.segment} of source ${row.source_id}`);
+        const segmentColumns = columnRows ? columns.map((c) => c.all.subarray(first, first + n)) : undefined;
+        first += n;
+        index++;
         const refs = new Int32Array(n);
         new Uint8Array(refs.buffer).set(row.refs);
         const scales = new Float64Array(n);
         new Uint8Array(scales.buffer).set(row.scales);
         const residuals = new Float64Array(n);
         new Uint8Array(residuals.buffer).set(row.residuals);
-        const codes = new Int8Array(row.codes.buffer, row.codes.byteOffset, row.codes.byteLength);
-        yield { count: n, refs, scales, residuals, codes };
+        const codes = row.codes && new Int8Array(row.codes.buffer, row.codes.byteOffset, row.codes.byteLength);
+        yield { count: n, refs, scales, residuals, codes, columns: segmentColumns };
       }
     },
   };

@@ -35,10 +35,14 @@ export function matchSetsOnce(db: Database, tokenLists: string[][], filter: Chun
   // Every source (a plain search): FTS rows are chunks (written and deleted with them), so the
   // FTS match and the broken chunks, few and indexed (migration 018), are all it takes.
   const broken = sources ? null : skipBroken ? brokenChunks(db) : new Set<number>();
-  const ftsRows = prepared(db, 'SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid').pluck();
+  // One JSON array per list: a common word's tens of thousands of ids cost a row step each otherwise.
+  const ftsRows = prepared(db, 'SELECT json_group_array(rowid) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid)').pluck();
   const ids = tokenLists.map((tokens) => {
     if (!tokens.length) return [];
-    if (broken) return (ftsRows.all(allTokens(tokens)) as number[]).filter((id) => !broken.has(id));
+    if (broken) {
+      const found = JSON.parse(ftsRows.get(allTokens(tokens)) as string) as number[];
+      return broken.size ? found.filter((id) => !broken.has(id)) : found;
+    }
     const found = rows.all(allTokens(tokens)) as [number, number, unknown][];
     // A chunk's own flag decides when it has one (the facts' coalesce); else its document's.
     const needed = [...new Set(found.map((r) => r[1]))].filter((d) => !docs.has(d));
@@ -52,10 +56,7 @@ export function matchSetsOnce(db: Database, tokenLists: string[][], filter: Chun
       })
       .map((r) => r[0]);
   });
-  const refs = Int32Array.from(new Set(ids.flat())).sort();
-  const position = new Map<number, number>();
-  refs.forEach((id, p) => position.set(id, p));
-  const sets = ids.map((list) => Int32Array.from(list, (id) => position.get(id)!));
+  const { refs, sets } = positionsOf(ids);
   // Chunks searched: those of the named sources (broken ones count, as in the facts' share).
   const total = sources
     ? (prepared(
@@ -67,6 +68,33 @@ export function matchSetsOnce(db: Database, tokenLists: string[][], filter: Chun
         .get(JSON.stringify([...sources])) as number)
     : (prepared(db, 'SELECT count(*) FROM chunks').pluck().get() as number);
   return { sets, refs, total, filtered: narrow };
+}
+
+/**
+ * The ascending union of id lists, and each list as positions in it (ascending): typed arrays and
+ * merges, as a one-shot search's common words list tens of thousands of ids.
+ */
+export function positionsOf(lists: readonly (readonly number[])[]): { refs: Int32Array; sets: Int32Array[] } {
+  let size = 0;
+  for (const list of lists) size += list.length;
+  const all = new Int32Array(size);
+  let at = 0;
+  for (const list of lists) for (let i = 0; i < list.length; i++) all[at++] = list[i]!;
+  all.sort();
+  let unique = 0;
+  for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) all[unique++] = all[i]!;
+  const refs = all.slice(0, unique);
+  const sets = lists.map((given) => {
+    let list: ArrayLike<number> = given;
+    for (let i = 1; i < given.length; i++) if (given[i - 1]! >= given[i]!) (list = Int32Array.from(given).sort()), (i = given.length);
+    const out = new Int32Array(list.length);
+    for (let i = 0, p = 0; i < list.length; i++) {
+      while (refs[p]! < list[i]!) p++;
+      out[i] = p;
+    }
+    return out;
+  });
+  return { refs, sets };
 }
 
 /**

@@ -124,19 +124,23 @@ export class SqliteIndexReader implements IndexReader {
     const { pass, share } = this.facts().filter(q.filter);
     if (share === 0) return [];
     if (q.reuse) return mergedTermScores(this.db, chunkFacts(this.db, readGeneration(this.db)), q.tokens, head, q.k, pass);
-    const rows = prepared(
+    // With a LIMIT SQLite keeps the best rows in a small heap instead of sorting every match (a
+    // common word matches tens of thousands). The order is total (rowid breaks ties), so the first
+    // `limit` rows are the unlimited order's first; too few passing the filter: a larger limit.
+    const ranked = prepared(
       this.db,
-      `SELECT rowid, -bm25(chunks_fts, ?, 1) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC, rowid`,
-    )
-      .raw()
-      .iterate(head, match) as IterableIterator<[number, number]>;
-    const out: RefScore[] = [];
-    for (const [ref, score] of rows) {
-      if (!pass(ref)) continue;
-      out.push({ ref, score });
-      if (out.length >= q.k) break; // ends the statement
+      `SELECT rowid, -bm25(chunks_fts, ?, 1) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC, rowid LIMIT ?`,
+    ).raw();
+    for (let limit = Math.ceil(q.k / share) + q.k; ; limit *= 4) {
+      const rows = ranked.all(head, match, limit) as [number, number][];
+      const out: RefScore[] = [];
+      for (const [ref, score] of rows) {
+        if (!pass(ref)) continue;
+        out.push({ ref, score });
+        if (out.length >= q.k) break;
+      }
+      if (out.length >= q.k || rows.length < limit) return out;
     }
-    return out;
   }
 
   async refFilter(filter?: ChunkFilter): Promise<((ref: number) => boolean) | null> {
@@ -322,12 +326,13 @@ export class SqliteIndexReader implements IndexReader {
       const dims = embedderDims(this.db, fingerprint);
       // The packed copies when they are current (written by the last index run): one row per source
       // instead of one per chunk, and only the sources the search is scoped to.
-      const packs = dims ? readCodePacks(this.db, fingerprint, { generation, dims }, sources) : null;
+      const packs = dims ? readCodePacks(this.db, fingerprint, { generation, dims }, sources, sink.columns && sink.only) : null;
       if (packs) {
         sink.start(packs.count, dims);
         let first = 0;
         for (const p of packs.segments()) {
-          sink.rows(first, p.refs, p.scales, p.residuals, p.codes);
+          if (p.codes) sink.rows(first, p.refs, p.scales, p.residuals, p.codes);
+          else sink.columns!(first, p.refs, p.scales, p.residuals, p.columns!);
           first += p.count;
         }
         return { generation, dims, count: first };

@@ -141,6 +141,7 @@ export class SqliteRunLog implements RunLog {
         vectors += this.db.prepare('DELETE FROM vectors WHERE fingerprint != ?').run(opts.keepOnly).changes;
         this.db.prepare('DELETE FROM embedders WHERE fingerprint != ?').run(opts.keepOnly);
         this.db.prepare('DELETE FROM vector_code_packs WHERE fingerprint != ?').run(opts.keepOnly);
+        this.db.prepare('DELETE FROM vector_code_columns WHERE fingerprint != ?').run(opts.keepOnly);
       }
       return { vectors };
     })();
