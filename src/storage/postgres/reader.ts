@@ -8,7 +8,13 @@ import { decodeVectorSend, vectorLiteral } from './vectors.ts';
 import { annType } from './writer.ts';
 
 const HIT_COLUMNS = `c.id AS ref, c.key AS id, s.name AS source, d.path, d.title, c.heading, c.content,
-  d.metadata || c.metadata AS metadata`;
+  d.metadata || c.metadata AS metadata, c.start_line AS "startLine", c.end_line AS "endLine"`;
+type HitRow = Omit<StoredHit, 'startLine' | 'endLine'> & { startLine: number | null; endLine: number | null };
+/** A chunk's line range only where it was recorded (as the SQLite reader gives it). */
+const toHit = ({ startLine, endLine, ...r }: HitRow): StoredHit => ({
+  ...r,
+  ...(startLine !== null && endLine !== null ? { startLine, endLine } : {}),
+});
 const HIT_JOINS = `JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id`;
 
 /** FTS5's bm25 constants, so both backends rank keyword hits alike. */
@@ -177,11 +183,12 @@ export class PgIndexReader implements IndexReader {
   async getChunks(refs: readonly number[], filter?: ChunkFilter): Promise<StoredHit[]> {
     const wanted = filter ? await this.filterRefs(refs, filter) : refs;
     if (!wanted.length) return [];
-    return this.db.query<StoredHit>(
+    const rows = await this.db.query<HitRow>(
       `SELECT ${HIT_COLUMNS}, 0 AS score FROM unnest($1::bigint[]) WITH ORDINALITY AS w(id, i) JOIN chunks c ON c.id = w.id ${HIT_JOINS}
        ORDER BY w.i`,
       [wanted],
     );
+    return rows.map(toHit);
   }
 
   async chunkTexts(refs: readonly number[]): Promise<ChunkText[]> {

@@ -289,6 +289,8 @@ async function insertChunks(c: Queryable, documentId: number, d: DocumentRecord)
     body: [] as string[],
     headLen: [] as number[],
     bodyLen: [] as number[],
+    startLine: [] as (number | null)[],
+    endLine: [] as (number | null)[],
   };
   for (const ch of d.chunks) {
     const head = tsvectorOf(ch.headTerms);
@@ -306,11 +308,13 @@ async function insertChunks(c: Queryable, documentId: number, d: DocumentRecord)
     cols.body.push(body.vector);
     cols.headLen.push(head.length);
     cols.bodyLen.push(body.length);
+    cols.startLine.push(ch.startLine ?? null);
+    cols.endLine.push(ch.endLine ?? null);
   }
   await c.query(
-    `INSERT INTO chunks (document_id, ordinal, key, heading, content, text, text_hash, tokens, metadata, terms, head, body, head_len, body_len)
+    `INSERT INTO chunks (document_id, ordinal, key, heading, content, text, text_hash, tokens, metadata, terms, head, body, head_len, body_len, start_line, end_line)
      SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::jsonb[],
-       $10::text[], $11::tsvector[], $12::tsvector[], $13::int[], $14::int[])`,
-    [documentId, cols.ordinal, cols.key, cols.heading, cols.content, cols.text, cols.hash, cols.tokens, cols.metadata, cols.terms, cols.head, cols.body, cols.headLen, cols.bodyLen],
+       $10::text[], $11::tsvector[], $12::tsvector[], $13::int[], $14::int[], $15::int[], $16::int[])`,
+    [documentId, cols.ordinal, cols.key, cols.heading, cols.content, cols.text, cols.hash, cols.tokens, cols.metadata, cols.terms, cols.head, cols.body, cols.headLen, cols.bodyLen, cols.startLine, cols.endLine],
   );
 }
