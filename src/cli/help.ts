@@ -19,6 +19,7 @@ export const COMMAND_LIST: readonly { usage: string; summary: string }[] = [
     usage: 'export [options]',
     summary: 'every chunk (id, source, path, heading, content, metadata, textHash) as JSON lines, CSV or Parquet',
   },
+  { usage: 'copy [options]', summary: 'copy the index to another backend (SQLite file ↔ postgres:// URL), vectors included, and check both hold the same' },
   {
     usage: 'daemon [options]',
     summary: 'sync on a cron schedule until SIGTERM/SIGINT (logs JSON on stdout); --serve adds the HTTP API',

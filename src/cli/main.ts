@@ -20,6 +20,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   status: () => import('./commands/status.ts'),
   gc: () => import('./commands/gc.ts'),
   export: () => import('./commands/export.ts'),
+  copy: () => import('./commands/copy.ts'),
   daemon: () => import('./commands/daemon.ts'),
   serve: () => import('./commands/serve.ts'),
   ask: () => import('./commands/ask.ts'),
