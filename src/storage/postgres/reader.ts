@@ -29,15 +29,25 @@ const VECTOR_PAGE = 2000;
  * `keyword` (BM25 over the analyzer's tokens, computed as SQLite's FTS5 does); the streaming
  * methods of the older reader shape are here too, so today's searcher works unchanged.
  */
+/** Config `search.exact` / `search.efSearch`: what a query that says nothing of its own gets. */
+export interface VectorSearchDefaults {
+  exact?: boolean;
+  efSearch?: number;
+}
+
 export class PgIndexReader implements IndexReader {
-  constructor(private readonly db: PgDb) {}
+  constructor(
+    private readonly db: PgDb,
+    private readonly defaults: VectorSearchDefaults = {},
+  ) {}
 
   async generation(): Promise<number> {
     const [r] = await this.db.query<{ value: number }>(`SELECT value FROM meta WHERE key = 'generation'`);
     return r!.value;
   }
 
-  async nearest(q: NearestQuery): Promise<RefScore[]> {
+  async nearest(query: NearestQuery): Promise<RefScore[]> {
+    const q = { ...query, exact: query.exact ?? this.defaults.exact, efSearch: query.efSearch ?? this.defaults.efSearch };
     if (q.k <= 0) return [];
     return this.db.tx(async (c) => {
       const [e] = (await c.query<{ dims: number }>('SELECT dims FROM embedders WHERE fingerprint = $1', [q.fingerprint])).rows;
