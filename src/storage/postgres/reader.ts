@@ -82,38 +82,31 @@ export class PgIndexReader implements IndexReader {
     if (!q.tokens.length || q.k <= 0) return [];
     const head = q.headWeight ?? 1;
     if (!(Number.isFinite(head) && head >= 0)) throw new Error(`headWeight must be a number ≥ 0 (got ${head})`);
-    const params: unknown[] = [q.tokens, q.tokens.map(quoteLexeme), q.tokens.map(quoteLexeme).join(' | '), head, q.k];
+    const params: unknown[] = [q.tokens, head, q.k];
     const filter = pgFilterSql(q.filter, params);
-    // bm25 as FTS5 computes it: per query token (repeats count again), idf over the chunks
-    // holding it, the weighted term frequency of head and body, the row's length against the
-    // average; chunks tied on score in id order. Of each candidate only the query's lexemes are
-    // unnested (marked by setweight, kept by ts_filter), and the per-token counts are made once
-    // (MATERIALIZED: not again per candidate).
+    // bm25 as FTS5 computes it: per query token (repeats count again), idf over the chunks holding
+    // it (its postings), the weighted term frequency of head and body, the row's length against
+    // the average, summed in query order as FTS5 sums (so float rounding, and so ties, agree);
+    // chunks tied on score in id order. Everything comes from the query terms' rows of the
+    // postings index; the filter reads the chunk rows of the candidates only.
     return this.db.query<RefScore>(
       `WITH stats AS MATERIALIZED (
          SELECT greatest((SELECT value FROM meta WHERE key = 'chunks'), 1)::float8 AS n,
                 greatest((SELECT value FROM meta WHERE key = 'chunk_terms'), 1)::float8 AS terms),
        qi AS MATERIALIZED (
-         SELECT t.tok, greatest(ln((stats.n - h.hits + 0.5) / (h.hits + 0.5)), 1e-6) AS idf
-         FROM unnest($1::text[], $2::tsquery[]) AS t(tok, query) CROSS JOIN stats
-         CROSS JOIN LATERAL (SELECT count(*)::float8 AS hits FROM chunks c WHERE c.head @@ t.query OR c.body @@ t.query) h),
-       cand AS MATERIALIZED (
-         SELECT c.id, c.head_len + c.body_len AS len,
-                ts_filter(setweight(c.head, 'A', $1::text[]), '{a}') AS head,
-                ts_filter(setweight(c.body, 'A', $1::text[]), '{a}') AS body
-         FROM chunks c ${HIT_JOINS}
-         WHERE (c.head @@ $3::tsquery OR c.body @@ $3::tsquery) AND ${filter}),
-       tf AS (
-         SELECT id, tok, sum(f) AS f FROM (
-           SELECT cand.id, u.lexeme AS tok, $4::float8 * cardinality(u.positions) AS f FROM cand, unnest(cand.head) u
-           UNION ALL
-           SELECT cand.id, u.lexeme, cardinality(u.positions)::float8 FROM cand, unnest(cand.body) u) x
-         GROUP BY id, tok)
-       SELECT cand.id AS ref, sum(qi.idf * tf.f * ${K1 + 1} / (tf.f + ${K1} * (1 - ${B} + ${B} * cand.len / (stats.terms / stats.n)))) AS score
-       FROM cand JOIN tf ON tf.id = cand.id JOIN qi ON qi.tok = tf.tok CROSS JOIN stats
-       GROUP BY cand.id
-       ORDER BY score DESC, cand.id
-       LIMIT $5`,
+         SELECT t.tok, t.i, greatest(ln((stats.n - h.df + 0.5) / (h.df + 0.5)), 1e-6) AS idf
+         FROM unnest($1::text[]) WITH ORDINALITY AS t(tok, i) CROSS JOIN stats
+         CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM postings p WHERE p.term = t.tok) h),
+       scored AS MATERIALIZED (
+         SELECT p.chunk_id AS id,
+                sum(qi.idf * f.f * ${K1 + 1} / (f.f + ${K1} * (1 - ${B} + ${B} * p.len / (stats.terms / stats.n))) ORDER BY qi.i) AS score
+         FROM qi JOIN postings p ON p.term = qi.tok CROSS JOIN stats
+           CROSS JOIN LATERAL (SELECT $2::float8 * p.head_tf + p.body_tf AS f) f
+         GROUP BY p.chunk_id)
+       SELECT c.id AS ref, scored.score FROM scored JOIN chunks c ON c.id = scored.id ${HIT_JOINS}
+       WHERE ${filter}
+       ORDER BY scored.score DESC, c.id
+       LIMIT $3`,
       params,
     );
   }
