@@ -3,7 +3,6 @@ import { indexOfSorted } from '../../core/sorted-ids.ts';
 import type { ChunkText, IndexReader, KeywordQuery, LexiconRow, MatchSets, NearestQuery, RefScore, VectorSet, VectorSink } from '../roles.ts';
 import type { PgDb, Queryable } from './db.ts';
 import { field, pgFilterSql } from './filter.ts';
-import { quoteLexeme } from './terms.ts';
 import { decodeVectorSend, vectorLiteral } from './vectors.ts';
 import { annType } from './writer.ts';
 
@@ -125,37 +124,34 @@ export class PgIndexReader implements IndexReader {
     // As SQLite's: a filter of sources and broken chunks narrows the sets (and the count, by the
     // sources' share); one with metadata conditions or a path is left to the caller.
     const narrow = !filter?.where?.length && filter?.path === undefined;
-    const fp: unknown[] = [];
-    const fsql = pgFilterSql(filter, fp);
-    const [all, allowed] = await Promise.all([
+    const [all, total] = await Promise.all([
       this.allRefs(),
-      narrow ? this.db.query<{ id: number }>(`SELECT c.id FROM chunks c ${HIT_JOINS} WHERE ${fsql}`, fp) : null,
+      narrow && filter?.sources?.length
+        ? this.db.query<{ n: number }>(`SELECT count(*) AS n FROM chunks c ${HIT_JOINS} WHERE s.name = ANY ($1::text[])`, [filter.sources]).then((r) => r[0]!.n)
+        : null,
     ]);
-    let total = all.length;
-    if (narrow && filter?.sources?.length) {
-      const [n] = await this.db.query<{ n: number }>(
-        `SELECT count(*) AS n FROM chunks c ${HIT_JOINS} WHERE s.name = ANY ($1::text[])`,
-        [filter.sources],
-      );
-      total = n!.n;
-    }
-    const pass = allowed ? new Set(allowed.map((r) => r.id)) : null;
     const sets = await Promise.all(
       tokenLists.map(async (tokens) => {
-        if (!tokens.length) return new Int32Array(0);
-        const params = tokens.map(quoteLexeme);
-        // Each token in the head or the body (FTS5's AND over both columns).
-        const every = params.map((_, i) => `(c.head @@ $${i + 1}::tsquery OR c.body @@ $${i + 1}::tsquery)`).join(' AND ');
-        const rows = await this.db.query<{ id: number }>(`SELECT c.id FROM chunks c WHERE ${every} ORDER BY c.id`, params);
+        const distinct = [...new Set(tokens)];
+        if (!distinct.length) return new Int32Array(0);
+        // The chunks with a posting for every token (FTS5's AND over head and body), from the
+        // postings index; the filter reads only those chunks' rows.
+        const params: unknown[] = [distinct, distinct.length];
+        const where = narrow ? pgFilterSql(filter, params) : 'true';
+        const rows = await this.db.query<{ id: number }>(
+          `WITH hit AS (SELECT chunk_id FROM postings WHERE term = ANY ($1::text[]) GROUP BY chunk_id HAVING count(*) = $2)
+           SELECT c.id FROM hit JOIN chunks c ON c.id = hit.chunk_id ${narrow ? HIT_JOINS : ''} WHERE ${where} ORDER BY c.id`,
+          params,
+        );
         const out: number[] = [];
         for (const r of rows) {
-          const p = pass && !pass.has(r.id) ? -1 : indexOfSorted(all, r.id);
+          const p = indexOfSorted(all, r.id);
           if (p >= 0) out.push(p);
         }
         return Int32Array.from(out);
       }),
     );
-    return { sets, refs: all, total, filtered: narrow };
+    return { sets, refs: all, total: total ?? all.length, filtered: narrow };
   }
 
   /** Every chunk id ascending, kept while the generation stands. */
