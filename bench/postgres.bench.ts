@@ -16,7 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { loadConfig } from '../src/builtin.ts';
 import { HashEmbedder } from '../src/embedding/hash.ts';
@@ -141,7 +141,7 @@ try {
   const served: Record<string, { rps: number; p50: number; p90: number; errors: number }> = {};
   for (const [i, b] of backends.entries()) {
     const port = 18_400 + i + (process.pid % 500) * 2;
-    const child = await startServeOn(['--import', 'tsx', join(root, 'src', 'cli', 'run.ts')], join(work, `${b}.json`), port, work);
+    const child = await startServeOn(['--import', pathToFileURL(join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href, join(root, 'src', 'cli', 'run.ts')], join(work, `${b}.json`), port, work);
     try {
       const r = await runLoad({ port, paths, clients: 20, seconds: 20, warmup: 5 });
       const sorted = [...r.latencies].sort((x, y) => x - y);
