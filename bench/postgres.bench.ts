@@ -7,7 +7,8 @@
  *
  * Prints per backend: full index and no-op re-run (in process, hash embedder), search latency
  * p50/p90 per mode over the eval queries (a long-lived Searcher, queries interleaved between the
- * backends so both see the same machine load), eval hit@10/MRR@10 per backend; then, on Postgres,
+ * backends so both see the same machine load), the same as one-shot `ragsync search` processes, serve
+ * under 20 clients (requests/s, p50/p90), eval hit@10/MRR@10 per backend; then, on Postgres,
  * the nearest() ranking in the server: HNSW at a few ef_search values against exact search over
  * the real vectors (recall@10 and p50), with the HNSW build time and size.
  */
@@ -15,7 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { loadConfig } from '../src/builtin.ts';
 import { HashEmbedder } from '../src/embedding/hash.ts';
@@ -24,6 +25,8 @@ import { MODES, Searcher } from '../src/search/search.ts';
 import { openIndex } from '../src/storage/open.ts';
 import { runIndex } from '../src/sync/run.ts';
 import { ensurePgvector, serverBinDir, startCluster } from '../tests/helpers/pg-cluster.ts';
+import { percentile, runLoad } from './http-load.ts';
+import { startServeOn } from './serve-process.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const corpora = [join(root, '..', 'shared', 'corpora'), join(root, '..', '..', 'shared', 'corpora')].find((d) => {
@@ -116,6 +119,41 @@ try {
   line('eval hit@10 (hybrid)', { sqlite: evals.sqlite!.hit10, postgres: evals.postgres!.hit10 }, '', 3);
   line('eval MRR@10 (hybrid)', { sqlite: evals.sqlite!.mrr10, postgres: evals.postgres!.mrr10 }, '', 3);
   for (const b of backends) await searchers[b]!.close();
+
+  // One-shot: a `ragsync search` process per query (what an agent's shell call pays), 12 queries per mode.
+  const cli = [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'src', 'cli', 'run.ts')];
+  for (const mode of MODES) {
+    const times: Record<string, number[]> = { sqlite: [], postgres: [] };
+    for (const [i, c] of cases.slice(0, 12).entries()) {
+      for (const b of i % 2 ? [...backends].reverse() : backends) {
+        const t = performance.now();
+        execFileSync(process.execPath, [...cli, 'search', '-c', join(work, `${b}.json`), '--mode', mode, '-k', '10', '--json', c.query], { cwd: work, stdio: 'ignore' });
+        times[b]!.push(performance.now() - t);
+      }
+    }
+    const pct = (xs: number[], p: number) => [...xs].sort((x, y) => x - y)[Math.floor((xs.length - 1) * p)]!;
+    line(`one-shot ${mode} p50 (12 processes)`, { sqlite: pct(times.sqlite!, 0.5), postgres: pct(times.postgres!, 0.5) }, 'ms', 0);
+    line(`one-shot ${mode} p90`, { sqlite: pct(times.sqlite!, 0.9), postgres: pct(times.postgres!, 0.9) }, 'ms', 0);
+  }
+
+  // serve: 20 keep-alive clients for 20 s (5 s warm-up) over the eval queries, hybrid, one backend at a time.
+  const paths = cases.map((c) => `/search?q=${encodeURIComponent(c.query)}&k=10`);
+  const served: Record<string, { rps: number; p50: number; p90: number; errors: number }> = {};
+  for (const [i, b] of backends.entries()) {
+    const port = 18_400 + i + (process.pid % 500) * 2;
+    const child = await startServeOn(['--import', pathToFileURL(join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href, join(root, 'src', 'cli', 'run.ts')], join(work, `${b}.json`), port, work);
+    try {
+      const r = await runLoad({ port, paths, clients: 20, seconds: 20, warmup: 5 });
+      const sorted = [...r.latencies].sort((x, y) => x - y);
+      served[b] = { rps: r.latencies.length / r.seconds, p50: percentile(sorted, 0.5), p90: percentile(sorted, 0.9), errors: r.errors };
+    } finally {
+      child.kill();
+    }
+  }
+  line('serve, 20 clients: requests/s', { sqlite: served.sqlite!.rps, postgres: served.postgres!.rps }, '/s', 1);
+  line('serve, 20 clients: p50', { sqlite: served.sqlite!.p50, postgres: served.postgres!.p50 }, 'ms', 1);
+  line('serve, 20 clients: p90', { sqlite: served.sqlite!.p90, postgres: served.postgres!.p90 }, 'ms', 1);
+  console.log(`serve errors: sqlite ${served.sqlite!.errors}, postgres ${served.postgres!.errors}`);
 
   // nearest() in the server over the real vectors: HNSW against exact.
   const store = openIndex({ db: pgUrl }, 'search');

@@ -20,6 +20,7 @@ export const COMMAND_LIST: readonly { usage: string; summary: string }[] = [
     usage: 'export [options]',
     summary: 'every chunk (id, source, path, heading, content, metadata, textHash) as JSON lines, CSV or Parquet',
   },
+  { usage: 'copy [options]', summary: 'copy the index to another backend (SQLite file ↔ postgres:// URL), vectors included, and check both hold the same' },
   {
     usage: 'daemon [options]',
     summary: 'sync on cron schedules or per-source intervals until SIGTERM/SIGINT (logs JSON on stdout); --watch syncs folders as they change; --serve adds the HTTP API',

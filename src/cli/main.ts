@@ -4,6 +4,7 @@ import { errorLine } from './error-line.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { ENV_FILE_VAR, loadEnvFileOnce } from '../core/remote/env.ts';
 import { describeIoError } from '../core/io-errors.ts';
+import { StorageError } from '../storage/errors.ts';
 type CommandModule = { register(program: Command): void };
 
 /**
@@ -21,6 +22,7 @@ const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   source: () => import('./commands/source.ts'),
   gc: () => import('./commands/gc.ts'),
   export: () => import('./commands/export.ts'),
+  copy: () => import('./commands/copy.ts'),
   daemon: () => import('./commands/daemon.ts'),
   serve: () => import('./commands/serve.ts'),
   ask: () => import('./commands/ask.ts'),
@@ -75,6 +77,11 @@ export async function main(argv: string[]): Promise<number> {
     if (words) {
       process.stderr.write(`ragsync: ${words}\n`);
       return EXIT.usage;
+    }
+    // A database server's problem (unreachable, credentials, TLS) is already in words naming it.
+    if (err instanceof StorageError) {
+      process.stderr.write(`ragsync: ${err.message}\n`);
+      return EXIT.failed;
     }
     process.stderr.write(`ragsync: internal error: ${errorMessage(err)}\n`);
     if (process.env.RAGSYNC_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);

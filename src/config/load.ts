@@ -39,7 +39,7 @@ export interface Config {
   daemon?: DaemonConfig;
   logLevel?: string;
   /** Search defaults (absent in configs built in code: expansion on). */
-  search?: { expand: boolean };
+  search?: { expand: boolean; exact?: boolean; efSearch?: number };
   /** The answering model (POST /api/chat, ask); absent: answering is off. */
   chat?: ChatConfig;
   /** The reranker; absent: the RAGSYNC_RERANK_* variables, else none. */

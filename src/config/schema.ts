@@ -334,8 +334,16 @@ export const configSchema = z
      * or rewritten files found nowhere else in the source afterwards; more is refused unless confirmed.
      */
     maxDeleteShare: z._default(z.number().check(z.minimum(0), z.maximum(1)), 0.5),
-    /** Search defaults: `expand: false` turns query expansion off for every request. */
-    search: z._default(z.strictObject({ expand: z._default(z.boolean(), true) }), { expand: true }),
+    /**
+     * Search defaults: `expand: false` turns query expansion off for every request. On a Postgres
+     * index, `exact: true` ranks vectors by an exact scan instead of the HNSW index, and `efSearch`
+     * sets the candidates an HNSW search keeps (pgvector's hnsw.ef_search, default 40): higher
+     * finds more of the true nearest at some cost in speed.
+     */
+    search: z._default(
+      z.strictObject({ expand: z._default(z.boolean(), true), exact: z.optional(z.boolean()), efSearch: z.optional(int(1, 1000)) }),
+      { expand: true },
+    ),
     /** pino level; $RAGSYNC_LOG_LEVEL wins over it. */
     logLevel: z.optional(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])),
   })
@@ -357,7 +365,7 @@ export function knownKeysAt(path: readonly PropertyKey[]): string[] {
     embedder: [...new Set([...Object.keys(hashEmbedderSchema.shape), ...Object.keys(remoteFields), 'provider'])],
     chunking: Object.keys(chunkingSchema.shape),
     daemon: Object.keys(daemonSchema.shape),
-    search: ['expand'],
+    search: ['expand', 'exact', 'efSearch'],
     'sources.[]': Object.keys(sourceSchema.shape),
     'sources.[].chunking': Object.keys(chunkingSchema.shape),
   };

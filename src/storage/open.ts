@@ -8,6 +8,8 @@ import { openPostgres, postgresIndexExists } from './postgres/index.ts';
 /** Where the index lives: a SQLite file, or a postgres:// URL (storage/postgres). */
 export interface IndexLocation {
   db: string;
+  /** A server index's vector search defaults (config `search`): exact scans, HNSW candidates. */
+  search?: { exact?: boolean; efSearch?: number };
 }
 
 export type IndexRole = 'sync' | 'search' | 'admin';
@@ -29,8 +31,9 @@ export function openIndex(
 ): SyncStore | SearchStore | AdminStore {
   if (isDatabaseUrl(at.db)) {
     // A missing index is found at the first call (connecting is asynchronous).
-    if (role === 'search' || (role === 'admin' && opts.readOnly)) return openPostgres(at.db, 'read');
-    return openPostgres(at.db, role === 'sync' && opts.dryRun ? 'dryrun' : 'write');
+    const search = { exact: at.search?.exact, efSearch: at.search?.efSearch };
+    if (role === 'search' || (role === 'admin' && opts.readOnly)) return openPostgres(at.db, 'read', search);
+    return openPostgres(at.db, role === 'sync' && opts.dryRun ? 'dryrun' : 'write', search);
   }
   if (role !== 'sync' && !existsSync(at.db)) {
     throw new RagsyncError(`no index at ${at.db}: run "ragsync index" first`, EXIT.failed);

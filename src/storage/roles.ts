@@ -399,7 +399,28 @@ export interface RunLog extends RunHistory {
   exportChunks(source?: string, opts?: { vectorsOf?: string }): AsyncIterable<ExportRow>;
 }
 
+/** A source as a copy of the index carries it: its row with the commit and listing key. */
+export interface SourceDump extends SourceInfo {
+  commit: string | null;
+  indexedAt: string | null;
+  listing: string | null;
+}
+
+/**
+ * The whole index read back as the writer took it in (what `ragsync copy` moves between backends):
+ * sources, documents with their chunks, keyword terms, line ranges and lexicon entries, embedders
+ * and every stored vector, each in a fixed order.
+ */
+export interface IndexDump {
+  dumpSources(): Promise<SourceDump[]>;
+  /** A source's documents in path order (byte order), `batch` at a time. */
+  dumpDocuments(source: string, batch: number): AsyncIterable<DocumentRecord[]>;
+  dumpEmbedders(): Promise<EmbedderInfo[]>;
+  /** Every vector stored for `fingerprint`, referenced or not, in text-hash order, `batch` at a time. */
+  dumpVectors(fingerprint: string, batch: number): AsyncIterable<VectorRecord[]>;
+}
+
 /** What `openIndex` hands each role. */
-export type SyncStore = IndexWriter & RunLog & Closable;
+export type SyncStore = IndexWriter & RunLog & IndexDump & Closable;
 export type SearchStore = IndexReader & RunHistory & Closable;
-export type AdminStore = RunLog & Closable;
+export type AdminStore = RunLog & IndexDump & Closable;

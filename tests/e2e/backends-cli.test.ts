@@ -1,7 +1,8 @@
 // The CLI end to end on every storage backend (one body, run per backend): index and a no-op
-// re-run, a dry run that writes nothing, one writer at a time across processes (exit 75), serve;
+// re-run, a dry run that writes nothing, one writer at a time across processes (exit 75), two
+// serve processes on one index;
 // then both backends side by side: the same searches give the same results.
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/builtin.ts';
@@ -96,23 +97,32 @@ describe.each(BACKENDS)('$name', (backend) => {
       expect((JSON.parse(after.stdout) as { path: string }[])[0]!.path).toMatch(/retry\.md$/);
     });
 
-    it('serve answers from the index and sees a later run without a restart', async () => {
+    it('two serve processes on one index answer the same, and both see a later run without a restart', async () => {
       const s = setup(backend, cleanups);
       expect((await index(loadConfig(s.file))).status).toBe('ok');
-      const served = await startServe(s.file);
+      const servers = await Promise.all([startServe(s.file), startServe(s.file)]);
       try {
+        // Each server's answer, and a check that the other gives the very same (ids, order, scores).
         const ask = async (q: string) => {
-          const r = await fetch(`${served.url}/search?q=${encodeURIComponent(q)}&k=3`);
-          expect(r.status).toBe(200);
-          return ((await r.json()) as { results: { path: string; content: string }[] }).results;
+          const answers = await Promise.all(
+            servers.map(async (served) => {
+              const r = await fetch(`${served.url}/search?q=${encodeURIComponent(q)}&k=5`);
+              expect(r.status).toBe(200);
+              return ((await r.json()) as { results: { id: string; path: string; content: string; score: number }[] }).results;
+            }),
+          );
+          expect(answers[1], q).toEqual(answers[0]);
+          expect(answers[0]!.length).toBeGreaterThan(0);
+          return answers[0]!;
         };
         expect((await ask('伤官配印'))[0]!.content).toContain('伤官配印');
+        await ask('retry backoff');
         expect((await ask('zeppelin airship')).map((h) => h.path)).not.toContain('2025/zeppelin.md');
         writeFileSync(join(s.folder, '2025', 'zeppelin.md'), '# zeppelin\n\nA zeppelin is a rigid airship.\n');
         expect((await index(loadConfig(s.file))).status).toBe('ok');
         expect((await ask('zeppelin airship'))[0]!.path).toBe('2025/zeppelin.md');
       } finally {
-        await served.stop();
+        await Promise.all(servers.map((served) => served.stop()));
       }
     });
   });
@@ -124,7 +134,7 @@ describe.skipIf(!BACKENDS.every((b) => b.ok))(BACKENDS[1]!.title('both backends 
     for (const c of cleanups) await c();
   });
 
-  it('the same searches (hybrid, keyword only, vector only, with filters) give the same results', async () => {
+  it('the same searches (hybrid, keyword only, vector only, with filters) and the same eval figures', async () => {
     const [a, b] = [setup(BACKENDS[0]!, cleanups), setup(BACKENDS[1]!, cleanups)];
     for (const s of [a, b]) expect((await index(loadConfig(s.file))).status).toBe('ok');
     const queries: string[][] = [
@@ -135,6 +145,28 @@ describe.skipIf(!BACKENDS.every((b) => b.ok))(BACKENDS[1]!.title('both backends 
       ['甲木 火', '--path', '2025/**'],
       ['cache invalidation', '-k', '3', '--mmr', '0.5'],
     ];
+    // eval over gold paths of the notes: the same figures, per kind too, and the same ranked results.
+    const gold = [
+      ['retry with exponential backoff', '2024/retry.md', 'question'],
+      ['伤官配印', '2024/officer.md', 'term'],
+      ['甲木参天', '2024/wood.md', 'term'],
+      ['cache invalidation stale entries', '2024/caching.md', 'question'],
+      ['acknowledges a message', '2024/queues.md', 'question'],
+    ].map(([query, path, kind], i) => JSON.stringify({ id: `g${i}`, query, kind, source: 'notes', gold: [{ path, evidence: [] }] }));
+    const evalFile = join(a.dir, 'gold.jsonl');
+    writeFileSync(evalFile, gold.join('\n') + '\n');
+    const evals = await Promise.all([a, b].map((s) => cli(['eval', evalFile, '-c', s.file, '--json', '--results', join(s.dir, 'ranked.jsonl')])));
+    for (const e of evals) expect(e.code, e.stderr).toBe(0);
+    const figures = evals.map((e) => JSON.parse(e.stdout) as { overall: { hit10: number } });
+    expect(figures[1]).toEqual(figures[0]);
+    expect(figures[0]!.overall.hit10).toBe(1);
+    const ranked = (s: { dir: string }) =>
+      readFileSync(join(s.dir, 'ranked.jsonl'), 'utf8').trim().split('\n').map((l) => {
+        const r = JSON.parse(l) as { id: string; results: { path: string; text: string }[] };
+        return [r.id, r.results.map((h) => [h.path, h.text])];
+      });
+    expect(ranked(b)).toEqual(ranked(a));
+
     for (const q of queries) {
       const [ra, rb] = await Promise.all([a, b].map((s) => cli(['search', ...q, '-c', s.file, '--json'])));
       expect(ra!.code, ra!.stderr).toBe(0);

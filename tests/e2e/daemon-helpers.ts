@@ -6,6 +6,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CORPORA, REPO_ROOT } from '../helpers/tmp.ts';
 import { needCorpora } from '../helpers/corpora.ts';
+import { pgQuery } from '../helpers/postgres.ts';
+import { isDatabaseUrl } from '../../src/core/db-url.ts';
 
 export const repoRoot = REPO_ROOT;
 export const corpora = CORPORA;
@@ -38,6 +40,8 @@ export interface TestConfigOptions {
   include?: string[];
   batchSize?: number;
   daemon?: Record<string, unknown>;
+  /** The index (default: data/index.db in the folder): a Postgres URL puts it on the server. */
+  db?: string;
 }
 
 /**
@@ -46,7 +50,7 @@ export interface TestConfigOptions {
  * 64-dim hash embedder in batches of 8 — about 60 commits per run, cheap enough to kill often.
  */
 export function writeConfig(dir: string, o: TestConfigOptions): { file: string; db: string } {
-  const db = join(dir, 'data', 'index.db');
+  const db = o.db ?? join(dir, 'data', 'index.db');
   const file = join(dir, 'ragsync.json');
   writeFileSync(
     file,
@@ -155,6 +159,35 @@ export function dbState(db: string): DbState {
     c.close();
   }
 }
+
+/**
+ * dbState of a Postgres index (a schema on the test server): the same figures, read with SQL;
+ * integrity is the server's business ("ok"), and the vectors' hex is of their float32 bytes.
+ */
+async function pgDbState(url: string): Promise<DbState> {
+  const schema = new URL(url).searchParams.get('schema') ?? 'ragsync';
+  const none: DbState = { integrity: 'ok', chunks: [], referencedVectors: [], vectors: 0, distinctTexts: 0, lock: null, runs: [] };
+  const [made] = await pgQuery<{ ok: boolean }>(`SELECT to_regclass($1) IS NOT NULL AS ok`, [`"${schema}".chunks`]);
+  if (!made!.ok) return none;
+  const q = <R extends Record<string, unknown>>(sql: string) => pgQuery<R>(sql.replace(/\bS\./g, `"${schema}".`));
+  const chunks = (
+    await q<{ k: string }>(`SELECT s.name || '|' || d.path || '|' || c.ordinal || '|' || c.text_hash AS k FROM S.chunks c
+      JOIN S.documents d ON d.id = c.document_id JOIN S.sources s ON s.id = d.source_id`)
+  ).map((r) => r.k).sort();
+  const referencedVectors = (
+    await q<{ k: string }>(`SELECT v.text_hash || ':' || encode(substr(vector_send(v.embedding), 5), 'hex') AS k FROM S.vectors v
+      WHERE v.text_hash IN (SELECT text_hash FROM S.chunks)`)
+  ).map((r) => r.k).sort();
+  const [n] = await q<{ vectors: number; texts: number }>(
+    `SELECT (SELECT count(*)::int FROM S.vectors) AS vectors, (SELECT count(DISTINCT text_hash)::int FROM S.chunks) AS texts`,
+  );
+  const [lock] = await q<{ pid: number; host: string }>(`SELECT pid, host FROM S.index_lock`);
+  const runs = await q<DbState['runs'][number]>(`SELECT id::int, status, trigger, texts_embedded AS embedded FROM S.runs ORDER BY id`);
+  return { integrity: 'ok', chunks, referencedVectors, vectors: n!.vectors, distinctTexts: n!.texts, lock: lock ?? null, runs };
+}
+
+/** dbState of either backend: a SQLite file, or a Postgres URL. */
+export const indexState = (db: string): Promise<DbState> => (isDatabaseUrl(db) ? pgDbState(db) : Promise.resolve(dbState(db)));
 
 /** A small seeded PRNG (mulberry32): the same seed gives the same kill points. */
 export function prng(seed: number): () => number {

@@ -16,6 +16,7 @@ import { isStopped, spawnCli, waitFor } from './daemon-helpers.ts';
 import { freshSchema, needPostgres, pgQuery, pgUrl } from '../helpers/postgres.ts';
 import { xorshift } from '../helpers/rng.ts';
 import { tempDir } from '../helpers/tmp.ts';
+import { openIndex } from '../../src/storage/open.ts';
 
 const pg = needPostgres();
 const FP = 'test:vec@1:8';
@@ -78,6 +79,71 @@ describe.skipIf(!pg.ok)(pg.title('postgres backend'), () => {
     expect(await r.nearest!({ fingerprint: 'unknown', vector: q, k: 10 })).toEqual([]);
   });
 
+  it('config search.exact and search.efSearch are the reader\'s defaults for nearest', async () => {
+    const { url } = schema();
+    const w = sync(url);
+    const dims = 48;
+    const fp = `test:vec@1:${dims}`;
+    await w.registerEmbedder({ fingerprint: fp, provider: 'test', model: 'v', dims });
+    const rnd = xorshift(11);
+    const vec = () => {
+      const v = Float32Array.from({ length: dims }, () => rnd() * 2 - 1);
+      const n = Math.hypot(...v);
+      return v.map((x) => x / n);
+    };
+    await w.ensureSource({ name: 'a', kind: 'dir', url: null, branch: null });
+    const d = doc('a.md', Array.from({ length: 3000 }, (_, i) => `passage ${i}`));
+    await w.writeDocuments('a', [d]);
+    await w.putVectors(fp, d.chunks.map((c) => ({ textHash: c.textHash, vector: vec() })));
+    await w.refreshCodePack!(fp);
+    const open = (search: { exact?: boolean; efSearch?: number }) => {
+      const r = openIndex({ db: url, search }, 'search');
+      later(() => r.close());
+      return r;
+    };
+    const exact = open({ exact: true });
+    const narrow = open({ efSearch: 1 });
+    const wide = open({ efSearch: 400 });
+    const found = { narrow: 0, wide: 0 };
+    const queries = Array.from({ length: 20 }, vec);
+    for (const q of queries) {
+      const truth = await search(url).nearest!({ fingerprint: fp, vector: q, k: 10, exact: true });
+      expect((await exact.nearest!({ fingerprint: fp, vector: q, k: 10 })).map((h) => h.ref)).toEqual(truth.map((h) => h.ref));
+      const inTruth = (hits: { ref: number }[]) => hits.filter((h) => truth.some((t) => t.ref === h.ref)).length;
+      found.narrow += inTruth(await narrow.nearest!({ fingerprint: fp, vector: q, k: 10 }));
+      found.wide += inTruth(await wide.nearest!({ fingerprint: fp, vector: q, k: 10 }));
+      // A query's own setting wins over the default.
+      expect((await narrow.nearest!({ fingerprint: fp, vector: q, k: 10, exact: true })).map((h) => h.ref)).toEqual(truth.map((h) => h.ref));
+    }
+    // ef_search 1 keeps one candidate per step of the graph walk: recall falls well short of the wide search's.
+    expect(found.wide).toBeGreaterThanOrEqual(190);
+    expect(found.narrow).toBeLessThan(found.wide);
+  });
+
+  it('TLS from the URL: sslmode=require against a server without TLS is one clear line; sslmode=disable works; a missing CA file is named', async () => {
+    const { url } = schema();
+    await sync(url).recentRuns(1);
+    const withParams = (params: Record<string, string>) => {
+      const u = new URL(url);
+      for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
+      return u.toString();
+    };
+    const noTls = await failure(search(withParams({ sslmode: 'require' })).generation());
+    expect(noTls).toMatchObject({ kind: 'unreachable' });
+    expect(noTls.message).toMatch(/^the server of postgres:\/\/.* does not accept TLS and the URL asks for it \(sslmode\): enable TLS on the server, or use sslmode=disable/);
+    expect(await search(withParams({ sslmode: 'disable' })).generation()).toBeGreaterThanOrEqual(0);
+    const noCa = await failure(Promise.resolve().then(() => search(withParams({ sslmode: 'verify-full', sslrootcert: '/nonexistent/ca.pem' }))));
+    expect(noCa).toBeInstanceOf(RagsyncError);
+    expect(noCa.message).toBe('db: ?sslrootcert= names a file that does not exist: /nonexistent/ca.pem');
+    // The CLI says it in one line, non-zero.
+    const t = tempDir('ragsync-tls-');
+    later(t.cleanup);
+    const r = await spawnCli(['copy', '--from', withParams({ sslmode: 'require' }), '--to', join(t.dir, 'x.db')]).done;
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^ragsync: the server of postgres:.* does not accept TLS/);
+  });
+
   it('over 2000 dims the approximate index is over halfvec; nearest still answers', async () => {
     const { url, schema: name } = schema();
     const w = sync(url);
@@ -108,6 +174,8 @@ describe.skipIf(!pg.ok)(pg.title('postgres backend'), () => {
       'Message queues decouple producers and consumers; a queue retries failed deliveries.',
       'Retry with exponential backoff when the queue is full.',
       'Consumers acknowledge messages after processing them.',
+      // More repeats of a term than a tsvector keeps positions for (256): counted in full, as FTS5 does.
+      `${'queue '.repeat(300)}full`,
     ];
     for (const db of [url, file]) {
       const w = sync(db);
@@ -120,14 +188,20 @@ describe.skipIf(!pg.ok)(pg.title('postgres backend'), () => {
       const byRef = new Map((await r.getChunks(hits.map((h) => h.ref))).map((h) => [h.ref, h.id]));
       return hits.map((h) => ({ id: byRef.get(h.ref), score: h.score }));
     };
-    for (const [query, head] of [['伤官', 1], ['伤官配印', 2], ['queue retry', 1], ['queue retry', 0], ['consumers message', 3], ['甲木 伤官 queue', 1]] as const) {
-      const tokens = queryTerms(defaultAnalyzer, query);
-      const want = await ranked(file, tokens, head);
-      const got = await ranked(url, tokens, head);
-      expect(want.length).toBeGreaterThan(0);
-      expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
-      got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i]!.score, 9));
-    }
+    const same = async () => {
+      for (const [query, head] of [['伤官', 1], ['伤官配印', 2], ['queue retry', 1], ['queue retry', 0], ['consumers message', 3], ['甲木 伤官 queue', 1]] as const) {
+        const tokens = queryTerms(defaultAnalyzer, query);
+        const want = await ranked(file, tokens, head);
+        const got = await ranked(url, tokens, head);
+        expect(want.length).toBeGreaterThan(0);
+        expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
+        got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i]!.score, 9));
+      }
+    };
+    await same();
+    // A rewritten document's old terms leave the ranking (and its document frequencies) on both.
+    for (const db of [url, file]) await sync(db).writeDocuments('n', [doc('a.md', ['伤官 伤官 a new first passage', '甲木'], { heading: '滴天髓' })]);
+    await same();
     t.cleanup();
   });
 

@@ -57,6 +57,27 @@ describe.each(BACKENDS)('storage roles: $name', (backend) => {
       expect((await r.getChunks(await r.findChunks({ source: 'notes' }))).map((h) => h.content)).toEqual(['alpha three']);
     });
 
+    it('keeps each chunk\'s line range (absent where unknown) and sources of every kind, web included', async () => {
+      const db = fresh();
+      const w = sync(db);
+      for (const kind of ['git', 'dir', 'web'] as const) await w.ensureSource({ name: kind, kind, url: kind === 'web' ? 'https://example.test/' : null, branch: null });
+      const d = doc('https://example.test/a', ['first line', 'second\nthird', 'no range']);
+      d.chunks[0]!.startLine = 1;
+      d.chunks[0]!.endLine = 1;
+      d.chunks[1]!.startLine = 2;
+      d.chunks[1]!.endLine = 3;
+      await w.writeDocuments('web', [d]);
+      const r = search(db);
+      const hits = await r.getChunks(await r.findChunks({ source: 'web' }));
+      expect(hits.map((h) => [h.content, h.startLine, h.endLine])).toEqual([
+        ['first line', 1, 1],
+        ['second\nthird', 2, 3],
+        ['no range', undefined, undefined],
+      ]);
+      expect(hits[2]).not.toHaveProperty('startLine');
+      expect((await w.ensureSource({ name: 'web', kind: 'web', url: 'https://example.test/', branch: null })).kind).toBe('web');
+    });
+
     it('stores vectors by (fingerprint, text hash) and gives them back bit for bit; missing ones are found', async () => {
       const db = fresh();
       const w = sync(db);

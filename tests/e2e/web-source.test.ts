@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { join } from 'node:path';
 import { parseConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
 import { sha256 } from '../../src/core/hash.ts';
 import { Searcher } from '../../src/search/search.ts';
-import { index, snapshotDb } from '../helpers/index-fixture.ts';
+import { index } from '../helpers/index-fixture.ts';
+import { BACKENDS, snapshotIndex } from '../helpers/backends.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { Website, type SitePage } from '../helpers/website.ts';
 
@@ -16,14 +16,22 @@ const pages: SitePage[] = topics.map((t, i) => ({
   markdown: `# Notes on ${t}\n\n## TL;DR\n\nA short note about ${t}, written for the crawler test.\n\n## Summary\n\n- first point about ${t}\n- second point, with \`code\`\n`,
 }));
 
-describe('a web source through ragsync index runs', () => {
+// On every storage backend: the same body, a Postgres schema instead of a file.
+describe.each(BACKENDS)('$name', (backend) => {
+describe.skipIf(!backend.ok)(backend.title('a web source through ragsync index runs'), () => {
   const t = tempDir('ragsync-websrc-');
   const site = new Website(pages, 10_000);
+  const at = backend.fresh();
   let config: Config;
+  let fp = '';
+  const snapshot = async () => {
+    const s = await snapshotIndex(config.db, fp);
+    return { ...s, vectorHashes: new Set(s.vectors.map(([h]) => h)) };
+  };
   beforeAll(async () => {
     const base = await site.start();
     config = parseConfig({
-      db: join(t.dir, 'index.db'),
+      db: at.db,
       embedder: { provider: 'hash', dims: 128 },
       sources: [{ name: 'site', kind: 'web', url: `${base}/`, maxDepth: 3, timeoutMs: 4000, maxFileBytes: 200_000 }],
     });
@@ -31,10 +39,12 @@ describe('a web source through ragsync index runs', () => {
   afterAll(async () => {
     await site.stop();
     t.cleanup();
+    await at.cleanup();
   });
 
   it('indexes every page, reports the ones it could not take, and the results carry the URL and title', async () => {
     const r = await index(config);
+    fp = r.fingerprint;
     expect(r.status).toBe('partial');
     const s = r.sources[0]!;
     expect(s.skippedFiles.map((f) => f.path.slice(site.base.length)).sort()).toEqual(['/binary', '/huge.html', '/slow.html']);
@@ -44,7 +54,9 @@ describe('a web source through ragsync index runs', () => {
     try {
       const [hit] = await searcher.search('bloom filters false positives', { k: 1 });
       expect(hit).toMatchObject({ source: 'site', path: site.pageUrl(pages[2]!), title: 'Notes on bloom filters and false positives' });
+      // The chunk's line range comes back from the store (recorded at write time).
       expect(hit!.startLine).toBeGreaterThan(0);
+      expect(hit!.endLine).toBeGreaterThanOrEqual(hit!.startLine!);
     } finally {
       await searcher.close();
     }
@@ -63,9 +75,9 @@ describe('a web source through ragsync index runs', () => {
 
   it('after a change embeds exactly the new distinct texts, removes the deleted page and adds the new one', async () => {
     site.version = 2;
-    const before = snapshotDb(config.db);
+    const before = (await snapshot());
     const r = await index(config);
-    const after = snapshotDb(config.db);
+    const after = (await snapshot());
     const fresh = [...after.distinct].filter((h) => !before.vectorHashes.has(h)).sort();
     expect(r.sent.map(sha256).sort()).toEqual(fresh);
     expect(fresh.length).toBeGreaterThan(0);
@@ -78,15 +90,16 @@ describe('a web source through ragsync index runs', () => {
   }, 60_000);
 
   it('a site that answers 404 everywhere is refused by the delete guard and keeps every page', async () => {
-    const before = snapshotDb(config.db).chunks.length;
+    const before = (await snapshot()).chunks.length;
     site.allGone = true;
     try {
       const r = await index(config);
       expect(r.sources[0]!.status).toBe('failed');
       expect(r.sources[0]!.error).toMatch(/source "site"/);
-      expect(snapshotDb(config.db).chunks.length).toBe(before);
+      expect((await snapshot()).chunks.length).toBe(before);
     } finally {
       site.allGone = false;
     }
   }, 60_000);
+});
 });

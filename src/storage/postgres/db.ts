@@ -272,6 +272,14 @@ export class PgDb {
     const done = await this.applied(c);
     if (!done) throw new RagsyncError(`no index at ${this.shown} (schema "${this.schema}"): run "ragsync index" first`, EXIT.failed);
     refuseNewer(done, this.shown);
+    // A reader never migrates (it may lack the grants): an index the writer has not upgraded yet is named as such.
+    const pending = listPgMigrations().filter((m) => !done.has(m.version));
+    if (pending.length) {
+      throw new RagsyncError(
+        `the index at ${this.shown} predates this ragsync (schema version ${Math.max(0, ...done)}, this one reads ${pending.at(-1)!.version}): run "ragsync index" once to upgrade it`,
+        EXIT.usage,
+      );
+    }
   }
 
   /** Applies pending migrations; two processes migrating at once take turns (an advisory lock). */

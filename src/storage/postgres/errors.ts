@@ -21,10 +21,17 @@ const BY_CODE: Record<string, StorageErrorKind> = {
 };
 const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
 
+/** Node's codes for a server certificate TLS could not verify. */
+const UNVERIFIED = /^(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_HAS_EXPIRED|CERT_NOT_YET_VALID|ERR_TLS_CERT_ALTNAME_INVALID)$/;
+
 /** The sentence for a kind, naming the server; the server's own words follow it. */
 function words(kind: StorageErrorKind, code: string, shown: string): string {
   switch (kind) {
     case 'unreachable':
+      if (code === 'NO_TLS') return `the server of ${shown} does not accept TLS and the URL asks for it (sslmode): enable TLS on the server, or use sslmode=disable on a network you trust`;
+      if (UNVERIFIED.test(code)) {
+        return `the TLS certificate of ${shown} could not be verified: give the server's CA as ?sslrootcert=FILE (sslmode=verify-full checks the host name too), or sslmode=require to encrypt without verifying`;
+      }
       if (code === '3D000') return `database of ${shown} does not exist`;
       return code === 'ECONNREFUSED' ? `cannot connect to ${shown}: connection refused (is the server running there?)` : `lost or cannot reach the database ${shown}`;
     case 'auth':
@@ -49,6 +56,9 @@ export function pgStorageError(err: unknown, shown: string): unknown {
   const raw = err instanceof Error ? err.message : String(err);
   let kind: StorageErrorKind | undefined = BY_CODE[code];
   if (!kind && NETWORK.has(code)) kind = 'unreachable';
+  // TLS asked for by the URL: a server without it, or a certificate that does not verify.
+  if (!kind && /server does not support SSL/i.test(raw)) return new StorageError('unreachable', words('unreachable', 'NO_TLS', shown), { path: shown, cause: err });
+  if (!kind && UNVERIFIED.test(code)) kind = 'unreachable';
   // pg's own words for a socket that closed under a query, or a connect that timed out.
   if (!kind && /Connection terminated|connection timeout|timeout exceeded when trying to connect/i.test(raw)) kind = 'unreachable';
   if (!kind) return err;

@@ -1,21 +1,22 @@
-import type { IndexReader, IndexWriter, RunLog } from '../roles.ts';
+import type { IndexDump, IndexReader, IndexWriter, RunLog } from '../roles.ts';
 import { PgDb, type PgMode } from './db.ts';
 import { pgLocation } from './location.ts';
-import { PgIndexReader } from './reader.ts';
+import { PgIndexReader, type VectorSearchDefaults } from './reader.ts';
 import { PgRunLog } from './run-log.ts';
 import { PgIndexWriter } from './writer.ts';
+import { PgIndexDump } from './dump.ts';
 
-export type PgIndex = IndexWriter & IndexReader & RunLog & { close(): Promise<void>; readonly db: PgDb };
+export type PgIndex = IndexWriter & IndexReader & RunLog & IndexDump & { close(): Promise<void>; readonly db: PgDb };
 
 /**
  * The Postgres backend: one pool shared by role objects, each with its own state (the run log
  * holds the lock's connection), composed into the object storage/open.ts hands out. Connecting,
  * checking the server and migrating happen at the first call (open is synchronous for callers).
  */
-export function openPostgres(url: string, mode: PgMode): PgIndex {
+export function openPostgres(url: string, mode: PgMode, search: VectorSearchDefaults = {}): PgIndex {
   const db = new PgDb(pgLocation(url), mode);
   const runs = new PgRunLog(db);
-  const parts: object[] = [new PgIndexWriter(db, mode === 'dryrun'), new PgIndexReader(db), runs];
+  const parts: object[] = [new PgIndexWriter(db, mode === 'dryrun'), new PgIndexReader(db, search), runs, new PgIndexDump(db)];
   const store: Record<string, unknown> = {
     db,
     async close() {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { PoolConfig } from 'pg';
 import { RagsyncError, EXIT } from '../../core/errors.ts';
 import { shownDb } from '../../core/db-url.ts';
@@ -16,7 +17,8 @@ const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /**
  * postgres://user:password@host:port/database?schema=NAME&pool=N&statement_timeout=MS — the
- * password may come from PGPASSWORD instead; sslmode/sslrootcert and the rest are pg's own.
+ * password may come from PGPASSWORD instead; sslmode (as libpq reads it), sslrootcert, sslcert and
+ * sslkey (files) set TLS; the rest are pg's own.
  */
 export function pgLocation(db: string): PgLocation {
   const shown = shownDb(db);
@@ -41,6 +43,14 @@ export function pgLocation(db: string): PgLocation {
     if (!Number.isInteger(n) || n < 1) throw new RagsyncError(`db: ?${name}= must be a positive whole number (got ${JSON.stringify(raw)})`, EXIT.usage);
     return n;
   };
+  // TLS files named by the URL, checked here so a typo is named as the parameter it is.
+  for (const name of ['sslrootcert', 'sslcert', 'sslkey']) {
+    const file = url.searchParams.get(name);
+    if (file && file !== 'system' && !existsSync(file)) throw new RagsyncError(`db: ?${name}= names a file that does not exist: ${file}`, EXIT.usage);
+  }
+  // sslmode as libpq and psql read it (require: encrypted, not verified; verify-ca / verify-full:
+  // checked against sslrootcert), not pg's older reading of every mode as verify-full.
+  if (url.searchParams.has('sslmode') && !url.searchParams.has('uselibpqcompat')) url.searchParams.set('uselibpqcompat', 'true');
   const max = count('pool', take('pool'));
   const timeout = count('statement_timeout', take('statement_timeout'));
   return {

@@ -3,12 +3,17 @@ import { indexOfSorted } from '../../core/sorted-ids.ts';
 import type { ChunkText, IndexReader, KeywordQuery, LexiconRow, MatchSets, NearestQuery, RefScore, VectorSet, VectorSink } from '../roles.ts';
 import type { PgDb, Queryable } from './db.ts';
 import { field, pgFilterSql } from './filter.ts';
-import { quoteLexeme } from './terms.ts';
 import { decodeVectorSend, vectorLiteral } from './vectors.ts';
 import { annType } from './writer.ts';
 
 const HIT_COLUMNS = `c.id AS ref, c.key AS id, s.name AS source, d.path, d.title, c.heading, c.content,
-  d.metadata || c.metadata AS metadata`;
+  d.metadata || c.metadata AS metadata, c.start_line AS "startLine", c.end_line AS "endLine"`;
+type HitRow = Omit<StoredHit, 'startLine' | 'endLine'> & { startLine: number | null; endLine: number | null };
+/** A chunk's line range only where it was recorded (as the SQLite reader gives it). */
+const toHit = ({ startLine, endLine, ...r }: HitRow): StoredHit => ({
+  ...r,
+  ...(startLine !== null && endLine !== null ? { startLine, endLine } : {}),
+});
 const HIT_JOINS = `JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id`;
 
 /** FTS5's bm25 constants, so both backends rank keyword hits alike. */
@@ -23,15 +28,25 @@ const VECTOR_PAGE = 2000;
  * `keyword` (BM25 over the analyzer's tokens, computed as SQLite's FTS5 does); the streaming
  * methods of the older reader shape are here too, so today's searcher works unchanged.
  */
+/** Config `search.exact` / `search.efSearch`: what a query that says nothing of its own gets. */
+export interface VectorSearchDefaults {
+  exact?: boolean;
+  efSearch?: number;
+}
+
 export class PgIndexReader implements IndexReader {
-  constructor(private readonly db: PgDb) {}
+  constructor(
+    private readonly db: PgDb,
+    private readonly defaults: VectorSearchDefaults = {},
+  ) {}
 
   async generation(): Promise<number> {
     const [r] = await this.db.query<{ value: number }>(`SELECT value FROM meta WHERE key = 'generation'`);
     return r!.value;
   }
 
-  async nearest(q: NearestQuery): Promise<RefScore[]> {
+  async nearest(query: NearestQuery): Promise<RefScore[]> {
+    const q = { ...query, exact: query.exact ?? this.defaults.exact, efSearch: query.efSearch ?? this.defaults.efSearch };
     if (q.k <= 0) return [];
     return this.db.tx(async (c) => {
       const [e] = (await c.query<{ dims: number }>('SELECT dims FROM embedders WHERE fingerprint = $1', [q.fingerprint])).rows;
@@ -66,38 +81,31 @@ export class PgIndexReader implements IndexReader {
     if (!q.tokens.length || q.k <= 0) return [];
     const head = q.headWeight ?? 1;
     if (!(Number.isFinite(head) && head >= 0)) throw new Error(`headWeight must be a number ≥ 0 (got ${head})`);
-    const params: unknown[] = [q.tokens, q.tokens.map(quoteLexeme), q.tokens.map(quoteLexeme).join(' | '), head, q.k];
+    const params: unknown[] = [q.tokens, head, q.k];
     const filter = pgFilterSql(q.filter, params);
-    // bm25 as FTS5 computes it: per query token (repeats count again), idf over the chunks
-    // holding it, the weighted term frequency of head and body, the row's length against the
-    // average; chunks tied on score in id order. Of each candidate only the query's lexemes are
-    // unnested (marked by setweight, kept by ts_filter), and the per-token counts are made once
-    // (MATERIALIZED: not again per candidate).
+    // bm25 as FTS5 computes it: per query token (repeats count again), idf over the chunks holding
+    // it (its postings), the weighted term frequency of head and body, the row's length against
+    // the average, summed in query order as FTS5 sums (so float rounding, and so ties, agree);
+    // chunks tied on score in id order. Everything comes from the query terms' rows of the
+    // postings index; the filter reads the chunk rows of the candidates only.
     return this.db.query<RefScore>(
       `WITH stats AS MATERIALIZED (
          SELECT greatest((SELECT value FROM meta WHERE key = 'chunks'), 1)::float8 AS n,
                 greatest((SELECT value FROM meta WHERE key = 'chunk_terms'), 1)::float8 AS terms),
        qi AS MATERIALIZED (
-         SELECT t.tok, greatest(ln((stats.n - h.hits + 0.5) / (h.hits + 0.5)), 1e-6) AS idf
-         FROM unnest($1::text[], $2::tsquery[]) AS t(tok, query) CROSS JOIN stats
-         CROSS JOIN LATERAL (SELECT count(*)::float8 AS hits FROM chunks c WHERE c.head @@ t.query OR c.body @@ t.query) h),
-       cand AS MATERIALIZED (
-         SELECT c.id, c.head_len + c.body_len AS len,
-                ts_filter(setweight(c.head, 'A', $1::text[]), '{a}') AS head,
-                ts_filter(setweight(c.body, 'A', $1::text[]), '{a}') AS body
-         FROM chunks c ${HIT_JOINS}
-         WHERE (c.head @@ $3::tsquery OR c.body @@ $3::tsquery) AND ${filter}),
-       tf AS (
-         SELECT id, tok, sum(f) AS f FROM (
-           SELECT cand.id, u.lexeme AS tok, $4::float8 * cardinality(u.positions) AS f FROM cand, unnest(cand.head) u
-           UNION ALL
-           SELECT cand.id, u.lexeme, cardinality(u.positions)::float8 FROM cand, unnest(cand.body) u) x
-         GROUP BY id, tok)
-       SELECT cand.id AS ref, sum(qi.idf * tf.f * ${K1 + 1} / (tf.f + ${K1} * (1 - ${B} + ${B} * cand.len / (stats.terms / stats.n)))) AS score
-       FROM cand JOIN tf ON tf.id = cand.id JOIN qi ON qi.tok = tf.tok CROSS JOIN stats
-       GROUP BY cand.id
-       ORDER BY score DESC, cand.id
-       LIMIT $5`,
+         SELECT t.tok, t.i, greatest(ln((stats.n - h.df + 0.5) / (h.df + 0.5)), 1e-6) AS idf
+         FROM unnest($1::text[]) WITH ORDINALITY AS t(tok, i) CROSS JOIN stats
+         CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM postings p WHERE p.term = t.tok) h),
+       scored AS MATERIALIZED (
+         SELECT p.chunk_id AS id,
+                sum(qi.idf * f.f * ${K1 + 1} / (f.f + ${K1} * (1 - ${B} + ${B} * p.len / (stats.terms / stats.n))) ORDER BY qi.i) AS score
+         FROM qi JOIN postings p ON p.term = qi.tok CROSS JOIN stats
+           CROSS JOIN LATERAL (SELECT $2::float8 * p.head_tf + p.body_tf AS f) f
+         GROUP BY p.chunk_id)
+       SELECT c.id AS ref, scored.score FROM scored JOIN chunks c ON c.id = scored.id ${HIT_JOINS}
+       WHERE ${filter}
+       ORDER BY scored.score DESC, c.id
+       LIMIT $3`,
       params,
     );
   }
@@ -116,37 +124,34 @@ export class PgIndexReader implements IndexReader {
     // As SQLite's: a filter of sources and broken chunks narrows the sets (and the count, by the
     // sources' share); one with metadata conditions or a path is left to the caller.
     const narrow = !filter?.where?.length && filter?.path === undefined;
-    const fp: unknown[] = [];
-    const fsql = pgFilterSql(filter, fp);
-    const [all, allowed] = await Promise.all([
+    const [all, total] = await Promise.all([
       this.allRefs(),
-      narrow ? this.db.query<{ id: number }>(`SELECT c.id FROM chunks c ${HIT_JOINS} WHERE ${fsql}`, fp) : null,
+      narrow && filter?.sources?.length
+        ? this.db.query<{ n: number }>(`SELECT count(*) AS n FROM chunks c ${HIT_JOINS} WHERE s.name = ANY ($1::text[])`, [filter.sources]).then((r) => r[0]!.n)
+        : null,
     ]);
-    let total = all.length;
-    if (narrow && filter?.sources?.length) {
-      const [n] = await this.db.query<{ n: number }>(
-        `SELECT count(*) AS n FROM chunks c ${HIT_JOINS} WHERE s.name = ANY ($1::text[])`,
-        [filter.sources],
-      );
-      total = n!.n;
-    }
-    const pass = allowed ? new Set(allowed.map((r) => r.id)) : null;
     const sets = await Promise.all(
       tokenLists.map(async (tokens) => {
-        if (!tokens.length) return new Int32Array(0);
-        const params = tokens.map(quoteLexeme);
-        // Each token in the head or the body (FTS5's AND over both columns).
-        const every = params.map((_, i) => `(c.head @@ $${i + 1}::tsquery OR c.body @@ $${i + 1}::tsquery)`).join(' AND ');
-        const rows = await this.db.query<{ id: number }>(`SELECT c.id FROM chunks c WHERE ${every} ORDER BY c.id`, params);
+        const distinct = [...new Set(tokens)];
+        if (!distinct.length) return new Int32Array(0);
+        // The chunks with a posting for every token (FTS5's AND over head and body), from the
+        // postings index; the filter reads only those chunks' rows.
+        const params: unknown[] = [distinct, distinct.length];
+        const where = narrow ? pgFilterSql(filter, params) : 'true';
+        const rows = await this.db.query<{ id: number }>(
+          `WITH hit AS (SELECT chunk_id FROM postings WHERE term = ANY ($1::text[]) GROUP BY chunk_id HAVING count(*) = $2)
+           SELECT c.id FROM hit JOIN chunks c ON c.id = hit.chunk_id ${narrow ? HIT_JOINS : ''} WHERE ${where} ORDER BY c.id`,
+          params,
+        );
         const out: number[] = [];
         for (const r of rows) {
-          const p = pass && !pass.has(r.id) ? -1 : indexOfSorted(all, r.id);
+          const p = indexOfSorted(all, r.id);
           if (p >= 0) out.push(p);
         }
         return Int32Array.from(out);
       }),
     );
-    return { sets, refs: all, total, filtered: narrow };
+    return { sets, refs: all, total: total ?? all.length, filtered: narrow };
   }
 
   /** Every chunk id ascending, kept while the generation stands. */
@@ -177,11 +182,12 @@ export class PgIndexReader implements IndexReader {
   async getChunks(refs: readonly number[], filter?: ChunkFilter): Promise<StoredHit[]> {
     const wanted = filter ? await this.filterRefs(refs, filter) : refs;
     if (!wanted.length) return [];
-    return this.db.query<StoredHit>(
+    const rows = await this.db.query<HitRow>(
       `SELECT ${HIT_COLUMNS}, 0 AS score FROM unnest($1::bigint[]) WITH ORDINALITY AS w(id, i) JOIN chunks c ON c.id = w.id ${HIT_JOINS}
        ORDER BY w.i`,
       [wanted],
     );
+    return rows.map(toHit);
   }
 
   async chunkTexts(refs: readonly number[]): Promise<ChunkText[]> {

@@ -31,3 +31,20 @@ export function tsvectorOf(terms: string): { vector: string; length: number } {
 export function quoteLexeme(t: string): string {
   return `'${t.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 }
+
+/**
+ * A chunk's keyword postings: each term of head and body with its count in each (exact, unlike a
+ * tsvector's 256 positions); terms the server refuses as lexemes are left out, as tsvectorOf does.
+ */
+export function postingsOf(head: string, body: string): Map<string, { head: number; body: number }> {
+  const out = new Map<string, { head: number; body: number }>();
+  for (const [terms, column] of [[head, 'head'], [body, 'body']] as const) {
+    for (const t of terms.split(' ')) {
+      if (!t || Buffer.byteLength(t) > MAX_LEXEME_BYTES) continue;
+      let tf = out.get(t);
+      if (!tf) out.set(t, (tf = { head: 0, body: 0 }));
+      tf[column]++;
+    }
+  }
+  return out;
+}

@@ -3,7 +3,7 @@ import { failpoint } from '../../core/failpoint.ts';
 import type { DocumentRecord, EmbedderInfo, LexiconEntry, StoredDocument } from '../../core/types.ts';
 import type { DocumentWrite, IndexWriter, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
 import { ident, type PgDb, type Queryable } from './db.ts';
-import { tsvectorOf } from './terms.ts';
+import { postingsOf, tsvectorOf } from './terms.ts';
 import { vectorLiteral } from './vectors.ts';
 import { writeInOne } from '../document-write.ts';
 
@@ -94,13 +94,22 @@ export class PgIndexWriter implements IndexWriter {
   }
 
   /**
-   * Builds the fingerprint's approximate (HNSW) index when it has none, at the end of a run: one
+   * At the end of a run: merges the keyword index's pending entries, refreshes the postings'
+   * statistics when stale, and builds the fingerprint's approximate (HNSW) index when it has none: one
    * build over the loaded vectors costs a fraction of keeping the graph up to date through every
    * insert of a first index (~10 ms per 1024-dim vector); later runs' few inserts maintain it.
    */
   async refreshCodePack(fingerprint: string): Promise<boolean> {
     // The keyword index's pending entries, merged once per run (searches scan the list linearly).
     await this.db.query(`SELECT gin_clean_pending_list(${[`'chunks_head'`, `'chunks_body'`].map((i) => `to_regclass(${i})`).join('), gin_clean_pending_list(')})`);
+    // Keyword ranking plans by the postings' statistics: made fresh after a run that changed a
+    // tenth of them (autovacuum would too, later; a first run's searches should not wait for it).
+    const [st] = await this.db.query<{ stale: boolean }>(
+      `SELECT coalesce(last_analyze, last_autoanalyze) IS NULL OR n_mod_since_analyze > n_live_tup / 10 AS stale
+       FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'postings'`,
+      [this.db.schema],
+    );
+    if (st?.stale && !this.dryRun) await this.db.query('ANALYZE postings');
     const [e] = await this.db.query<{ dims: number }>('SELECT dims FROM embedders WHERE fingerprint = $1', [fingerprint]);
     const ann = e ? annType(e.dims) : null;
     if (!ann) return false;
@@ -294,6 +303,8 @@ async function insertChunks(c: Queryable, documentId: number, d: DocumentRecord)
     body: [] as string[],
     headLen: [] as number[],
     bodyLen: [] as number[],
+    startLine: [] as (number | null)[],
+    endLine: [] as (number | null)[],
   };
   for (const ch of d.chunks) {
     const head = tsvectorOf(ch.headTerms);
@@ -311,11 +322,33 @@ async function insertChunks(c: Queryable, documentId: number, d: DocumentRecord)
     cols.body.push(body.vector);
     cols.headLen.push(head.length);
     cols.bodyLen.push(body.length);
+    cols.startLine.push(ch.startLine ?? null);
+    cols.endLine.push(ch.endLine ?? null);
   }
-  await c.query(
-    `INSERT INTO chunks (document_id, ordinal, key, heading, content, text, text_hash, tokens, metadata, terms, head, body, head_len, body_len)
+  const ids = await c.query<{ id: number; ordinal: number }>(
+    `INSERT INTO chunks (document_id, ordinal, key, heading, content, text, text_hash, tokens, metadata, terms, head, body, head_len, body_len, start_line, end_line)
      SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::jsonb[],
-       $10::text[], $11::tsvector[], $12::tsvector[], $13::int[], $14::int[])`,
-    [documentId, cols.ordinal, cols.key, cols.heading, cols.content, cols.text, cols.hash, cols.tokens, cols.metadata, cols.terms, cols.head, cols.body, cols.headLen, cols.bodyLen],
+       $10::text[], $11::tsvector[], $12::tsvector[], $13::int[], $14::int[], $15::int[], $16::int[])
+     RETURNING id, ordinal`,
+    [documentId, cols.ordinal, cols.key, cols.heading, cols.content, cols.text, cols.hash, cols.tokens, cols.metadata, cols.terms, cols.head, cols.body, cols.headLen, cols.bodyLen, cols.startLine, cols.endLine],
   );
+  const idOf = new Map(ids.rows.map((r) => [r.ordinal, r.id]));
+  const p = { term: [] as string[], chunk: [] as number[], head: [] as number[], body: [] as number[], len: [] as number[] };
+  d.chunks.forEach((ch, i) => {
+    const id = idOf.get(ch.ordinal)!;
+    const len = cols.headLen[i]! + cols.bodyLen[i]!;
+    for (const [term, tf] of postingsOf(ch.headTerms, ch.terms)) {
+      p.term.push(term);
+      p.chunk.push(id);
+      p.head.push(tf.head);
+      p.body.push(tf.body);
+      p.len.push(len);
+    }
+  });
+  if (p.term.length) {
+    await c.query(
+      `INSERT INTO postings (term, chunk_id, head_tf, body_tf, len) SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::int[], $5::int[])`,
+      [p.term, p.chunk, p.head, p.body, p.len],
+    );
+  }
 }

@@ -3,6 +3,7 @@ import { openDatabase, type OpenMode } from './connection.ts';
 import { closeReaderExtras, SqliteIndexReader } from './reader.ts';
 import { SqliteRunLog } from './run-log.ts';
 import { SqliteIndexWriter } from './writer.ts';
+import { SqliteIndexDump } from './dump.ts';
 import { openFailure, withPathOnErrors } from './annotate.ts';
 import type { DocumentWrite } from '../roles.ts';
 
@@ -35,7 +36,7 @@ export class SqliteIndex {
   }
 }
 
-export interface SqliteIndex extends SqliteIndexWriter, SqliteIndexReader, SqliteRunLog {}
+export interface SqliteIndex extends SqliteIndexWriter, SqliteIndexReader, SqliteRunLog, SqliteIndexDump {}
 
 /** A document write whose methods' errors carry the database file, as the roles' do. */
 function withTaggedWrite(begin: SqliteIndexWriter['beginDocuments']): SqliteIndexWriter['beginDocuments'] {
@@ -47,7 +48,7 @@ function withTaggedWrite(begin: SqliteIndexWriter['beginDocuments']): SqliteInde
   };
 }
 
-for (const role of [SqliteIndexWriter, SqliteIndexReader, SqliteRunLog]) {
+for (const role of [SqliteIndexWriter, SqliteIndexReader, SqliteRunLog, SqliteIndexDump]) {
   for (const name of Object.getOwnPropertyNames(role.prototype)) {
     if (name === 'constructor') continue;
     const d = Object.getOwnPropertyDescriptor(role.prototype, name)!;
