@@ -8,7 +8,7 @@ import { decodeVectorSend, vectorLiteral } from './vectors.ts';
 import { annType } from './writer.ts';
 
 const HIT_COLUMNS = `c.id AS ref, c.key AS id, s.name AS source, d.path, d.title, c.heading, c.content,
-  d.metadata || c.metadata AS metadata`;
+  jsonb_strip_nulls(jsonb_build_object('mediaType', d.media_type)) || d.metadata || c.metadata AS metadata`;
 const HIT_JOINS = `JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id`;
 
 /** FTS5's bm25 constants, so both backends rank keyword hits alike. */
