@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
@@ -33,6 +34,21 @@ describe('a web source through ragsync index runs', () => {
     t.cleanup();
   });
 
+  const NOT_PAGES = new Set(['/robots.txt', '/sitemap.xml', '/llms.txt']);
+
+  it('--dry-run on an empty index names the pages it would fetch, requests none and writes nothing', async () => {
+    const mark = site.requests.length;
+    const r = await index(config, { dryRun: true });
+    expect(r.sources[0]!.status).toBe('ok');
+    // robots.txt, the sitemap and llms.txt only: no page GET, conditional or not.
+    expect(site.since(mark).map((q) => q.path)).toEqual(['/robots.txt', '/sitemap.xml', '/llms.txt']);
+    const w = r.sources[0]!.wouldFetch!;
+    const sitemapPages = pages.filter((p) => p.month === site.sitemapOnly).map((p) => site.pageUrl(p));
+    expect(w.new.sort()).toEqual([`${site.base}/`, ...sitemapPages].sort());
+    expect(w).toMatchObject({ revalidate: [], drop: [] });
+    expect(existsSync(config.db)).toBe(false);
+  }, 60_000);
+
   it('indexes every page, reports the ones it could not take, and the results carry the URL and title', async () => {
     const r = await index(config);
     expect(r.status).toBe('partial');
@@ -59,6 +75,27 @@ describe('a web source through ragsync index runs', () => {
     const pageRequests = site.since(mark).filter((q) => q.path.startsWith('/b/'));
     expect(pageRequests.length).toBe(pages.length);
     expect(pageRequests.every((q) => q.status === 304 && q.headers['if-none-match'] && q.headers['if-modified-since'])).toBe(true);
+  }, 60_000);
+
+  it('--dry-run on an indexed site: every indexed page to revalidate, pages now excluded to drop; no page requested, the index unchanged', async () => {
+    site.version = 2;
+    const narrowed = { ...config, sources: [{ ...config.sources[0]!, exclude: ['/loop/**'] }] };
+    const before = snapshotDb(config.db);
+    const mark = site.requests.length;
+    try {
+      const r = await index(narrowed, { dryRun: true });
+      expect(site.since(mark).filter((q) => !NOT_PAGES.has(q.path))).toEqual([]);
+      const w = r.sources[0]!.wouldFetch!;
+      const indexed = [...new Set(before.chunks.map((c) => c.path))];
+      expect(w.drop.sort()).toEqual([`${site.base}/loop/a.html`, `${site.base}/loop/b.html`]);
+      expect(w.revalidate.sort()).toEqual(indexed.filter((p) => !p.includes('/loop/')).sort());
+      expect(w.new).toEqual([]);
+      expect(r.sources[0]!.planned.documents).toMatchObject({ deleted: 2, added: 0, changed: 0 });
+      expect(r.sent).toEqual([]);
+      expect(snapshotDb(config.db)).toEqual(before);
+    } finally {
+      site.version = 1;
+    }
   }, 60_000);
 
   it('after a change embeds exactly the new distinct texts, removes the deleted page and adds the new one', async () => {

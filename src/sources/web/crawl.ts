@@ -29,9 +29,24 @@ export interface CrawlStats {
   gone: number;
 }
 
+/**
+ * What a dry run would fetch, found without requesting a page (robots.txt, sitemaps and llms.txt
+ * are read): pages linked only from other pages are found when those are fetched, so not here.
+ */
+export interface CrawlPreview {
+  /** Not indexed yet: the start page, and pages of the sitemaps and llms.txt. */
+  new: string[];
+  /** Indexed: each would be asked for with its validators (a 304 costs nothing). */
+  revalidate: string[];
+  /** Indexed but now outside what the source crawls (include/exclude, robots.txt, origins): removed. */
+  drop: string[];
+}
+
 export interface WebSnapshot extends Snapshot {
   skipped: SkippedPage[];
   stats: CrawlStats;
+  /** A dry run's answer (the snapshot then lists the indexed pages it keeps, and reads none). */
+  preview?: CrawlPreview;
 }
 
 const MARKDOWN_TYPES = /^(text\/markdown|text\/x-markdown|text\/plain)\b/;
@@ -64,7 +79,7 @@ const mediaTypeOfStamp = (stamp: string) => decodeStamp(stamp)?.mediaType ?? LEG
  * failure keeps it listed as it was. robots.txt is read first and a path it disallows is never
  * requested; its Crawl-delay, when longer than delayMs, spaces the requests.
  */
-export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string>, signal?: AbortSignal): Promise<WebSnapshot> {
+export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string>, signal?: AbortSignal, dryRun = false): Promise<WebSnapshot> {
   const start = normalizeUrl(o.url ?? o.sitemap ?? '');
   if (!start) throw new Error(`not an http(s) URL: ${o.url ?? o.sitemap}`);
   const origins = new Set([new URL(start).origin, ...o.allowOrigins.flatMap((a) => normalizeUrl(a) ?? []).map((a) => new URL(a).origin)]);
@@ -220,6 +235,22 @@ export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string
     enqueue(u, seeds);
   for (const u of await llmsPages(origin)) enqueue(u, seeds);
   level = seeds;
+  if (dryRun) return preview(seeds);
+
+  /** What a crawl would fetch, with no page requested: the indexed pages are listed as they are. */
+  async function preview(found: string[]): Promise<WebSnapshot> {
+    const p: CrawlPreview = { new: [], revalidate: [], drop: [] };
+    for (const url of found) if (!known.has(url) && (await mayRequest(url))) p.new.push(url);
+    for (const [url, stamp] of known) {
+      if (await mayRequest(url)) {
+        p.revalidate.push(url);
+        pages.set(url, { stamp, mediaType: mediaTypeOfStamp(stamp) });
+      } else p.drop.push(url);
+    }
+    const files = [...pages].map(([path, pg]) => ({ path, size: 0, stamp: pg.stamp, mediaType: pg.mediaType })).sort((a, b) => (a.path < b.path ? -1 : 1));
+    // A dry run reads no page: a document the plan would re-chunk is left as it is.
+    return { commit: null, files, skipped, stats, preview: p, async *read() {} };
+  }
 
   async function sitemapPages(roots: string[]): Promise<string[]> {
     const out: string[] = [];
