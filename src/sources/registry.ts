@@ -71,9 +71,14 @@ const KINDS: Record<SourceConfig['kind'], SourceKind> = {
 
 export const sourceKind = (kind: SourceConfig['kind']): SourceKind => KINDS[kind];
 
-/** Skips a snapshot reports besides the files it lists (a web crawl's failed pages). */
+/**
+ * Skips a snapshot reports besides the files it lists (a web crawl's failed pages), each reason
+ * naming its page as a skipped file's names its file (status and `index -v` show the reason alone).
+ */
 export const snapshotSkips = (s: Snapshot | UnlistedSnapshot): SnapshotSkip[] =>
-  'skipped' in s && Array.isArray(s.skipped) ? (s.skipped as { url: string; reason: string }[]).map((p) => ({ path: p.url, reason: p.reason })) : [];
+  'skipped' in s && Array.isArray(s.skipped)
+    ? (s.skipped as { url: string; reason: string }[]).map((p) => ({ path: p.url, reason: `${redactUrl(p.url)}: ${p.reason}` }))
+    : [];
 
 /** What a dry run of a source would fetch, when its kind can tell without fetching (web: new, to revalidate, to drop). */
 export type FetchPreview = CrawlPreview;

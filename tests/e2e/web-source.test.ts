@@ -5,6 +5,7 @@ import { parseConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
 import { sha256 } from '../../src/core/hash.ts';
 import { Searcher } from '../../src/search/search.ts';
+import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
 import { index, snapshotDb } from '../helpers/index-fixture.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { Website, type SitePage } from '../helpers/website.ts';
@@ -54,6 +55,20 @@ describe('a web source through ragsync index runs', () => {
     expect(r.status).toBe('partial');
     const s = r.sources[0]!;
     expect(s.skippedFiles.map((f) => f.path.slice(site.base.length)).sort()).toEqual(['/binary', '/huge.html', '/slow.html']);
+    // Each failure names its page and says why, in the run's result and in its record (status).
+    const reasons = s.skippedFiles.map((f) => f.reason).sort();
+    expect(reasons).toEqual([
+      `${site.base}/binary: not HTML, Markdown or text (image/png)`,
+      expect.stringMatching(new RegExp(`^${site.base}/huge\\.html: over maxBytes`)),
+      `${site.base}/slow.html: no complete response within 4000 ms`,
+    ]);
+    const store = new SqliteIndex(config.db);
+    try {
+      const [run] = (await store.status()).runs;
+      expect(run!.sources[0]!.skippedFiles.map((f) => f.reason).sort()).toEqual(reasons);
+    } finally {
+      await store.close();
+    }
     for (const p of pages) expect(s.plan!.write.some((w) => w.doc.path === site.pageUrl(p)), p.slug).toBe(true);
     expect(site.requests.filter((q) => q.path.startsWith('/private/'))).toEqual([]);
     const searcher = Searcher.open(config);
