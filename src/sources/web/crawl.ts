@@ -71,13 +71,15 @@ const mediaTypeOfStamp = (stamp: string) => decodeStamp(stamp)?.mediaType ?? LEG
 
 /**
  * Crawls a site into a snapshot whose files are its pages: the path is the page's canonical URL,
- * the content the page as served (UTF-8; HTML is converted to Markdown by the content step before
- * chunking, a Markdown page gets its URL as front matter), its media type the Content-Type's,
- * the stamp the content hash with the server's validators and the media type. `known` (URL → stamp, from the index) makes the crawl incremental: each known page
- * is asked for with If-None-Match and If-Modified-Since, and a 304 lists it unchanged with nothing
- * read; a 404 or 410 leaves it out (the run removes it, through the delete guard); any other
- * failure keeps it listed as it was. robots.txt is read first and a path it disallows is never
- * requested; its Crawl-delay, when longer than delayMs, spaces the requests.
+ * the content the page as served (in UTF-8; HTML is converted to Markdown by the content step
+ * before chunking, a Markdown page gets its URL as front matter), the media type the
+ * Content-Type's, the stamp the content hash with the server's validators and the media type.
+ * `known` (URL → stamp, from the index) makes the crawl incremental: each known page is asked for
+ * with If-None-Match and If-Modified-Since, and a 304 lists it unchanged with nothing read; a
+ * 404 or 410 leaves it out (the run removes it, through the delete guard); any other failure keeps
+ * it listed as it was. robots.txt is read first and a path it disallows is never requested; its
+ * Crawl-delay, when longer than delayMs, spaces the requests. `dryRun`: no page is requested (see
+ * CrawlPreview).
  */
 export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string>, signal?: AbortSignal, dryRun = false): Promise<WebSnapshot> {
   const start = normalizeUrl(o.url ?? o.sitemap ?? '');
