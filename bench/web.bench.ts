@@ -1,41 +1,86 @@
 /**
- * A crawl of the loopback site rendered from every bookmark of bookmarks.bundle (≥ 1,300 pages,
- * monthly hubs, a sitemap, robots.txt: tests/helpers/website.ts), then its no-op re-crawl.
+ * A web source indexed from the loopback site of tests/helpers/website.ts, rendered at run time
+ * from every bookmark of bookmarks.bundle (monthly hubs) and every book of classics.bundle under
+ * /classics/ (a contents page per book, a page per section): ≥ 1,300 pages. Two `ragsync index`
+ * runs through the library (hash embedder): the full crawl, then the no-op re-crawl.
  *
  *   npx tsx bench/web.bench.ts
  *
- * Prints requests, bytes and seconds of each; the no-op re-crawl against the first crawl of the
- * same site in the same run (the baseline).
+ * Prints pages, requests, bytes, 304s, texts embedded, wall and CPU seconds of each run; the no-op
+ * re-crawl against the full crawl of the same site in the same run (the baseline). CPU time is the
+ * process's, the loopback server's included.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { crawlSite } from '../src/sources/web/crawl.ts';
-import { WEB_DEFAULTS } from '../src/sources/web/types.ts';
-import { bookmarkPages, Website } from '../tests/helpers/website.ts';
+import BetterSqlite3 from 'better-sqlite3';
+import { parseConfig } from '../src/builtin.ts';
+import { runIndex } from '../src/sync/run.ts';
+import { bookmarkPages, classicBooks, Website } from '../tests/helpers/website.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const corpora = process.env.RAGSYNC_CORPORA ?? join(root, '..', '..', 'shared', 'corpora');
 const work = mkdtempSync(join(tmpdir(), 'ragsync-web-bench-'));
-const site = new Website(bookmarkPages(join(corpora, 'bookmarks.bundle'), join(work, 'bm'), 1000), 100);
+const books = classicBooks(join(corpora, 'classics.bundle'), join(work, 'cl'));
+const site = new Website(bookmarkPages(join(corpora, 'bookmarks.bundle'), join(work, 'bm'), 1000), 100, books);
 const base = await site.start();
-const opts = { ...WEB_DEFAULTS, url: `${base}/`, maxPages: 5000, maxDepth: 3, timeoutMs: 5000, concurrency: 8 };
+const config = parseConfig({
+  db: join(work, 'index.db'),
+  embedder: { provider: 'hash', dims: 256 },
+  sources: [{ name: 'site', kind: 'web', url: `${base}/`, maxPages: 5000, maxDepth: 3, timeoutMs: 5000, concurrency: 8, maxFileBytes: 500_000 }],
+});
+
+interface Figures {
+  wall: number;
+  cpu: number;
+  requests: number;
+  pageRequests: number;
+  notModified: number;
+  bytes: number;
+  texts: number;
+  pages: number;
+  status: string;
+}
+
+async function run(): Promise<Figures> {
+  const mark = site.requests.length;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const r = await runIndex(config);
+  const wall = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const reqs = site.since(mark);
+  const db = new BetterSqlite3(config.db, { readonly: true });
+  const pages = (db.prepare('SELECT count(*) AS n FROM documents').get() as { n: number }).n;
+  db.close();
+  return {
+    wall,
+    cpu: (cpu.user + cpu.system) / 1e6,
+    requests: reqs.length,
+    pageRequests: reqs.filter((q) => !['/robots.txt', '/sitemap.xml', '/llms.txt'].includes(q.path)).length,
+    notModified: reqs.filter((q) => q.status === 304).length,
+    bytes: reqs.reduce((n, q) => n + q.bytes, 0),
+    texts: r.textsEmbedded,
+    pages,
+    status: r.status,
+  };
+}
+
+const line = (what: string, f: Figures) =>
+  `${what}: ${f.status}, ${f.pages} pages indexed, ${f.requests} requests (${f.pageRequests} for pages, ${f.notModified} answered 304), ` +
+  `${(f.bytes / 1e6).toFixed(2)} MB, ${f.texts} texts embedded, ${f.wall.toFixed(2)} s wall, ${f.cpu.toFixed(2)} s CPU`;
+
 try {
-  let t = performance.now();
-  const first = await crawlSite(opts, new Map());
-  const firstS = (performance.now() - t) / 1000;
-  console.log(`site: ${site.pages.length} bookmark pages (+ hubs and edge pages)`);
-  console.log(`first crawl: ${first.files.length} pages, ${first.stats.requests} requests, ${(first.stats.bytes / 1e6).toFixed(1)} MB, ${firstS.toFixed(2)} s (${(first.files.length / firstS).toFixed(0)} pages/s)`);
-  const known = new Map(first.files.map((f) => [f.path, f.stamp]));
-  t = performance.now();
-  const again = await crawlSite(opts, known);
-  const againS = (performance.now() - t) / 1000;
-  const changed = again.files.filter((f) => known.get(f.path) !== f.stamp).length;
+  const sections = books.reduce((n, b) => n + b.sections.length, 0);
+  console.log(`site: ${site.pages.length} bookmark pages, ${books.length} classics books with ${sections} section pages (+ hubs, contents and edge pages)`);
+  const first = await run();
+  console.log(line('full crawl + index', first));
+  const again = await run();
+  console.log(line('no-op re-crawl', again));
   console.log(
-    `no-op re-crawl: ${again.files.length} pages, ${again.stats.requests} requests (${again.stats.notModified} answered 304), ` +
-      `${(again.stats.bytes / 1e3).toFixed(1)} kB, ${againS.toFixed(2)} s; ${changed} pages changed; ` +
-      `${(againS / firstS).toFixed(2)}× the first crawl's time, ${((again.stats.bytes / first.stats.bytes) * 100).toFixed(2)} % of its bytes`,
+    `no-op vs full: ${(again.wall / first.wall).toFixed(3)}× wall, ${(again.cpu / first.cpu).toFixed(3)}× CPU, ` +
+      `${((again.bytes / first.bytes) * 100).toFixed(3)} % of the bytes, ${again.texts} texts embedded`,
   );
 } finally {
   await site.stop();

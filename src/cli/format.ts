@@ -35,6 +35,7 @@ export function indexJson(r: IndexResult) {
       estimatedTokens: s.estimatedTokens,
       deferred: s.deferred,
       skippedFiles: s.skippedFiles,
+      ...(s.wouldFetch ? { wouldFetch: s.wouldFetch } : {}),
       error: s.error,
     })),
   };
@@ -56,7 +57,9 @@ function sourceLine(s: SourceResult, dryRun: boolean, paint: Paint): string {
   }
   if (s.estimatedTokens) parts.push(`~${s.estimatedTokens} tokens`);
   if (s.deferred) parts.push(`${s.deferred} deferred by --max-docs`);
-  return parts.join('  ') + (s.error ? `\n  error: ${s.error}` : '');
+  const w = s.wouldFetch;
+  const fetch = w ? `\n  would fetch: ${w.new.length} new, ${w.revalidate.length} to revalidate (conditional), ${w.drop.length} to drop; pages linked from fetched pages are found as they are fetched` : '';
+  return parts.join('  ') + fetch + (s.error ? `\n  error: ${s.error}` : '');
 }
 
 /** Per-file plan lines for -v. */
@@ -71,6 +74,7 @@ function planLines(s: SourceResult): string[] {
     lines.push(`  ${mark} ${from}${w.doc.path}  (${w.doc.chunks.length} chunks, ${newTexts} to embed)`);
   }
   for (const p of s.plan.delete) lines.push(`  - ${p}`);
+  for (const u of s.wouldFetch?.new ?? []) lines.push(`  ? ${u}  (new: would be fetched)`);
   for (const k of s.plan.skipped) lines.push(`  ! ${k.reason}`);
   return lines;
 }

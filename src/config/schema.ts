@@ -72,8 +72,6 @@ const webFields = {
   timeoutMs: z.optional(int(100, 600_000)),
   /** Sent with every request; values never logged. */
   headers: z.optional(z.record(z.string().check(z.regex(/^[A-Za-z0-9-]+$/, 'an HTTP header name')), z.string())),
-  contentSelector: z.optional(str1()),
-  excludeSelectors: z.optional(z.array(str1())),
   allowOrigins: z.optional(z.array(z.url({ protocol: /^https?$/ }))),
 };
 
@@ -120,6 +118,9 @@ export const sourceSchema = z
     /** Build and use the corpus lexicon (English → Chinese words) for this source (default: its profile's choice). */
     lexicon: z.optional(z.boolean()),
     ...webFields,
+    /** HTML documents of any kind of source (web pages, .html files): the part kept, the parts dropped, before conversion to Markdown. */
+    contentSelector: z.optional(str1()),
+    excludeSelectors: z.optional(z.array(str1())),
   })
   .check(
     z.superRefine((s, ctx) => {

@@ -186,6 +186,7 @@ function withLines(chunker: Chunker): Chunker {
   return {
     fingerprint: chunker.fingerprint,
     ...(chunker.prepare ? { prepare: (paths: readonly string[]) => chunker.prepare!(paths) } : {}),
+    ...(chunker.takesAsWritten ? { takesAsWritten: true } : {}),
     chunk(input) {
       const doc = chunker.chunk(input);
       return doc.chunks.every((c) => c.startLine !== undefined) ? doc : { ...doc, chunks: locateLines(input.text, doc.chunks) };

@@ -14,8 +14,10 @@ export interface ChunkingSettings {
 export interface ChunkInput {
   /** Path relative to the source root, '/' separated. */
   path: string;
-  /** Decoded UTF-8 file content. */
+  /** Decoded UTF-8 file content (after the content step: HTML arrives as Markdown). */
   text: string;
+  /** What the text is ('text/markdown', 'text/plain', 'text/x-typescript' …), when known. */
+  mediaType?: string;
 }
 
 /** A chunk before hashing: sync adds textHash and tokens. */
@@ -46,6 +48,8 @@ export interface Chunker {
    */
   prepare?(paths: readonly string[]): Promise<void>;
   chunk(input: ChunkInput): ChunkedDocument;
+  /** The chunker reads every file as written (source code): the content step converts nothing for it. */
+  readonly takesAsWritten?: boolean;
 }
 
 export type ChunkerFactory = (settings: ChunkingSettings) => Chunker;
@@ -81,6 +85,8 @@ export interface ChunkRecord {
 
 export interface DocumentRecord extends StoredDocument {
   title: string | null;
+  /** What the source's document is ('text/html' for a web page), before the content step (migration 022). */
+  mediaType?: string;
   metadata: Record<string, unknown>;
   chunks: ChunkRecord[];
   /** Lexicon headwords the document contains, with their English gloss keys (sources using the lexicon only). */

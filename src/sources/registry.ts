@@ -5,7 +5,7 @@ import { dirSnapshot } from './dir.ts';
 import { gitSnapshot } from './git.ts';
 import { pathMatcher } from './match.ts';
 import type { Snapshot, UnlistedSnapshot } from './types.ts';
-import { webSnapshot } from './web/index.ts';
+import { webSnapshot, type CrawlPreview } from './web/index.ts';
 
 /** What a kind's snapshot may use of the run. */
 export interface SnapshotContext {
@@ -62,7 +62,7 @@ const KINDS: Record<SourceConfig['kind'], SourceKind> = {
   },
   web: {
     kind: 'web',
-    snapshot: async (s, ctx) => webSnapshot(s, await ctx.stored(), ctx.signal),
+    snapshot: async (s, ctx) => webSnapshot(s, await ctx.stored(), ctx.signal, ctx.dryRun),
     describe: (s) => redactUrl(s.url ?? s.sitemap!),
     record: (s) => ({ url: redactUrl(s.url ?? s.sitemap!), branch: null }),
     listingKey: false,
@@ -71,6 +71,16 @@ const KINDS: Record<SourceConfig['kind'], SourceKind> = {
 
 export const sourceKind = (kind: SourceConfig['kind']): SourceKind => KINDS[kind];
 
-/** Skips a snapshot reports besides the files it lists (a web crawl's failed pages). */
+/**
+ * Skips a snapshot reports besides the files it lists (a web crawl's failed pages), each reason
+ * naming its page as a skipped file's names its file (status and `index -v` show the reason alone).
+ */
 export const snapshotSkips = (s: Snapshot | UnlistedSnapshot): SnapshotSkip[] =>
-  'skipped' in s && Array.isArray(s.skipped) ? (s.skipped as { url: string; reason: string }[]).map((p) => ({ path: p.url, reason: p.reason })) : [];
+  'skipped' in s && Array.isArray(s.skipped)
+    ? (s.skipped as { url: string; reason: string }[]).map((p) => ({ path: p.url, reason: `${redactUrl(p.url)}: ${p.reason}` }))
+    : [];
+
+/** What a dry run of a source would fetch, when its kind can tell without fetching (web: new, to revalidate, to drop). */
+export type FetchPreview = CrawlPreview;
+export const snapshotPreview = (s: Snapshot | UnlistedSnapshot): FetchPreview | undefined =>
+  'preview' in s && s.preview ? (s.preview as FetchPreview) : undefined;

@@ -5,6 +5,8 @@ export interface SourceFile {
   size: number;
   /** Changes whenever the content may have: the git blob id, or size:mtime for a folder. */
   stamp: string;
+  /** What the file is, when the source knows better than its name (a web page's Content-Type). */
+  mediaType?: string;
 }
 
 /** One consistent view of a source: the files at one commit (or one listing of a folder). */
@@ -12,7 +14,7 @@ export interface Snapshot {
   commit: string | null;
   files: SourceFile[];
   /** Reads the given files' bytes; yields in any order. */
-  read(paths: string[]): AsyncIterable<{ path: string; bytes: Buffer }>;
+  read(paths: string[]): AsyncIterable<{ path: string; bytes: Buffer; mediaType?: string }>;
 }
 
 /**

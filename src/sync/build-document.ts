@@ -2,6 +2,7 @@ import { analyzerFingerprint, indexTerms, type Analyzer } from '../core/text/ana
 import { estimateTokens } from '../core/text/tokens.ts';
 import { sha256 } from '../core/hash.ts';
 import type { Chunker, ChunkRecord, DocumentRecord } from '../core/types.ts';
+import { contentFingerprint, DEFAULT_CONTENT, mediaTypeOf, prepareContent, type ContentOptions } from '../chunking/content/index.ts';
 import { decodeText } from '../sources/decode.ts';
 import type { SourceFile } from '../sources/types.ts';
 import type { LazyLexicon } from './lexicon/cedict.ts';
@@ -12,10 +13,19 @@ export interface Pipeline {
   analyzer: Analyzer;
   /** The corpus lexicon's dictionary, for sources that use it (their documents record the headwords they contain). */
   lexicon?: LazyLexicon;
+  /** What the content step is told (a web source's selectors); the defaults when absent. */
+  content?: ContentOptions;
 }
 
 export const pipelineFingerprint = (p: Pipeline) =>
   `${p.chunker.fingerprint}+${analyzerFingerprint(p.analyzer)}${p.lexicon ? `+${p.lexicon.id}` : ''}`;
+
+/** A document's fingerprint: its source's pipeline, and the content step its media type goes through (HTML: the converter). */
+export const documentFingerprint = (p: Pipeline, mediaType: string) =>
+  pipelineFingerprint(p) + contentFingerprint(mediaType, !!p.chunker.takesAsWritten, p.content ?? DEFAULT_CONTENT);
+
+/** A listed file's media type: as its source declared it (a web page), else as its name tells. */
+export const fileMediaType = (file: SourceFile, declared?: string) => mediaTypeOf(file.path, declared ?? file.mediaType);
 
 /**
  * What a plan keeps of a file it read: enough to decide and count (its content hash and the text
@@ -24,6 +34,8 @@ export const pipelineFingerprint = (p: Pipeline) =>
 export interface DocumentOutline {
   path: string;
   contentHash: string;
+  /** What the file is (documentFingerprint depends on it). */
+  mediaType: string;
   chunks: { textHash: string }[];
   /** Why the chunker left the file out or fell back (its metadata `skipped` / `fallback`), for the run's log. */
   note?: { level: 'info' | 'warn'; message: string };
@@ -41,18 +53,22 @@ export function headText(c: { heading: string; metadata: Record<string, unknown>
   return Array.isArray(tags) ? [c.heading, ...tags.filter((t) => typeof t === 'string')].join(' ') : c.heading;
 }
 
-function chunkFile(file: SourceFile, bytes: Buffer, pipeline: Pipeline) {
-  const text = decodeText(file.path, bytes);
-  return { text, chunked: pipeline.chunker.chunk({ path: file.path, text }) };
+/** Decoded, through the content step its media type calls for (HTML → Markdown), and chunked. */
+function chunkFile(file: SourceFile, bytes: Buffer, pipeline: Pipeline, declared?: string) {
+  const mediaType = fileMediaType(file, declared);
+  const c = prepareContent({ path: file.path, text: decodeText(file.path, bytes), mediaType }, !!pipeline.chunker.takesAsWritten, pipeline.content ?? DEFAULT_CONTENT);
+  return { text: c.text, mediaType, chunked: pipeline.chunker.chunk({ path: file.path, text: c.text, mediaType: c.mediaType }) };
 }
 
 /** A file's outline and the token estimate of each of its chunk texts (throws what decoding throws). */
-export function outlineDocument(file: SourceFile, bytes: Buffer, pipeline: Pipeline): { outline: DocumentOutline; tokens: number[] } {
-  const { chunked } = chunkFile(file, bytes, pipeline);
+export function outlineDocument(file: SourceFile, bytes: Buffer, pipeline: Pipeline, mediaType?: string): { outline: DocumentOutline; tokens: number[] } {
+  const c = chunkFile(file, bytes, pipeline, mediaType);
+  const { chunked } = c;
   return {
     outline: {
       path: file.path,
       contentHash: sha256(bytes),
+      mediaType: c.mediaType,
       chunks: chunked.chunks.map((c) => ({ textHash: sha256(c.text) })),
       ...(noteOf(chunked.metadata) ? { note: noteOf(chunked.metadata) } : {}),
     },
@@ -61,8 +77,8 @@ export function outlineDocument(file: SourceFile, bytes: Buffer, pipeline: Pipel
 }
 
 /** Reads, validates and chunks one file into the document record that is written. */
-export function buildDocument(file: SourceFile, bytes: Buffer, pipeline: Pipeline): DocumentRecord {
-  const { text, chunked } = chunkFile(file, bytes, pipeline);
+export function buildDocument(file: SourceFile, bytes: Buffer, pipeline: Pipeline, mediaType?: string): DocumentRecord {
+  const { text, chunked, mediaType: type } = chunkFile(file, bytes, pipeline, mediaType);
   const chunks: ChunkRecord[] = chunked.chunks.map((c, ordinal) => ({
     ...c,
     ordinal,
@@ -76,7 +92,8 @@ export function buildDocument(file: SourceFile, bytes: Buffer, pipeline: Pipelin
     contentHash: sha256(bytes),
     stamp: file.stamp,
     size: bytes.length,
-    chunker: pipelineFingerprint(pipeline),
+    chunker: documentFingerprint(pipeline, type),
+    mediaType: type,
     title: chunked.title,
     metadata: chunked.metadata,
     chunks,
@@ -86,6 +103,6 @@ export function buildDocument(file: SourceFile, bytes: Buffer, pipeline: Pipelin
 }
 
 /** The chunk texts of a file by hash, in order: what embedding a planned document needs of it. */
-export function chunkTexts(file: SourceFile, bytes: Buffer, pipeline: Pipeline): { textHash: string; text: string }[] {
-  return chunkFile(file, bytes, pipeline).chunked.chunks.map((c) => ({ textHash: sha256(c.text), text: c.text }));
+export function chunkTexts(file: SourceFile, bytes: Buffer, pipeline: Pipeline, mediaType?: string): { textHash: string; text: string }[] {
+  return chunkFile(file, bytes, pipeline, mediaType).chunked.chunks.map((c) => ({ textHash: sha256(c.text), text: c.text }));
 }

@@ -4,7 +4,7 @@ import type { DocumentCounts, DocumentRecord, StoredDocument, WorkCounts } from 
 import type { SourceConfig } from '../config/load.ts';
 import type { Snapshot, SourceFile } from '../sources/types.ts';
 import type { IndexWriter } from '../storage/roles.ts';
-import { buildDocument, chunkTexts, outlineDocument, pipelineFingerprint, type DocumentOutline, type Pipeline } from './build-document.ts';
+import { buildDocument, chunkTexts, documentFingerprint, fileMediaType, outlineDocument, type DocumentOutline, type Pipeline } from './build-document.ts';
 
 export { headText, pipelineFingerprint, type Pipeline } from './build-document.ts';
 
@@ -87,7 +87,8 @@ export async function planSource(
   pipeline: Pipeline,
   opts: PlanOptions,
 ): Promise<SourcePlan> {
-  const made = pipelineFingerprint(pipeline);
+  // Per document: the source's pipeline, and the content step of the file's media type.
+  const made = (f: SourceFile) => documentFingerprint(pipeline, fileMediaType(f));
   const stored = new Map<string, StoredDocument>((await store.listDocuments(source.name)).map((d) => [d.path, d]));
   const listed = new Map(snapshot.files.map((f) => [f.path, f]));
   const skipped: SkippedFile[] = [];
@@ -97,7 +98,7 @@ export async function planSource(
   let unchanged = 0;
   for (const f of snapshot.files) {
     const old = stored.get(f.path);
-    if (old && !opts.force && old.stamp === f.stamp && old.chunker === made) unchanged++;
+    if (old && !opts.force && old.stamp === f.stamp && old.chunker === made(f)) unchanged++;
     else if (f.size > source.maxFileBytes) {
       skipped.push({ path: f.path, reason: `${shownPath(f.path)}: ${f.size} bytes is over maxFileBytes (${source.maxFileBytes}), skipped` });
     } else toRead.push(f);
@@ -108,10 +109,10 @@ export async function planSource(
   const tokensOf = new Map<string, number>();
   if (toRead.length) await pipeline.chunker.prepare?.(toRead.map((f) => f.path));
   let filesRead = 0;
-  for await (const { path, bytes } of snapshot.read(toRead.map((f) => f.path))) {
+  for await (const { path, bytes, mediaType } of snapshot.read(toRead.map((f) => f.path))) {
     filesRead++;
     try {
-      const { outline, tokens } = outlineDocument(listed.get(path)!, bytes, pipeline);
+      const { outline, tokens } = outlineDocument(listed.get(path)!, bytes, pipeline, mediaType);
       outlines.set(path, outline);
       outline.chunks.forEach((c, i) => tokensOf.set(c.textHash, tokens[i]!));
     } catch (err) {
@@ -132,7 +133,7 @@ export async function planSource(
     if (!old) {
       const from = goneByHash.get(doc.contentHash)?.shift();
       write.push(from ? { kind: 'renamed', from, doc } : { kind: 'added', doc });
-    } else if (!opts.force && old.contentHash === doc.contentHash && old.chunker === made) {
+    } else if (!opts.force && old.contentHash === doc.contentHash && old.chunker === documentFingerprint(pipeline, doc.mediaType)) {
       // Same bytes under a new stamp (a touched file): rewritten for the stamp, counted unchanged.
       write.push({ kind: 'changed', restamp: true, doc });
       unchanged++;
@@ -199,10 +200,10 @@ export async function planSource(
 }
 
 async function* readTexts(snapshot: Snapshot, listed: Map<string, SourceFile>, pipeline: Pipeline, paths: string[]) {
-  for await (const { path, bytes } of snapshot.read(paths)) {
+  for await (const { path, bytes, mediaType } of snapshot.read(paths)) {
     let texts;
     try {
-      texts = chunkTexts(listed.get(path)!, bytes, pipeline);
+      texts = chunkTexts(listed.get(path)!, bytes, pipeline, mediaType);
     } catch {
       continue; // the write says why
     }
@@ -213,10 +214,10 @@ async function* readTexts(snapshot: Snapshot, listed: Map<string, SourceFile>, p
 /** Planned files read and built again, whole; a file that cannot be read or built any more says why. */
 async function* readDocuments(snapshot: Snapshot, listed: Map<string, SourceFile>, pipeline: Pipeline, paths: string[]): AsyncGenerator<BuiltDocument> {
   const pending = new Set(paths);
-  for await (const { path, bytes } of snapshot.read(paths)) {
+  for await (const { path, bytes, mediaType } of snapshot.read(paths)) {
     pending.delete(path);
     try {
-      yield { path, doc: buildDocument(listed.get(path)!, bytes, pipeline) };
+      yield { path, doc: buildDocument(listed.get(path)!, bytes, pipeline, mediaType) };
     } catch (err) {
       yield { path, error: errorMessage(err) };
     }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { SourceRunStatus, WorkCounts } from '../core/types.ts';
 import type { Embedder } from '../embedding/types.ts';
+import type { FetchPreview } from '../sources/registry.ts';
 import type { SyncStore } from '../storage/roles.ts';
 import { noWork } from './apply.ts';
 import type { SkippedFile, SourcePlan } from './plan.ts';
@@ -45,6 +46,8 @@ export interface SourceResult {
   error: string | null;
   /** The plan itself (per-file detail for -v). */
   plan?: SourcePlan;
+  /** A dry run of a web source: the pages it would fetch (new, to revalidate) and drop, none requested. */
+  wouldFetch?: FetchPreview;
 }
 
 export interface IndexResult {

@@ -266,6 +266,7 @@ function pipelineOf(config: Config, s: SourceConfig): Pipeline {
     chunker: config.profiles.createChunker(s.chunker, s.chunking),
     analyzer: config.profiles.get(s.profile).analyzer ?? defaultAnalyzer,
     ...(s.lexicon ? { lexicon: cedictLexicon() } : {}),
+    content: { html: { contentSelector: s.contentSelector, excludeSelectors: s.excludeSelectors ?? [] } },
   };
 }
 

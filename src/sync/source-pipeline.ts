@@ -4,7 +4,7 @@ import { errorMessage } from '../core/errors.ts';
 import { describeIoError } from '../core/io-errors.ts';
 import type { WorkCounts } from '../core/types.ts';
 import type { Embedder } from '../embedding/types.ts';
-import { snapshotSkips, sourceKind } from '../sources/registry.ts';
+import { snapshotPreview, snapshotSkips, sourceKind } from '../sources/registry.ts';
 import type { Snapshot, UnlistedSnapshot } from '../sources/types.ts';
 import type { SourceState, SyncStore } from '../storage/roles.ts';
 import { isStorageError } from '../storage/errors.ts';
@@ -104,6 +104,7 @@ async function listAndPlan(ctx: SourceRunContext, job: SourceJob): Promise<Sourc
   const { store } = ctx;
   const fetched = await job.fetched;
   job.result.commit = fetched.commit;
+  job.result.wouldFetch = snapshotPreview(fetched);
   const planOpts = { force: ctx.force, maxDocs: ctx.maxDocs, fingerprint: ctx.embedder.info.fingerprint, commitBefore: state.commit };
   const unlisted = 'unlisted' in fetched ? await planUnlisted(store, source, fetched.commit, state.documents, planOpts) : null;
   if (unlisted) {

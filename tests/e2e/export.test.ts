@@ -40,13 +40,15 @@ beforeAll(async () => {
   const c = new BetterSqlite3(db, { readonly: true });
   const rows = c
     .prepare(
-      `SELECT c.key, s.name AS source, d.path, c.heading, c.content, c.metadata, c.text_hash AS textHash, v.embedding
+      `SELECT c.key, s.name AS source, d.path, c.heading, c.content, c.metadata, d.media_type AS mediaType, c.text_hash AS textHash, v.embedding
        FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id
        JOIN vectors v ON v.text_hash = c.text_hash AND v.fingerprint = ?`,
     )
-    .all(FP) as { key: string; embedding: Buffer; source: string; path: string; heading: string; content: string; metadata: string; textHash: string }[];
+    .all(FP) as { key: string; embedding: Buffer; source: string; path: string; heading: string; content: string; metadata: string; mediaType: string; textHash: string }[];
   c.close();
-  stored = new Map(rows.map(({ key, embedding, ...r }) => [key, { ...r, vector: decodeVector(embedding) }]));
+  // Export's metadata: the document's media type, then the chunk's own.
+  const exported = (mediaType: string, metadata: string) => JSON.stringify({ mediaType, ...(JSON.parse(metadata) as object) });
+  stored = new Map(rows.map(({ key, embedding, mediaType, ...r }) => [key, { ...r, metadata: exported(mediaType, r.metadata), vector: decodeVector(embedding) }]));
   expect(stored.size).toBeGreaterThan(10);
   // The sample has passages with newlines, commas and quotes: the CSV must carry them intact.
   expect([...stored.values()].some((r) => r.content.includes('\n'))).toBe(true);

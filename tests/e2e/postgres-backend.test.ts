@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultAnalyzer, queryTerms } from '../../src/core/text/analyzer.ts';
 import { RagsyncError } from '../../src/core/errors.ts';
 import { StorageError } from '../../src/storage/errors.ts';
+import { openIndex } from '../../src/storage/open.ts';
 import { acquireIndexLock } from '../../src/sync/lock.ts';
 import type { LockHolder } from '../../src/storage/roles.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -161,6 +162,28 @@ describe.skipIf(!pg.ok)(pg.title('postgres backend'), () => {
     const [best] = await r.nearest!({ fingerprint: fp, vector: v(1), k: 1 });
     expect(await r.getChunks([best!.ref])).toMatchObject([{ content: 'two' }]);
     expect(best!.score).toBeCloseTo(1, 6);
+  });
+
+  it('both backends store a document\'s media type and return it in hits\' and export\'s metadata', async () => {
+    const { url } = schema();
+    const t = tempDir();
+    later(t.cleanup);
+    for (const db of [url, join(t.dir, 'index.db')]) {
+      const w = sync(db);
+      await w.ensureSource({ name: 'n', kind: 'web', url: null, branch: null });
+      await w.writeDocuments('n', [{ ...doc('https://x.test/a', ['a page']), mediaType: 'text/html' }, doc('b.md', ['no media type recorded'])]);
+      const r = search(db);
+      const hits = await r.getChunks((await r.keywordRefs({ tokens: queryTerms(defaultAnalyzer, 'page recorded'), k: 10 })).map((h) => h.ref));
+      expect(hits.map((h) => [h.path, h.metadata.mediaType]).sort(), db).toEqual([['b.md', undefined], ['https://x.test/a', 'text/html']]);
+      const exported = [];
+      const admin = openIndex({ db }, 'admin', { readOnly: true });
+      try {
+        for await (const row of admin.exportChunks('n')) exported.push([row.path, row.metadata.mediaType]);
+      } finally {
+        await admin.close();
+      }
+      expect(exported, db).toEqual([['b.md', undefined], ['https://x.test/a', 'text/html']]);
+    }
   });
 
   it('keyword ranking equals SQLite FTS5 bm25: the same chunks in the same order with the same scores', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
+import { DEFAULT_CONTENT, prepareContent } from '../../src/chunking/content/index.ts';
 import { crawlSite, type WebSnapshot } from '../../src/sources/web/crawl.ts';
 import { WEB_DEFAULTS, type WebOptions } from '../../src/sources/web/types.ts';
 import { needCorpora } from '../helpers/corpora.ts';
@@ -8,9 +9,12 @@ import { bookmarkPages, Website } from '../helpers/website.ts';
 
 const corpora = needCorpora('bookmarks.bundle');
 
+/** The pages as their chunker reads them: through the content step of their media type (HTML → Markdown). */
 async function texts(s: WebSnapshot, paths = s.files.map((f) => f.path)): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  for await (const { path, bytes } of s.read(paths)) out.set(path, bytes.toString('utf8'));
+  for await (const { path, bytes, mediaType } of s.read(paths)) {
+    out.set(path, prepareContent({ path, text: bytes.toString('utf8'), mediaType: mediaType! }, false, DEFAULT_CONTENT).text);
+  }
   return out;
 }
 
@@ -67,7 +71,8 @@ describe.runIf(corpora.ok)(corpora.title('web crawl of a loopback site rendered 
     expect(first.stats.gone).toBe(1);
   });
 
-  it('converts pages to Markdown: title, no navigation or footer, headings, tables, fenced code, absolute links', async () => {
+  it('lists pages as text/html, and the content step converts them to Markdown: title, no navigation or footer, headings, tables, fenced code, absolute links', async () => {
+    expect(new Set(first.files.map((f) => f.mediaType))).toEqual(new Set(['text/html']));
     const all = await texts(first);
     const p = site.pages.find((x) => x.markdown.includes('## TL;DR'))!;
     const md = all.get(site.pageUrl(p))!;

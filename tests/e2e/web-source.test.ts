@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
 import { parseConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
 import { sha256 } from '../../src/core/hash.ts';
 import { Searcher } from '../../src/search/search.ts';
+import { indexExists, openIndex } from '../../src/storage/open.ts';
 import { index } from '../helpers/index-fixture.ts';
 import { BACKENDS, snapshotIndex } from '../helpers/backends.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -42,12 +44,41 @@ describe.skipIf(!backend.ok)(backend.title('a web source through ragsync index r
     await at.cleanup();
   });
 
+  const NOT_PAGES = new Set(['/robots.txt', '/sitemap.xml', '/llms.txt']);
+
+  it('--dry-run on an empty index names the pages it would fetch, requests none and writes nothing', async () => {
+    const mark = site.requests.length;
+    const r = await index(config, { dryRun: true });
+    expect(r.sources[0]!.status).toBe('ok');
+    // robots.txt, the sitemap and llms.txt only: no page GET, conditional or not.
+    expect(site.since(mark).map((q) => q.path)).toEqual(['/robots.txt', '/sitemap.xml', '/llms.txt']);
+    const w = r.sources[0]!.wouldFetch!;
+    const sitemapPages = pages.filter((p) => p.month === site.sitemapOnly).map((p) => site.pageUrl(p));
+    expect(w.new.sort()).toEqual([`${site.base}/`, ...sitemapPages].sort());
+    expect(w).toMatchObject({ revalidate: [], drop: [] });
+    expect(await indexExists({ db: config.db })).toBe(false);
+  }, 60_000);
+
   it('indexes every page, reports the ones it could not take, and the results carry the URL and title', async () => {
     const r = await index(config);
     fp = r.fingerprint;
     expect(r.status).toBe('partial');
     const s = r.sources[0]!;
     expect(s.skippedFiles.map((f) => f.path.slice(site.base.length)).sort()).toEqual(['/binary', '/huge.html', '/slow.html']);
+    // Each failure names its page and says why, in the run's result and in its record (status).
+    const reasons = s.skippedFiles.map((f) => f.reason).sort();
+    expect(reasons).toEqual([
+      `${site.base}/binary: not HTML, Markdown or text (image/png)`,
+      expect.stringMatching(new RegExp(`^${site.base}/huge\\.html: over maxBytes`)),
+      `${site.base}/slow.html: no complete response within 4000 ms`,
+    ]);
+    const store = openIndex({ db: config.db }, 'admin', { readOnly: true });
+    try {
+      const [run] = (await store.status()).runs;
+      expect(run!.sources[0]!.skippedFiles.map((f) => f.reason).sort()).toEqual(reasons);
+    } finally {
+      await store.close();
+    }
     for (const p of pages) expect(s.plan!.write.some((w) => w.doc.path === site.pageUrl(p)), p.slug).toBe(true);
     expect(site.requests.filter((q) => q.path.startsWith('/private/'))).toEqual([]);
     const searcher = Searcher.open(config);
@@ -71,6 +102,27 @@ describe.skipIf(!backend.ok)(backend.title('a web source through ragsync index r
     const pageRequests = site.since(mark).filter((q) => q.path.startsWith('/b/'));
     expect(pageRequests.length).toBe(pages.length);
     expect(pageRequests.every((q) => q.status === 304 && q.headers['if-none-match'] && q.headers['if-modified-since'])).toBe(true);
+  }, 60_000);
+
+  it('--dry-run on an indexed site: every indexed page to revalidate, pages now excluded to drop; no page requested, the index unchanged', async () => {
+    site.version = 2;
+    const narrowed = { ...config, sources: [{ ...config.sources[0]!, exclude: ['/loop/**'] }] };
+    const before = await snapshotIndex(config.db, fp);
+    const mark = site.requests.length;
+    try {
+      const r = await index(narrowed, { dryRun: true });
+      expect(site.since(mark).filter((q) => !NOT_PAGES.has(q.path))).toEqual([]);
+      const w = r.sources[0]!.wouldFetch!;
+      const indexed = [...new Set(before.chunks.map((c) => c.path))];
+      expect(w.drop.sort()).toEqual([`${site.base}/loop/a.html`, `${site.base}/loop/b.html`]);
+      expect(w.revalidate.sort()).toEqual(indexed.filter((p) => !p.includes('/loop/')).sort());
+      expect(w.new).toEqual([]);
+      expect(r.sources[0]!.planned.documents).toMatchObject({ deleted: 2, added: 0, changed: 0 });
+      expect(r.sent).toEqual([]);
+      expect(await snapshotIndex(config.db, fp)).toEqual(before);
+    } finally {
+      site.version = 1;
+    }
   }, 60_000);
 
   it('after a change embeds exactly the new distinct texts, removes the deleted page and adds the new one', async () => {

@@ -27,6 +27,26 @@ export function bookmarkPages(bundle: string, into: string, months: number): Sit
     });
 }
 
+/** A book of the classics corpus as the site shows it: a contents page, then one page per `##` section. */
+export interface SiteBook {
+  title: string;
+  /** The text before the first section (often only the title). */
+  intro: string;
+  sections: { title: string; markdown: string }[];
+}
+
+/** The books of classics.bundle at its tip (content/命), each cut at its `##` headings. */
+export function classicBooks(bundle: string, into: string): SiteBook[] {
+  execFileSync('git', ['clone', '--quiet', '--branch', 'main', bundle, into]);
+  const files = execFileSync('git', ['-C', into, 'ls-files', '-z', 'content/命'], { encoding: 'utf8' }).split('\0').filter((p) => p.endsWith('.md')).sort();
+  return files.map((p) => {
+    const md = readFileSync(join(into, p), 'utf8').replace(/\r/g, '');
+    const [intro, ...parts] = md.split(/^(?=## )/m);
+    const title = /^#\s+(.+)$/m.exec(md)?.[1]?.trim() ?? p.slice(p.lastIndexOf('/') + 1, -3);
+    return { title, intro: intro ?? '', sections: parts.map((s) => ({ title: /^##\s+(.+)$/m.exec(s)![1]!.trim(), markdown: s })) };
+  });
+}
+
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** Just enough Markdown → HTML for the site: headings, lists, code fences, paragraphs, **bold**, `code`. */
@@ -63,6 +83,8 @@ export interface RequestRecord {
   path: string;
   headers: IncomingHttpHeaders;
   status: number;
+  /** Body bytes sent (0 for a 304). */
+  bytes: number;
 }
 
 /**
@@ -85,7 +107,15 @@ export class Website {
   /** The last month is listed in the sitemap only, not linked from the home page. */
   readonly sitemapOnly: string;
 
-  constructor(readonly pages: SitePage[], readonly slowMs = 3000) {
+  /**
+   * books: a second collection under /classics/ (a contents page per book, a page per section),
+   * linked from the home page; none by default.
+   */
+  constructor(
+    readonly pages: SitePage[],
+    readonly slowMs = 3000,
+    readonly books: SiteBook[] = [],
+  ) {
     for (const p of pages) this.byMonth.set(p.month, [...(this.byMonth.get(p.month) ?? []), p]);
     this.months = [...this.byMonth.keys()].sort();
     this.sitemapOnly = this.months[this.months.length - 1]!;
@@ -95,7 +125,7 @@ export class Website {
     this.server = createServer((req, res) => {
       const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
       const reply = this.route(path);
-      const record: RequestRecord = { path, headers: req.headers, status: reply.status };
+      const record: RequestRecord = { path, headers: req.headers, status: reply.status, bytes: 0 };
       this.requests.push(record);
       const send = () => {
         if (reply.status === 200 && reply.validators) {
@@ -109,6 +139,7 @@ export class Website {
           res.setHeader('last-modified', lastModified);
         }
         res.writeHead(reply.status, reply.headers ?? {});
+        record.bytes = Buffer.byteLength(reply.body ?? '');
         res.end(reply.body ?? '');
       };
       if (reply.delayMs) setTimeout(send, reply.delayMs).unref();
@@ -139,6 +170,22 @@ export class Website {
     return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: text, validators: { etag, lastModified: 'Tue, 24 Nov 2026 10:00:00 GMT' } };
   }
 
+  /** /classics/ (the books), /classics/N/ (a book's contents and intro), /classics/N/M.html (a section). */
+  private classicsRoute(rest: string): Reply | null {
+    if (rest === '') {
+      return this.page('Classics', `<h1>Classics</h1><ul>${this.books.map((b, i) => `<li><a href="${i}/">${esc(b.title)}</a></li>`).join('')}</ul>`);
+    }
+    const m = /^(\d+)\/(?:(\d+)\.html)?$/.exec(rest);
+    const book = m ? this.books[Number(m[1])] : undefined;
+    if (!book) return null;
+    if (m![2] === undefined) {
+      const toc = book.sections.map((s, j) => `<li><a href="${j}.html">${esc(s.title)}</a></li>`).join('');
+      return this.page(book.title, `${renderMarkdown(book.intro)}<ol>${toc}</ol>`);
+    }
+    const section = book.sections[Number(m![2])];
+    return section ? this.page(`${section.title} · ${book.title}`, renderMarkdown(section.markdown)) : null;
+  }
+
   private route(path: string): Reply {
     const v2 = this.version >= 2;
     if (this.allGone && path !== '/robots.txt') return { status: 404, body: 'gone' };
@@ -158,7 +205,12 @@ export class Website {
       const edges = ['/old', '/missing.html', '/changing.html', v2 ? '/added.html' : '/deleted.html', '/slow.html', '/huge.html', '/binary', '/loop/a.html', '/deep/1.html', '/private/secret.html', '/about.html']
         .map((h) => `<li><a href="${h}">${h}</a></li>`)
         .join('');
-      return this.page('Loopback bookmarks', `<h1>Bookmarks</h1><ul>${hubs}</ul><h2>Other pages</h2><ul>${edges}</ul>`);
+      const classics = this.books.length ? '<h2>Classics</h2><p><a href="/classics/">The classics, book by book</a></p>' : '';
+      return this.page('Loopback bookmarks', `<h1>Bookmarks</h1><ul>${hubs}</ul>${classics}<h2>Other pages</h2><ul>${edges}</ul>`);
+    }
+    if (this.books.length && path.startsWith('/classics/')) {
+      const r = this.classicsRoute(path.slice('/classics/'.length));
+      if (r) return r;
     }
     const hub = /^\/months\/(\d{6})\/$/.exec(path);
     if (hub && this.byMonth.has(hub[1]!)) {

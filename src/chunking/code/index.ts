@@ -118,4 +118,6 @@ export const codeChunker: ChunkerFactory = (settings) => ({
   fingerprint: `code@${VERSION}:t${settings.targetTokens}`,
   prepare: (paths) => loadGrammars(grammarsFor(paths)),
   chunk: (input) => chunkCode(input, settings),
+  // Source files are chunked as written: an HTML template is code here, not a page to convert.
+  takesAsWritten: true,
 });

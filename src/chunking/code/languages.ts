@@ -60,6 +60,14 @@ export function languageOf(path: string, text: string): LanguageOf {
   return { name: NAMED[base] ?? (ext || 'text') };
 }
 
+/** The language a file's name tells, or null when its name is not one of the tables above. */
+export function namedLanguage(path: string): string | null {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  const dot = base.lastIndexOf('.');
+  const ext = dot > 0 ? base.slice(dot + 1).toLowerCase() : '';
+  return PARSED[ext]?.name ?? WINDOWED[ext] ?? NAMED[base] ?? null;
+}
+
 /** The grammars the given paths need (by extension only: a shebang is read when the file is). */
 export function grammarsFor(paths: readonly string[]): Set<Grammar> {
   const out = new Set<Grammar>();

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Snapshot, SourceFile } from '../types.ts';
-import { convertHtml } from './html.ts';
 import { fetchOnce, type Fetched } from './http.ts';
+import { pageLinks } from './links.ts';
 import { ALLOW_ALL, DISALLOW_ALL, parseRobots, type RobotsRules } from './robots.ts';
 import { markdownLinks, readSitemap } from './sitemap.ts';
 import { decodeStamp, encodeStamp } from './stamp.ts';
@@ -29,12 +29,29 @@ export interface CrawlStats {
   gone: number;
 }
 
+/**
+ * What a dry run would fetch, found without requesting a page (robots.txt, sitemaps and llms.txt
+ * are read): pages linked only from other pages are found when those are fetched, so not here.
+ */
+export interface CrawlPreview {
+  /** Not indexed yet: the start page, and pages of the sitemaps and llms.txt. */
+  new: string[];
+  /** Indexed: each would be asked for with its validators (a 304 costs nothing). */
+  revalidate: string[];
+  /** Indexed but now outside what the source crawls (include/exclude, robots.txt, origins): removed. */
+  drop: string[];
+}
+
 export interface WebSnapshot extends Snapshot {
   skipped: SkippedPage[];
   stats: CrawlStats;
+  /** A dry run's answer (the snapshot then lists the indexed pages it keeps, and reads none). */
+  preview?: CrawlPreview;
 }
 
 const MARKDOWN_TYPES = /^(text\/markdown|text\/x-markdown|text\/plain)\b/;
+const MARKDOWN_ONLY = /^(text\/markdown|text\/x-markdown)\b/;
+const HTML = 'text/html';
 const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)\b/;
 const MAX_SITEMAPS = 50;
 
@@ -44,18 +61,27 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 interface Page {
   bytes?: Buffer;
   stamp: string;
+  /** 'text/html', 'text/markdown' or 'text/plain': the content step converts HTML before chunking. */
+  mediaType: string;
 }
+
+/** A page indexed before media types were recorded was stored converted: Markdown. */
+const LEGACY_TYPE = 'text/markdown';
+const mediaTypeOfStamp = (stamp: string) => decodeStamp(stamp)?.mediaType ?? LEGACY_TYPE;
 
 /**
  * Crawls a site into a snapshot whose files are its pages: the path is the page's canonical URL,
- * the content Markdown (title in front matter), the stamp the content hash with the server's
- * validators. `known` (URL → stamp, from the index) makes the crawl incremental: each known page
- * is asked for with If-None-Match and If-Modified-Since, and a 304 lists it unchanged with nothing
- * read; a 404 or 410 leaves it out (the run removes it, through the delete guard); any other
- * failure keeps it listed as it was. robots.txt is read first and a path it disallows is never
- * requested; its Crawl-delay, when longer than delayMs, spaces the requests.
+ * the content the page as served (in UTF-8; HTML is converted to Markdown by the content step
+ * before chunking, a Markdown page gets its URL as front matter), the media type the
+ * Content-Type's, the stamp the content hash with the server's validators and the media type.
+ * `known` (URL → stamp, from the index) makes the crawl incremental: each known page is asked for
+ * with If-None-Match and If-Modified-Since, and a 304 lists it unchanged with nothing read; a
+ * 404 or 410 leaves it out (the run removes it, through the delete guard); any other failure keeps
+ * it listed as it was. robots.txt is read first and a path it disallows is never requested; its
+ * Crawl-delay, when longer than delayMs, spaces the requests. `dryRun`: no page is requested (see
+ * CrawlPreview).
  */
-export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string>, signal?: AbortSignal): Promise<WebSnapshot> {
+export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string>, signal?: AbortSignal, dryRun = false): Promise<WebSnapshot> {
   const start = normalizeUrl(o.url ?? o.sitemap ?? '');
   if (!start) throw new Error(`not an http(s) URL: ${o.url ?? o.sitemap}`);
   const origins = new Set([new URL(start).origin, ...o.allowOrigins.flatMap((a) => normalizeUrl(a) ?? []).map((a) => new URL(a).origin)]);
@@ -139,12 +165,13 @@ export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string
     if (f.kind === 'not-modified') {
       stats.notModified++;
       seen.add(answer.url);
-      pages.set(answer.url, { stamp: known.get(answer.url)! });
+      const kept = known.get(answer.url)!;
+      pages.set(answer.url, { stamp: kept, mediaType: mediaTypeOfStamp(kept) });
       return [];
     }
     const keep = (reason: string) => {
       // A page already indexed stays as it was when the site fails to answer for it.
-      if (stamp) pages.set(url, { stamp });
+      if (stamp) pages.set(url, { stamp, mediaType: mediaTypeOfStamp(stamp) });
       skipped.push({ url, reason });
     };
     switch (f.kind) {
@@ -170,22 +197,28 @@ export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string
       keep(`not HTML, Markdown or text (${f.contentType || 'no content type'})`);
       return [];
     }
-    const text = new TextDecoder(charsetOf(f.contentType)).decode(f.body);
+    let text = new TextDecoder(charsetOf(f.contentType)).decode(f.body);
     stats.fetched++;
-    let title: string | null = null;
-    let markdown = text;
     let links: string[];
     let id = answer.url;
     if (isHtml) {
-      const page = convertHtml(text, answer.url, { contentSelector: o.contentSelector, excludeSelectors: o.excludeSelectors });
-      ({ title, markdown, links } = page);
-      if (page.canonical && page.canonical !== answer.url && origins.has(new URL(page.canonical).origin) && inScope(page.canonical)) id = page.canonical;
-    } else links = markdownLinks(text, answer.url);
+      const page = pageLinks(text, answer.url);
+      links = page.links;
+      if (page.canonical && page.canonical !== answer.url && origins.has(new URL(page.canonical).origin) && inScope(page.canonical)) {
+        id = page.canonical;
+        // Known by its canonical URL, its relative links still resolve against where it was fetched.
+        if (!page.hasBase) text = `<base href="${answer.url.replace(/"/g, '%22')}">${text}`;
+      }
+    } else {
+      links = markdownLinks(text, answer.url);
+      text = frontMatter(null, id) + text + '\n';
+    }
     // One document per page: a second URL (a redirect's target, a canonical) already indexed adds nothing.
     if (id !== url && pages.has(id)) return links;
     seen.add(id);
-    const doc = Buffer.from(frontMatter(title, id) + markdown + '\n');
-    pages.set(id, { bytes: doc, stamp: encodeStamp({ hash: sha256(doc), etag: f.etag, lastModified: f.lastModified }) });
+    const doc = Buffer.from(text);
+    const mediaType = isHtml ? HTML : MARKDOWN_ONLY.test(f.contentType) ? 'text/markdown' : 'text/plain';
+    pages.set(id, { bytes: doc, mediaType, stamp: encodeStamp({ hash: sha256(doc), etag: f.etag, lastModified: f.lastModified, mediaType }) });
     return links;
   };
 
@@ -204,6 +237,22 @@ export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string
     enqueue(u, seeds);
   for (const u of await llmsPages(origin)) enqueue(u, seeds);
   level = seeds;
+  if (dryRun) return preview(seeds);
+
+  /** What a crawl would fetch, with no page requested: the indexed pages are listed as they are. */
+  async function preview(found: string[]): Promise<WebSnapshot> {
+    const p: CrawlPreview = { new: [], revalidate: [], drop: [] };
+    for (const url of found) if (!known.has(url) && (await mayRequest(url))) p.new.push(url);
+    for (const [url, stamp] of known) {
+      if (await mayRequest(url)) {
+        p.revalidate.push(url);
+        pages.set(url, { stamp, mediaType: mediaTypeOfStamp(stamp) });
+      } else p.drop.push(url);
+    }
+    const files = [...pages].map(([path, pg]) => ({ path, size: 0, stamp: pg.stamp, mediaType: pg.mediaType })).sort((a, b) => (a.path < b.path ? -1 : 1));
+    // A dry run reads no page: a document the plan would re-chunk is left as it is.
+    return { commit: null, files, skipped, stats, preview: p, async *read() {} };
+  }
 
   async function sitemapPages(roots: string[]): Promise<string[]> {
     const out: string[] = [];
@@ -247,12 +296,12 @@ export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string
   await runLevel([...known.keys()].filter((u) => !seen.has(u) && (seen.add(u), true)), false);
   if (signal?.aborted) throw new Error('stopped');
   // Known pages the budget left unvisited keep their stored copy.
-  for (const [url, stamp] of known) if (!pages.has(url) && !gone.has(url) && !visitedOrOut(url)) pages.set(url, { stamp });
+  for (const [url, stamp] of known) if (!pages.has(url) && !gone.has(url) && !visitedOrOut(url)) pages.set(url, { stamp, mediaType: mediaTypeOfStamp(stamp) });
   function visitedOrOut(url: string): boolean {
     return !origins.has(new URL(url).origin) || !inScope(url) || (robots.get(new URL(url).origin)?.allowed(url) === false);
   }
 
-  const files: SourceFile[] = [...pages].map(([path, p]) => ({ path, size: p.bytes?.length ?? 0, stamp: p.stamp }));
+  const files: SourceFile[] = [...pages].map(([path, p]) => ({ path, size: p.bytes?.length ?? 0, stamp: p.stamp, mediaType: p.mediaType }));
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return {
     commit: null,
@@ -261,16 +310,16 @@ export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string
     stats,
     async *read(paths) {
       for (const path of paths) {
-        const held = pages.get(path)?.bytes;
-        if (held) {
-          yield { path, bytes: held };
+        const held = pages.get(path);
+        if (held?.bytes) {
+          yield { path, bytes: held.bytes, mediaType: held.mediaType };
           continue;
         }
         // Listed unchanged (a 304) and asked for after all (--force, a new chunker): fetched again in full.
         await visit(path, false);
-        const bytes = pages.get(path)?.bytes;
-        if (!bytes) throw new Error(`${path}: could not fetch the page again`);
-        yield { path, bytes };
+        const page = pages.get(path);
+        if (!page?.bytes) throw new Error(`${path}: could not fetch the page again`);
+        yield { path, bytes: page.bytes, mediaType: page.mediaType };
       }
     },
   };
@@ -285,8 +334,7 @@ function charsetOf(contentType: string): string {
   }
 }
 
-/** Title and URL as front matter, on one line each, for the Markdown chunker. */
+/** A Markdown page's URL as front matter (the results' url), as the content step gives an HTML page's. */
 function frontMatter(title: string | null, url: string): string {
-  const line = (s: string) => s.replace(/[\r\n]+/g, ' ').trim();
-  return `---\n${title ? `title: ${line(title)}\n` : ''}url: ${url}\n---\n\n`;
+  return `---\n${title ? `title: ${title}\n` : ''}url: ${url}\n---\n\n`;
 }

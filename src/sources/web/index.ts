@@ -2,7 +2,7 @@ import type { SourceConfig } from '../../config/load.ts';
 import { crawlSite, type WebSnapshot } from './crawl.ts';
 import { WEB_DEFAULTS, type WebOptions } from './types.ts';
 
-export type { WebSnapshot, SkippedPage, CrawlStats } from './crawl.ts';
+export type { WebSnapshot, SkippedPage, CrawlStats, CrawlPreview } from './crawl.ts';
 
 /** A web source's crawl settings: its config fields over the defaults (maxFileBytes caps a page). */
 export function webOptions(s: SourceConfig): WebOptions {
@@ -28,5 +28,5 @@ export function webOptions(s: SourceConfig): WebOptions {
 }
 
 /** Crawls a web source; `known` is what the index holds of it (URL → stamp). */
-export const webSnapshot = (s: SourceConfig, known: ReadonlyMap<string, string>, signal?: AbortSignal): Promise<WebSnapshot> =>
-  crawlSite(webOptions(s), known, signal);
+export const webSnapshot = (s: SourceConfig, known: ReadonlyMap<string, string>, signal?: AbortSignal, dryRun = false): Promise<WebSnapshot> =>
+  crawlSite(webOptions(s), known, signal, dryRun);

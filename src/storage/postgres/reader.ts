@@ -7,7 +7,7 @@ import { decodeVectorSend, vectorLiteral } from './vectors.ts';
 import { annType } from './writer.ts';
 
 const HIT_COLUMNS = `c.id AS ref, c.key AS id, s.name AS source, d.path, d.title, c.heading, c.content,
-  d.metadata || c.metadata AS metadata, c.start_line AS "startLine", c.end_line AS "endLine"`;
+  jsonb_strip_nulls(jsonb_build_object('mediaType', d.media_type)) || d.metadata || c.metadata AS metadata, c.start_line AS "startLine", c.end_line AS "endLine"`;
 type HitRow = Omit<StoredHit, 'startLine' | 'endLine'> & { startLine: number | null; endLine: number | null };
 /** A chunk's line range only where it was recorded (as the SQLite reader gives it). */
 const toHit = ({ startLine, endLine, ...r }: HitRow): StoredHit => ({

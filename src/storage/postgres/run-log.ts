@@ -198,7 +198,8 @@ export class PgRunLog implements RunLog {
     let after: [string, string, number] | null = null;
     for (;;) {
       const rows: (Omit<ExportRow, 'vector'> & { embedding?: Buffer | null; ordinal: number })[] = await this.db.query(
-        `SELECT c.key AS id, s.name AS source, d.path, c.ordinal, c.heading, c.content, c.metadata, c.text_hash AS "textHash"
+        `SELECT c.key AS id, s.name AS source, d.path, c.ordinal, c.heading, c.content,
+                jsonb_strip_nulls(jsonb_build_object('mediaType', d.media_type)) || c.metadata AS metadata, c.text_hash AS "textHash"
                 ${withVectors ? ', vector_send(v.embedding) AS embedding' : ''}
          FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id
          ${withVectors ? 'LEFT JOIN vectors v ON v.fingerprint = $5 AND v.text_hash = c.text_hash' : ''}

@@ -227,13 +227,13 @@ class PgDocumentWrite implements DocumentWrite {
       const added = new Map<string, { n: number; entry: LexiconEntry }>();
       for (const d of docs) {
         const r = await c.query<{ id: number }>(
-          `INSERT INTO documents (source_id, path, content_hash, stamp, size, title, metadata, chunker, indexed_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+          `INSERT INTO documents (source_id, path, content_hash, stamp, size, title, metadata, chunker, indexed_at, media_type)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
            ON CONFLICT (source_id, path) DO UPDATE SET content_hash = excluded.content_hash, stamp = excluded.stamp,
              size = excluded.size, title = excluded.title, metadata = excluded.metadata, chunker = excluded.chunker,
-             indexed_at = excluded.indexed_at
+             indexed_at = excluded.indexed_at, media_type = excluded.media_type
            RETURNING id`,
-          [this.sourceId, d.path, d.contentHash, d.stamp, d.size, d.title, JSON.stringify(d.metadata), d.chunker, this.at],
+          [this.sourceId, d.path, d.contentHash, d.stamp, d.size, d.title, JSON.stringify(d.metadata), d.chunker, this.at, d.mediaType ?? null],
         );
         const id = r.rows[0]!.id;
         await c.query('DELETE FROM chunks WHERE document_id = $1', [id]);

@@ -20,16 +20,17 @@ const LITTLE = endianness() === 'LE';
 type HitRow = Omit<StoredHit, 'metadata' | 'startLine' | 'endLine'> & {
   metadata: string;
   docMetadata: string;
+  mediaType: string | null;
   startLine: number | null;
   endLine: number | null;
 };
 const HIT_COLUMNS = `c.id AS ref, c.key AS id, s.name AS source, d.path, d.title, c.heading, c.content, c.metadata,
-  d.metadata AS docMetadata, c.start_line AS startLine, c.end_line AS endLine`;
+  d.metadata AS docMetadata, d.media_type AS mediaType, c.start_line AS startLine, c.end_line AS endLine`;
 const HIT_JOINS = `JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id`;
-/** Hit metadata: the document's fields (url, tags, dates) overlaid with the chunk's own. */
-const toHit = ({ docMetadata, startLine, endLine, ...r }: HitRow): StoredHit => ({
+/** Hit metadata: the document's media type and fields (url, tags, dates) overlaid with the chunk's own. */
+const toHit = ({ docMetadata, mediaType, startLine, endLine, ...r }: HitRow): StoredHit => ({
   ...r,
-  metadata: { ...parseJson(docMetadata), ...parseJson(r.metadata) },
+  metadata: { ...(mediaType ? { mediaType } : {}), ...parseJson(docMetadata), ...parseJson(r.metadata) },
   ...(startLine !== null && endLine !== null ? { startLine, endLine } : {}),
 });
 

@@ -152,15 +152,16 @@ export class SqliteRunLog implements RunLog {
     const params: string[] = [...(withVectors ? [opts.vectorsOf!] : []), ...(source ? [source] : [])];
     const rows = this.db
       .prepare(
-        `SELECT c.key AS id, s.name AS source, d.path, c.heading, c.content, c.metadata, c.text_hash AS textHash
+        `SELECT c.key AS id, s.name AS source, d.path, c.heading, c.content, c.metadata, d.media_type AS mediaType, c.text_hash AS textHash
                 ${withVectors ? ', v.embedding AS embedding' : ''}
          FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id
          ${withVectors ? 'LEFT JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash' : ''}
          ${source ? 'WHERE s.name = ?' : ''} ORDER BY s.name, d.path, c.ordinal`,
       )
-      .iterate(...params) as IterableIterator<Omit<ExportRow, 'metadata'> & { metadata: string; embedding?: Buffer | null }>;
-    for (const { embedding, ...r } of rows) {
-      const row: ExportRow = { ...r, metadata: parseJson(r.metadata) };
+      .iterate(...params) as IterableIterator<Omit<ExportRow, 'metadata'> & { metadata: string; mediaType: string | null; embedding?: Buffer | null }>;
+    for (const { embedding, mediaType, ...r } of rows) {
+      // The document's media type, as search results show it.
+      const row: ExportRow = { ...r, metadata: { ...(mediaType ? { mediaType } : {}), ...parseJson(r.metadata) } };
       if (withVectors) row.vector = embedding ? decodeVector(embedding) : null;
       yield row;
     }

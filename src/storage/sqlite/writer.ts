@@ -184,11 +184,11 @@ class SqliteDocumentWrite implements DocumentWrite {
   ) {
     this.remover = db.prepare('DELETE FROM documents WHERE source_id = ? AND path = ?');
     this.upsert = db.prepare(
-      `INSERT INTO documents (source_id, path, content_hash, stamp, size, title, metadata, chunker, indexed_at)
-       VALUES (@sourceId, @path, @contentHash, @stamp, @size, @title, @metadata, @chunker, @at)
+      `INSERT INTO documents (source_id, path, content_hash, stamp, size, title, metadata, chunker, indexed_at, media_type)
+       VALUES (@sourceId, @path, @contentHash, @stamp, @size, @title, @metadata, @chunker, @at, @mediaType)
        ON CONFLICT(source_id, path) DO UPDATE SET content_hash = excluded.content_hash, stamp = excluded.stamp,
          size = excluded.size, title = excluded.title, metadata = excluded.metadata, chunker = excluded.chunker,
-         indexed_at = excluded.indexed_at
+         indexed_at = excluded.indexed_at, media_type = excluded.media_type
        RETURNING id`,
     );
     this.clear = db.prepare('DELETE FROM chunks WHERE document_id = ?');
@@ -267,6 +267,7 @@ class SqliteDocumentWrite implements DocumentWrite {
       metadata: JSON.stringify(d.metadata),
       chunker: d.chunker,
       at: this.at,
+      mediaType: d.mediaType ?? null,
     }) as { id: number };
     this.clear.run(id);
     this.clearLexicon.run(id);

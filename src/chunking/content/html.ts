@@ -1,20 +1,10 @@
 import { createRequire } from 'node:module';
 import TurndownService from 'turndown';
-import { normalizeUrl } from './url.ts';
 
 const require = createRequire(import.meta.url);
-// turndown parses HTML with domino; the page is parsed once, by it, and handed over as a DOM node.
+// turndown parses HTML with domino; the page is parsed by it and handed over as a DOM node.
 const domino = require('@mixmark-io/domino') as { createDocument(html: string, force?: boolean): Document };
 const { gfm } = require('@joplin/turndown-plugin-gfm') as { gfm: TurndownService.Plugin };
-
-export interface ConvertedPage {
-  title: string | null;
-  /** <link rel="canonical">, absolute; null when absent or not http(s). */
-  canonical: string | null;
-  /** Every link of the page (navigation included), absolute, without fragments. */
-  links: string[];
-  markdown: string;
-}
 
 /** Left out of every page's text: navigation, chrome and code that is not content. */
 const CHROME = ['script', 'style', 'noscript', 'template', 'iframe', 'svg', 'canvas', 'form', 'nav', 'header', 'footer', 'aside', '[role=navigation]', '[role=banner]', '[role=contentinfo]', '[aria-hidden=true]'];
@@ -63,20 +53,32 @@ function languageOf(el: Element | null): string | null {
   return m ? m[1]!.toLowerCase() : null;
 }
 
-/**
- * An HTML page → its title, canonical URL, links and its content as Markdown: headings, fenced
- * code with its language, GFM tables (a `|` in a cell escaped) and links made absolute against
- * the page's URL. Navigation, headers, footers and whatever `excludeSelectors` names are left out;
- * `contentSelector` (else main, article or [role=main], else body) picks what is kept.
- */
-export function convertHtml(html: string, pageUrl: string, o: { contentSelector?: string; excludeSelectors: string[] }): ConvertedPage {
-  const doc = domino.createDocument(html, true);
-  const base = normalizeUrl(doc.querySelector('base[href]')?.getAttribute('href') ?? '', pageUrl) ?? pageUrl;
-  const abs = (href: string | null) => (href ? normalizeUrl(href, base) : null);
-  const title = (doc.querySelector('title')?.textContent ?? doc.querySelector('h1')?.textContent ?? '').replace(/\s+/g, ' ').trim() || null;
-  const canonical = abs(doc.querySelector('link[rel~=canonical][href]')?.getAttribute('href') ?? null);
-  const links = [...new Set(all(doc, 'a[href]').flatMap((a) => abs(a.getAttribute('href')) ?? []))];
+/** Title and URL as front matter, on one line each, for the Markdown chunker (its title, the results' url). */
+export function frontMatter(title: string | null, url: string | null): string {
+  const line = (x: string) => x.replace(/[\r\n]+/g, ' ').trim();
+  return `---\n${title ? `title: ${line(title)}\n` : ''}${url ? `url: ${url}\n` : ''}---\n\n`;
+}
 
+export interface HtmlOptions {
+  /** CSS selector of the part of a page to keep (default: main, article, [role=main], else body). */
+  contentSelector?: string;
+  /** CSS selectors removed besides the page chrome (nav, header, footer, aside, script …). */
+  excludeSelectors: string[];
+}
+
+/**
+ * An HTML document → Markdown: its title (and, for a page of a site, its URL) as front matter,
+ * then the content with headings, fenced code with its language, GFM tables (a `|` in a cell
+ * escaped) and links made absolute against the page's URL (or its <base>). Navigation, headers,
+ * footers and whatever `excludeSelectors` names are left out; `contentSelector` (else main,
+ * article or [role=main], else body) picks what is kept.
+ */
+export function htmlToMarkdown(html: string, path: string, o: HtmlOptions): string {
+  const doc = domino.createDocument(html, true);
+  const pageUrl = absolute(path, path);
+  const base = (pageUrl && absolute(doc.querySelector('base[href]')?.getAttribute('href') ?? '', pageUrl)) || pageUrl;
+  const abs = (href: string) => (base ? absolute(href, base) : null) ?? href;
+  const title = (doc.querySelector('title')?.textContent ?? doc.querySelector('h1')?.textContent ?? '').replace(/\s+/g, ' ').trim() || null;
   const root =
     (o.contentSelector ? doc.querySelector(o.contentSelector) : null) ??
     doc.querySelector('main, article, [role=main]') ??
@@ -86,9 +88,9 @@ export function convertHtml(html: string, pageUrl: string, o: { contentSelector?
   for (const a of all(root, 'a[href]')) {
     const href = a.getAttribute('href')!;
     // In-page anchors stay as they are; every other link points somewhere a reader can follow.
-    if (!href.startsWith('#')) a.setAttribute('href', absolute(href, base) ?? href);
+    if (!href.startsWith('#')) a.setAttribute('href', abs(href));
   }
-  for (const img of all(root, 'img[src]')) img.setAttribute('src', abs(img.getAttribute('src')) ?? img.getAttribute('src')!);
+  for (const img of all(root, 'img[src]')) img.setAttribute('src', abs(img.getAttribute('src')!));
   const markdown = turndown().turndown(root as unknown as HTMLElement).replace(/\n{3,}/g, '\n\n').trim();
-  return { title, canonical, links, markdown };
+  return frontMatter(title, pageUrl) + markdown + '\n';
 }
