@@ -17,7 +17,6 @@ import { isStopped, spawnCli, waitFor } from './daemon-helpers.ts';
 import { freshSchema, needPostgres, pgQuery, pgUrl } from '../helpers/postgres.ts';
 import { xorshift } from '../helpers/rng.ts';
 import { tempDir } from '../helpers/tmp.ts';
-import { openIndex } from '../../src/storage/open.ts';
 
 const pg = needPostgres();
 const FP = 'test:vec@1:8';
