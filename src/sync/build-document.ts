@@ -18,8 +18,9 @@ export const pipelineFingerprint = (p: Pipeline) =>
   `${p.chunker.fingerprint}+${analyzerFingerprint(p.analyzer)}${p.lexicon ? `+${p.lexicon.id}` : ''}`;
 
 /**
- * What a plan keeps of a file it read: enough to decide and count (its content hash and the text
- * hash of each chunk, in order), none of the texts. Apply reads the file again for those.
+ * What a plan keeps in memory of a file it read: enough to decide and count (its content hash and
+ * the text hash of each chunk, in order), none of the texts. The built document waits on disk for
+ * apply (sync/document-spill.ts).
  */
 export interface DocumentOutline {
   path: string;
@@ -46,7 +47,16 @@ function chunkFile(file: SourceFile, bytes: Buffer, pipeline: Pipeline) {
   return { text, chunked: pipeline.chunker.chunk({ path: file.path, text }) };
 }
 
-/** A file's outline and the token estimate of each of its chunk texts (throws what decoding throws). */
+/** The outline of a built document and the token estimate of each of its chunk texts. */
+export function outlineOf(doc: DocumentRecord): { outline: DocumentOutline; tokens: number[] } {
+  const note = noteOf(doc.metadata);
+  return {
+    outline: { path: doc.path, contentHash: doc.contentHash, chunks: doc.chunks.map((c) => ({ textHash: c.textHash })), ...(note ? { note } : {}) },
+    tokens: doc.chunks.map((c) => c.tokens),
+  };
+}
+
+/** A file's outline and the token estimate of each of its chunk texts, without building it (a dry run; throws what decoding throws). */
 export function outlineDocument(file: SourceFile, bytes: Buffer, pipeline: Pipeline): { outline: DocumentOutline; tokens: number[] } {
   const { chunked } = chunkFile(file, bytes, pipeline);
   return {
@@ -83,9 +93,4 @@ export function buildDocument(file: SourceFile, bytes: Buffer, pipeline: Pipelin
     // The file's text once (chunk texts overlap and repeat their context lines).
     ...(pipeline.lexicon ? { lexicon: pipeline.lexicon.load().find([text]) } : {}),
   };
-}
-
-/** The chunk texts of a file by hash, in order: what embedding a planned document needs of it. */
-export function chunkTexts(file: SourceFile, bytes: Buffer, pipeline: Pipeline): { textHash: string; text: string }[] {
-  return chunkFile(file, bytes, pipeline).chunked.chunks.map((c) => ({ textHash: sha256(c.text), text: c.text }));
 }
