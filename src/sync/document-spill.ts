@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
-import type { DocumentRecord } from '../core/types.ts';
+import type { DocumentRecord, LexiconEntry } from '../core/types.ts';
 
 /**
  * The documents a plan built, kept on disk until apply reads them back a batch at a time: each
@@ -14,6 +14,7 @@ export class DocumentSpill {
   private fd: number | null;
   private end = 0;
   private readonly places = new Map<string, readonly [offset: number, length: number]>();
+  private readonly entries = new Map<string, LexiconEntry>();
 
   constructor(dir: string) {
     const file = join(dir, `.ragsync-plan-${process.pid}-${randomBytes(6).toString('hex')}`);
@@ -22,8 +23,14 @@ export class DocumentSpill {
   }
 
   put(doc: DocumentRecord): void {
-    // Lexicon entries may be objects of the dictionary's own (glosses worked out by a getter): kept as plain data.
-    const bytes = serialize(doc.lexicon ? { ...doc, lexicon: doc.lexicon.map((e) => ({ headword: e.headword, glosses: e.glosses })) } : doc);
+    // Lexicon entries are the dictionary's own objects, shared by every document holding the
+    // headword: kept in memory once each (bounded by the dictionary), written as headwords.
+    let kept: object = doc;
+    if (doc.lexicon) {
+      for (const e of doc.lexicon) if (!this.entries.has(e.headword)) this.entries.set(e.headword, e);
+      kept = { ...doc, lexicon: doc.lexicon.map((e) => e.headword) };
+    }
+    const bytes = serialize(kept);
     let done = 0;
     while (done < bytes.length) done += writeSync(this.open(), bytes, done, bytes.length - done, this.end + done);
     this.places.set(doc.path, [this.end, bytes.length]);
@@ -43,7 +50,8 @@ export class DocumentSpill {
         if (n === 0) throw new Error(`the plan's document file ended early at ${path}`);
         done += n;
       }
-      yield deserialize(bytes) as DocumentRecord;
+      const doc = deserialize(bytes) as Omit<DocumentRecord, 'lexicon'> & { lexicon?: string[] };
+      yield doc.lexicon ? { ...doc, lexicon: doc.lexicon.map((h) => this.entries.get(h)!) } : (doc as DocumentRecord);
     }
   }
 

@@ -186,10 +186,12 @@ async function* apply(ctx: SourceRunContext, job: SourceJob, plan: SourcePlan): 
 /**
  * The commit is recorded only once everything up to it is indexed; a deferred rest keeps the old
  * one. With it, when nothing was left out, the listing key: the next run at this commit and these
- * settings lists nothing.
+ * settings lists nothing. The source's own copy (a git checkout) moves to the commit just before:
+ * until then it stays where the index is, and a copy that cannot move keeps the old commit recorded.
  */
 async function record(ctx: SourceRunContext, job: SourceJob, plan: SourcePlan, partial: boolean): Promise<void> {
   if (plan.deferred > 0) return;
+  await (await job.fetched).settle?.();
   const complete = sourceKind(job.source.kind).listingKey && !partial && plan.commitAfter !== null;
   await ctx.store.setSourceCommit(job.source.name, plan.commitAfter, new Date().toISOString(), complete ? job.listingKey(plan.commitAfter!) : null);
 }
