@@ -115,10 +115,12 @@ export class SqliteIndexWriter implements IndexWriter {
   }
 
   private textsMissingVectors(source: string, fingerprint: string, page?: RefillPage): TextToRefill[] {
+    // CROSS JOIN keeps chunks the outer loop, walked by rowid from the cursor: a page reads only
+    // its rows (joined the other way, every page sorted the whole source's rows).
     return this.db
       .prepare(
         `SELECT d.path, c.text_hash AS textHash, c.text, c.tokens, c.id AS cursor
-         FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id
+         FROM chunks c CROSS JOIN documents d ON d.id = c.document_id CROSS JOIN sources s ON s.id = d.source_id
          WHERE s.name = ? AND c.id > ? AND NOT EXISTS (SELECT 1 FROM vectors v INDEXED BY vectors_key WHERE v.fingerprint = ? AND v.text_hash = c.text_hash)
          ORDER BY c.id LIMIT ?`,
       )
