@@ -110,9 +110,14 @@ const LIST_MAX = 5;
 /** Local commits counted at most. */
 const COMMITS_MAX = 1000;
 
-/** Commits on HEAD not on any remote-tracking branch (call before a fetch moves those branches). */
-export async function localCommits(root: string, git: GitRunner): Promise<string[]> {
-  const out = await git(root, ['log', '--format=%h %s', `--max-count=${COMMITS_MAX}`, 'HEAD', '--not', '--remotes']);
+/**
+ * Commits on HEAD not on any remote-tracking branch (call before a fetch moves those branches),
+ * nor in the history of `indexed` (the commit ragsync's index holds: ragsync checked it out from
+ * the upstream, even if the upstream has since been reset away from it; unknown to git: ignored).
+ */
+export async function localCommits(root: string, git: GitRunner, indexed?: string | null): Promise<string[]> {
+  const ours = indexed && /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(indexed) ? ['--ignore-missing', indexed] : [];
+  const out = await git(root, ['log', '--format=%h %s', `--max-count=${COMMITS_MAX}`, 'HEAD', '--not', '--remotes', ...ours]);
   return out.split('\n').filter((l) => l.trim());
 }
 

@@ -32,6 +32,8 @@ export interface GitSourceOptions {
   log: Logger;
   /** When the fetched commit is this one, the files are not listed (an UnlistedSnapshot). */
   unlistedAt?: string;
+  /** The commit the index holds: ragsync put it in the checkout, so it is never the user's local work. */
+  indexedCommit?: string | null;
 }
 
 // Only what git needs: simple-git refuses to run with editor/pager/askpass-style variables set,
@@ -238,7 +240,7 @@ async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolea
       () => undefined,
     );
     if (!known || known[0] !== known[1]) {
-      await refuseUnsaved(o.root, where, { commits: await localCommits(o.root, run).catch(broken), files: [] });
+      await refuseUnsaved(o.root, where, { commits: await localCommits(o.root, run, o.indexedCommit).catch(broken), files: [] });
     }
   }
   let fetched: { stderr: string };
@@ -261,14 +263,21 @@ async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolea
       throw new BrokenCheckout(gitError(err));
     }
   }
-  if (o.updateWorkTree && head !== commit) {
-    await refuseUnsaved(o.root, where, { commits: [], files: await uncommittedFiles(o.root, run).catch(broken) });
+  // Refused now, before planning, when the reset would lose files; the reset itself waits until
+  // the run has indexed the commit (settle): a run the delete guard refuses leaves the checkout
+  // where the index is.
+  if (o.updateWorkTree && head !== commit) await refuseUnsaved(o.root, where, { commits: [], files: await uncommittedFiles(o.root, run).catch(broken) });
+  let at = head;
+  const settle = async () => {
+    if (!o.updateWorkTree || at === commit) return;
+    await refuseUnsaved(o.root, where, { commits: [], files: await uncommittedFiles(o.root, run) });
     await run(o.root, ['reset', '--hard', '--quiet', commit]);
-  }
+    at = commit;
+  };
   if (o.updateWorkTree && state.kind === 'ours' && state.markedFor) markCheckout(o.root, o.url);
-  if (o.unlistedAt !== undefined && commit === o.unlistedAt) return { commit, unlisted: true, list: () => listed(o.root, commit, match) };
+  if (o.unlistedAt !== undefined && commit === o.unlistedAt) return { commit, unlisted: true, list: async () => ({ ...(await listed(o.root, commit, match)), settle }), settle };
   try {
-    return await listed(o.root, commit, match);
+    return { ...(await listed(o.root, commit, match)), settle };
   } catch (err) {
     throw new BrokenCheckout(gitError(err));
   }

@@ -13,6 +13,8 @@ export interface SnapshotContext {
   log: Logger;
   /** git: the commit at which the files need not be listed (sync/listing.ts). */
   unlistedAt?: string;
+  /** git: the commit the index holds the source at (never taken for local work in the checkout). */
+  indexedCommit?: string | null;
   /** What the index holds of the source (path → stamp): a web crawl revalidates these pages. */
   stored(): Promise<ReadonlyMap<string, string>>;
   signal?: AbortSignal;
@@ -48,7 +50,7 @@ const KINDS: Record<SourceConfig['kind'], SourceKind> = {
   git: {
     kind: 'git',
     snapshot: (s, ctx) =>
-      gitSnapshot({ name: s.name, url: s.url!, branch: s.branch, root: s.root, updateWorkTree: !ctx.dryRun, log: ctx.log, unlistedAt: ctx.unlistedAt }, lazyMatcher(s)),
+      gitSnapshot({ name: s.name, url: s.url!, branch: s.branch, root: s.root, updateWorkTree: !ctx.dryRun, log: ctx.log, unlistedAt: ctx.unlistedAt, indexedCommit: ctx.indexedCommit }, lazyMatcher(s)),
     describe: (s) => redactUrl(s.url!),
     record: (s) => ({ url: redactUrl(s.url!), branch: s.branch }),
     listingKey: true,

@@ -15,6 +15,12 @@ export interface Snapshot {
   files: SourceFile[];
   /** Reads the given files' bytes; yields in any order. */
   read(paths: string[]): AsyncIterable<{ path: string; bytes: Buffer; mediaType?: string }>;
+  /**
+   * Brings the source's own copy to this snapshot (a git checkout's work tree to the commit):
+   * called only once the run has indexed the snapshot in full, so a refused or failed run leaves
+   * the copy where the index is.
+   */
+  settle?(): Promise<void>;
 }
 
 /**
@@ -26,4 +32,6 @@ export interface UnlistedSnapshot {
   unlisted: true;
   /** Lists the files after all (the run found a reason to plan the source in full). */
   list(): Promise<Snapshot>;
+  /** As Snapshot.settle. */
+  settle?(): Promise<void>;
 }

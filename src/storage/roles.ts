@@ -217,6 +217,14 @@ export interface TextToRefill {
   textHash: string;
   text: string;
   tokens: number;
+  /** The row's place in chunk order: the next page starts after it. */
+  cursor: number;
+}
+
+/** A page of IndexWriter.storedTextsMissingVectors: at most `limit` rows after the one whose cursor is `after` (0: the first page). */
+export interface RefillPage {
+  after: number;
+  limit: number;
 }
 
 export interface Closable {
@@ -241,8 +249,11 @@ export interface IndexWriter {
   missingVectors(fingerprint: string, textHashes: Iterable<string>): Promise<Set<string>>;
   /** Calls `sink` with the path and text hash of every stored chunk of `source` (one read; holds nothing). */
   scanStoredTexts(source: string, sink: (path: string, textHash: string) => void): Promise<void>;
-  /** Texts of `source`'s stored documents with no vector for `fingerprint` (after an embedder switch). */
-  storedTextsMissingVectors(source: string, fingerprint: string): Promise<TextToRefill[]>;
+  /**
+   * Texts of `source`'s stored documents with no vector for `fingerprint` (after an embedder
+   * switch), in chunk order; with `page`, one page of them, so a large source is read a page at a time.
+   */
+  storedTextsMissingVectors(source: string, fingerprint: string, page?: RefillPage): Promise<TextToRefill[]>;
   /** Stores (or replaces) vectors in one transaction. */
   putVectors(fingerprint: string, vectors: VectorRecord[]): Promise<void>;
   /**

@@ -1,5 +1,5 @@
-import { shownPath } from '../core/shown-path.ts';
 import type { DocumentRecord, WorkCounts } from '../core/types.ts';
+import { writeInOne } from '../storage/document-write.ts';
 import type { IndexWriter } from '../storage/roles.ts';
 import { embedTexts, type EmbedTextsContext, type PendingText } from './embed-texts.ts';
 import type { PlannedDocument, SourcePlan } from './plan.ts';
@@ -26,7 +26,7 @@ export const noWork = (): WorkCounts => ({
   texts: 0,
 });
 
-/** Documents read again and held at once while applying: bounded by chunks, so memory does not grow with the source. */
+/** Documents held at once while applying: bounded by chunks, so memory does not grow with the source. */
 const BATCH_CHUNKS = 1000;
 const BATCH_DOCUMENTS = 250;
 
@@ -47,19 +47,27 @@ export function* documentBatches(write: readonly PlannedDocument[]): Generator<P
 }
 
 /**
- * Executes a plan in two passes over its documents, a batch at a time, so a run holds one batch
- * of texts and chunks however large the source:
- * 1. vectors: the texts the plan found without a vector are read again and embedded; each batch
- *    of vectors commits on its own (a killed or stopped run keeps what it paid for).
- * 2. documents: once every text has its vector, the documents are read and built again and
- *    written, with the deletions and renames, in ONE transaction fed batch by batch: searches see
- *    the source either as it was or at the new commit, never both versions of a split or moved
- *    file, never a half-written document.
+ * Executes a plan in two passes over the documents it built (kept on disk by the plan: no file
+ * is read or chunked again), a batch at a time, so a run holds one batch of texts and chunks
+ * however large the source:
+ * 1. vectors: the texts the plan found without a vector are embedded; each batch of vectors
+ *    commits on its own (a killed or stopped run keeps what it paid for).
+ * 2. documents: once every text has its vector, the documents are written, with the deletions
+ *    and renames, in ONE transaction fed batch by batch: searches see the source either as it was
+ *    or at the new commit, never both versions of a split or moved file, never a half-written
+ *    document.
  * `written` counts only what committed, so a stopped or failed run reports the texts it stored
- * and no documents. A file whose bytes changed since it was planned (a folder edited during the
- * run) is left out and added to the plan's skipped files: the next run indexes it.
+ * and no documents. The plan is released once applied (or failed).
  */
 export async function* applyPlan(plan: SourcePlan, ctx: ApplyContext, written: WorkCounts = noWork()): AsyncGenerator<Progress, WorkCounts> {
+  try {
+    return yield* applyOnce(plan, ctx, written);
+  } finally {
+    plan.release();
+  }
+}
+
+async function* applyOnce(plan: SourcePlan, ctx: ApplyContext, written: WorkCounts): AsyncGenerator<Progress, WorkCounts> {
   const fingerprint = ctx.embedder.info.fingerprint;
   if (plan.fingerprint !== fingerprint) {
     throw new Error(`plan for ${plan.source} was made for ${plan.fingerprint}, not ${fingerprint}`);
@@ -83,60 +91,48 @@ export async function* applyPlan(plan: SourcePlan, ctx: ApplyContext, written: W
 }
 
 /**
- * The texts to embed, in document order, each once: the planned documents holding one are read
- * again a batch at a time (lazily, as the embedder takes them), then the refill's stored texts.
+ * The texts to embed, in document order, each once: the planned documents holding one are taken
+ * a batch at a time (lazily, as the embedder takes them), then the refill's stored texts, a page
+ * at a time.
  */
 async function* pendingTexts(plan: SourcePlan, embeddedThisRun: ReadonlySet<string>): AsyncGenerator<PendingText> {
   const sent = new Set<string>();
   const wanted = (h: string) => plan.embed.has(h) && !sent.has(h) && !embeddedThisRun.has(h);
   for (const batch of documentBatches(plan.write)) {
     const paths = batch.filter((w) => w.doc.chunks.some((c) => wanted(c.textHash))).map((w) => w.doc.path);
-    if (!paths.length) continue;
-    for await (const { texts } of plan.readTexts(paths)) {
-      for (const { textHash, text } of texts) {
+    for (const doc of plan.documents(paths)) {
+      for (const { textHash, text } of doc.chunks) {
         if (!wanted(textHash)) continue;
         sent.add(textHash);
         yield [textHash, text];
       }
     }
   }
-  for (const [h, text] of plan.refill) {
-    if (sent.has(h) || embeddedThisRun.has(h)) continue;
-    sent.add(h);
-    yield [h, text];
+  for await (const page of plan.refillTexts()) {
+    for (const [h, text] of page) {
+      if (sent.has(h) || embeddedThisRun.has(h)) continue;
+      sent.add(h);
+      yield [h, text];
+    }
   }
 }
 
-/** Pass 2: the documents, batch by batch, into one write that commits at the end. */
+/** Pass 2: the removals, then the documents batch by batch, in one write that commits at the end. */
 async function* writeDocuments(plan: SourcePlan, store: IndexWriter, written: WorkCounts): AsyncGenerator<Progress, void> {
   const done = noWork();
-  const removed = [...plan.delete];
-  const write = await store.beginDocuments(plan.source);
-  try {
+  const removed = [...plan.delete, ...plan.write.flatMap((w) => (w.from ? [w.from] : []))];
+  function* batches(): Generator<DocumentRecord[]> {
     for (const batch of documentBatches(plan.write)) {
-      const planned = new Map(batch.map((w) => [w.doc.path, w]));
-      const docs: DocumentRecord[] = [];
-      for await (const built of plan.read(batch.map((w) => w.doc.path))) {
-        const w = planned.get(built.path)!;
-        if ('error' in built || built.doc.contentHash !== w.doc.contentHash) {
-          // Left as stored (a rename's old path too); the run is partial and the next one plans it.
-          plan.skipped.push({ path: built.path, reason: 'error' in built ? built.error : `${shownPath(built.path)}: changed while the run read it; indexed next run` });
-          continue;
-        }
-        docs.push(built.doc);
-        if (w.from) removed.push(w.from);
+      const docs = [...plan.documents(batch.map((w) => w.doc.path))];
+      batch.forEach((w, i) => {
         if (!w.restamp) done.documents[w.kind]++;
-        done.chunks += built.doc.chunks.length;
-        for (const c of built.doc.chunks) if (!plan.embed.has(c.textHash)) done.chunksReused++;
-      }
-      await write.write(docs);
+        done.chunks += docs[i]!.chunks.length;
+        for (const c of docs[i]!.chunks) if (!plan.embed.has(c.textHash)) done.chunksReused++;
+      });
+      yield docs;
     }
-    await write.remove(removed);
-    await write.commit();
-  } catch (err) {
-    await write.rollback();
-    throw err;
   }
+  await writeInOne(store, plan.source, removed, batches());
   // Counted once committed.
   written.documents.deleted += plan.delete.length;
   for (const k of ['added', 'changed', 'renamed'] as const) written.documents[k] += done.documents[k];

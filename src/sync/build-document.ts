@@ -28,8 +28,9 @@ export const documentFingerprint = (p: Pipeline, mediaType: string) =>
 export const fileMediaType = (file: SourceFile, declared?: string) => mediaTypeOf(file.path, declared ?? file.mediaType);
 
 /**
- * What a plan keeps of a file it read: enough to decide and count (its content hash and the text
- * hash of each chunk, in order), none of the texts. Apply reads the file again for those.
+ * What a plan keeps in memory of a file it read: enough to decide and count (its content hash and
+ * the text hash of each chunk, in order), none of the texts. The built document waits on disk for
+ * apply (sync/document-spill.ts).
  */
 export interface DocumentOutline {
   path: string;
@@ -60,15 +61,29 @@ function chunkFile(file: SourceFile, bytes: Buffer, pipeline: Pipeline, declared
   return { text: c.text, mediaType, chunked: pipeline.chunker.chunk({ path: file.path, text: c.text, mediaType: c.mediaType }) };
 }
 
-/** A file's outline and the token estimate of each of its chunk texts (throws what decoding throws). */
+/** The outline of a built document and the token estimate of each of its chunk texts. */
+export function outlineOf(doc: DocumentRecord): { outline: DocumentOutline; tokens: number[] } {
+  const note = noteOf(doc.metadata);
+  return {
+    outline: {
+      path: doc.path,
+      contentHash: doc.contentHash,
+      mediaType: doc.mediaType!,
+      chunks: doc.chunks.map((c) => ({ textHash: c.textHash })),
+      ...(note ? { note } : {}),
+    },
+    tokens: doc.chunks.map((c) => c.tokens),
+  };
+}
+
+/** A file's outline and the token estimate of each of its chunk texts, without building it (a dry run; throws what decoding throws). */
 export function outlineDocument(file: SourceFile, bytes: Buffer, pipeline: Pipeline, mediaType?: string): { outline: DocumentOutline; tokens: number[] } {
-  const c = chunkFile(file, bytes, pipeline, mediaType);
-  const { chunked } = c;
+  const { chunked, mediaType: type } = chunkFile(file, bytes, pipeline, mediaType);
   return {
     outline: {
       path: file.path,
       contentHash: sha256(bytes),
-      mediaType: c.mediaType,
+      mediaType: type,
       chunks: chunked.chunks.map((c) => ({ textHash: sha256(c.text) })),
       ...(noteOf(chunked.metadata) ? { note: noteOf(chunked.metadata) } : {}),
     },
@@ -100,9 +115,4 @@ export function buildDocument(file: SourceFile, bytes: Buffer, pipeline: Pipelin
     // The file's text once (chunk texts overlap and repeat their context lines).
     ...(pipeline.lexicon ? { lexicon: pipeline.lexicon.load().find([text]) } : {}),
   };
-}
-
-/** The chunk texts of a file by hash, in order: what embedding a planned document needs of it. */
-export function chunkTexts(file: SourceFile, bytes: Buffer, pipeline: Pipeline, mediaType?: string): { textHash: string; text: string }[] {
-  return chunkFile(file, bytes, pipeline, mediaType).chunked.chunks.map((c) => ({ textHash: sha256(c.text), text: c.text }));
 }

@@ -1,10 +1,12 @@
 import { errorMessage } from '../core/errors.ts';
 import { shownPath } from '../core/shown-path.ts';
+import { tmpdir } from 'node:os';
 import type { DocumentCounts, DocumentRecord, StoredDocument, WorkCounts } from '../core/types.ts';
 import type { SourceConfig } from '../config/load.ts';
 import type { Snapshot, SourceFile } from '../sources/types.ts';
 import type { IndexWriter } from '../storage/roles.ts';
-import { buildDocument, chunkTexts, documentFingerprint, fileMediaType, outlineDocument, type DocumentOutline, type Pipeline } from './build-document.ts';
+import { buildDocument, documentFingerprint, fileMediaType, outlineDocument, outlineOf, type DocumentOutline, type Pipeline } from './build-document.ts';
+import { DocumentSpill } from './document-spill.ts';
 
 export { headText, pipelineFingerprint, type Pipeline } from './build-document.ts';
 
@@ -49,31 +51,38 @@ export interface SourcePlan {
   embed: Set<string>;
   /**
    * Distinct texts of documents left as they are that have no vector under this fingerprint (the
-   * embedder was switched), hash → text: embedded so search under the new fingerprint covers all.
+   * embedder was switched), by hash: embedded so search under the new fingerprint covers all.
    */
-  refill: Map<string, string>;
+  refill: Set<string>;
   /** What applying the plan will write; texts = embed + refill. */
   counts: WorkCounts;
   /** Estimated tokens of embed + refill. */
   tokens: number;
   /**
-   * Reads the given planned documents again, whole (texts, terms, lexicon): apply writes them a
-   * batch at a time, so no run holds every document at once. `changed`: the file's bytes are no
-   * longer those the plan read (a folder edited during the run).
+   * The given planned documents as the plan built them (texts, terms, lexicon), kept on disk: apply
+   * takes them a batch at a time, so no run holds every document at once, and no file is read or
+   * chunked twice. Throws for a plan made with `outlineOnly`.
    */
-  read(paths: string[]): AsyncIterable<BuiltDocument>;
-  /** Reads the chunk texts of the given planned documents again (what embedding needs; unreadable files are left out). */
-  readTexts(paths: string[]): AsyncIterable<{ path: string; texts: { textHash: string; text: string }[] }>;
+  documents(paths: string[]): Iterable<DocumentRecord>;
+  /** The refill's texts, a page at a time (read from the index as they are asked for). */
+  refillTexts(): AsyncIterable<[textHash: string, text: string][]>;
+  /** Frees what the plan keeps for apply (once applied, refused, or a dry run). */
+  release(): void;
 }
-
-export type BuiltDocument = { path: string; doc: DocumentRecord } | { path: string; error: string };
 
 export interface PlanOptions {
   force: boolean;
   maxDocs?: number;
   fingerprint: string;
   commitBefore: string | null;
+  /** Keep nothing for apply (a dry run): files are chunked for their outline only. */
+  outlineOnly?: boolean;
+  /** Where the built documents wait for apply (default: the system's temporary folder). */
+  spillDir?: string;
 }
+
+/** Rows of the refill read at once. */
+const REFILL_PAGE = 1000;
 
 function documentCounts(write: PlannedDocument[], deleted: number, unchanged: number, skipped: number): DocumentCounts {
   const n = (k: ChangeKind) => write.filter((w) => w.kind === k && !w.restamp).length;
@@ -104,20 +113,34 @@ export async function planSource(
     } else toRead.push(f);
   }
 
-  // Each file is chunked and hashed, and only its outline kept: a plan holds no text.
+  // Each file is read and chunked once, here: its outline stays in memory (a plan holds no text),
+  // the document built from it waits on disk for apply.
+  const spill = opts.outlineOnly || !toRead.length ? null : new DocumentSpill(opts.spillDir ?? tmpdir());
   const outlines = new Map<string, DocumentOutline>();
   const tokensOf = new Map<string, number>();
-  if (toRead.length) await pipeline.chunker.prepare?.(toRead.map((f) => f.path));
   let filesRead = 0;
-  for await (const { path, bytes, mediaType } of snapshot.read(toRead.map((f) => f.path))) {
-    filesRead++;
-    try {
-      const { outline, tokens } = outlineDocument(listed.get(path)!, bytes, pipeline, mediaType);
+  try {
+    if (toRead.length) await pipeline.chunker.prepare?.(toRead.map((f) => f.path));
+    for await (const { path, bytes, mediaType } of snapshot.read(toRead.map((f) => f.path))) {
+      filesRead++;
+      let doc: DocumentRecord | null = null;
+      let outlined: ReturnType<typeof outlineOf>;
+      try {
+        if (spill) outlined = outlineOf((doc = buildDocument(listed.get(path)!, bytes, pipeline, mediaType)));
+        else outlined = outlineDocument(listed.get(path)!, bytes, pipeline, mediaType);
+      } catch (err) {
+        skipped.push({ path, reason: errorMessage(err) });
+        continue;
+      }
+      // A failure to keep it (a full disk) fails the plan, not the file.
+      if (doc) spill!.put(doc);
+      const { outline, tokens } = outlined;
       outlines.set(path, outline);
       outline.chunks.forEach((c, i) => tokensOf.set(c.textHash, tokens[i]!));
-    } catch (err) {
-      skipped.push({ path, reason: errorMessage(err) });
     }
+  } catch (err) {
+    spill?.close();
+    throw err;
   }
 
   // Stored documents whose file is gone; a new file with the same bytes is a rename of one of them.
@@ -162,13 +185,17 @@ export async function planSource(
   const embed = opts.force ? texts : await store.missingVectors(opts.fingerprint, texts);
   let tokens = 0;
   for (const h of embed) tokens += tokensOf.get(h)!;
-  const refill = new Map<string, string>();
+  // Stored texts without a vector, a page at a time: only their hashes are kept (apply reads the texts again).
+  const refill = new Set<string>();
+  const rewritten = new Set([...write.flatMap((w) => (w.from ? [w.doc.path, w.from] : [w.doc.path])), ...remove]);
+  const refillable = (r: { path: string; textHash: string }) => !rewritten.has(r.path) && !embed.has(r.textHash);
   if (!opts.force) {
-    const rewritten = new Set([...write.flatMap((w) => (w.from ? [w.doc.path, w.from] : [w.doc.path])), ...remove]);
-    for (const r of await store.storedTextsMissingVectors(source.name, opts.fingerprint)) {
-      if (rewritten.has(r.path) || embed.has(r.textHash) || refill.has(r.textHash)) continue;
-      refill.set(r.textHash, r.text);
-      tokens += r.tokens;
+    for await (const page of refillPages(store, source.name, opts.fingerprint)) {
+      for (const r of page) {
+        if (!refillable(r) || refill.has(r.textHash)) continue;
+        refill.add(r.textHash);
+        tokens += r.tokens;
+      }
     }
   }
   let chunksReused = 0;
@@ -194,35 +221,31 @@ export async function planSource(
       texts: embed.size + refill.size,
     },
     tokens,
-    read: (paths) => readDocuments(snapshot, listed, pipeline, paths),
-    readTexts: (paths) => readTexts(snapshot, listed, pipeline, paths),
+    documents: (paths) => {
+      if (!paths.length) return [];
+      if (!spill) throw new Error(`plan for ${source.name} keeps no documents (made for a dry run)`);
+      return spill.read(paths);
+    },
+    refillTexts: async function* () {
+      for await (const page of refillPages(store, source.name, opts.fingerprint)) {
+        const texts = page.filter((r) => refill.has(r.textHash)).map((r): [string, string] => [r.textHash, r.text]);
+        if (texts.length) yield texts;
+      }
+    },
+    release: () => spill?.close(),
   };
 }
 
-async function* readTexts(snapshot: Snapshot, listed: Map<string, SourceFile>, pipeline: Pipeline, paths: string[]) {
-  for await (const { path, bytes, mediaType } of snapshot.read(paths)) {
-    let texts;
-    try {
-      texts = chunkTexts(listed.get(path)!, bytes, pipeline, mediaType);
-    } catch {
-      continue; // the write says why
-    }
-    yield { path, texts };
+/** The source's stored texts without a vector for `fingerprint`, a page at a time. */
+async function* refillPages(store: IndexWriter, source: string, fingerprint: string) {
+  let after = 0;
+  for (;;) {
+    const page = await store.storedTextsMissingVectors(source, fingerprint, { after, limit: REFILL_PAGE });
+    if (!page.length) return;
+    yield page;
+    if (page.length < REFILL_PAGE) return;
+    after = page[page.length - 1]!.cursor;
   }
-}
-
-/** Planned files read and built again, whole; a file that cannot be read or built any more says why. */
-async function* readDocuments(snapshot: Snapshot, listed: Map<string, SourceFile>, pipeline: Pipeline, paths: string[]): AsyncGenerator<BuiltDocument> {
-  const pending = new Set(paths);
-  for await (const { path, bytes, mediaType } of snapshot.read(paths)) {
-    pending.delete(path);
-    try {
-      yield { path, doc: buildDocument(listed.get(path)!, bytes, pipeline, mediaType) };
-    } catch (err) {
-      yield { path, error: errorMessage(err) };
-    }
-  }
-  for (const path of pending) yield { path, error: `${shownPath(path)}: no longer readable` };
 }
 
 /**
@@ -230,7 +253,7 @@ async function* readDocuments(snapshot: Snapshot, listed: Map<string, SourceFile
  * listing key (sync/listing.ts): nothing to write, every stored document unchanged. Null when some
  * stored text has no vector under `fingerprint`: the source is then listed and planned in full.
  */
-async function* noDocuments(): AsyncGenerator<never> {}
+async function* noTexts(): AsyncGenerator<never> {}
 
 export async function planUnlisted(
   store: IndexWriter,
@@ -239,7 +262,7 @@ export async function planUnlisted(
   documents: number,
   opts: PlanOptions,
 ): Promise<SourcePlan | null> {
-  if ((await store.storedTextsMissingVectors(source.name, opts.fingerprint)).length) return null;
+  if ((await store.storedTextsMissingVectors(source.name, opts.fingerprint, { after: 0, limit: 1 })).length) return null;
   return {
     source: source.name,
     fingerprint: opts.fingerprint,
@@ -252,10 +275,11 @@ export async function planUnlisted(
     listed: documents,
     filesRead: 0,
     embed: new Set(),
-    refill: new Map(),
+    refill: new Set(),
     counts: { documents: documentCounts([], 0, documents, 0), chunks: 0, chunksReused: 0, texts: 0 },
     tokens: 0,
-    read: noDocuments,
-    readTexts: noDocuments,
+    documents: () => [],
+    refillTexts: noTexts,
+    release: () => {},
   };
 }

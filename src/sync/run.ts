@@ -30,9 +30,10 @@ export const STATUS_EXIT: Record<IndexStatus, number> = {
 
 export { selectSources };
 
-function snapshotOf(source: SourceConfig, store: SyncStore, dryRun: boolean, log: Logger, unlistedAt: string | undefined, signal?: AbortSignal): Promise<Snapshot | UnlistedSnapshot> {
+async function snapshotOf(source: SourceConfig, store: SyncStore, dryRun: boolean, log: Logger, unlistedAt: string | undefined, signal?: AbortSignal): Promise<Snapshot | UnlistedSnapshot> {
   const stored = async () => new Map((await store.listDocuments(source.name)).map((d) => [d.path, d.stamp]));
-  return sourceKind(source.kind).snapshot(source, { dryRun, log, unlistedAt, stored, signal });
+  const indexedCommit = (await store.sourceListing(source.name))?.commit ?? null;
+  return sourceKind(source.kind).snapshot(source, { dryRun, log, unlistedAt, indexedCommit, stored, signal });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config, SourceConfig } from '../config/load.ts';
 import { errorMessage } from '../core/errors.ts';
@@ -8,7 +9,7 @@ import { snapshotPreview, snapshotSkips, sourceKind } from '../sources/registry.
 import type { Snapshot, UnlistedSnapshot } from '../sources/types.ts';
 import type { SourceState, SyncStore } from '../storage/roles.ts';
 import { isStorageError } from '../storage/errors.ts';
-import { shownDb } from '../core/db-url.ts';
+import { isDatabaseUrl, shownDb } from '../core/db-url.ts';
 import { AbortedError, applyPlan, type Progress } from './apply.ts';
 import { judgeDeletions } from './delete-guard.ts';
 import { lostContent } from './lost-content.ts';
@@ -58,10 +59,21 @@ export interface SourceJob {
 }
 
 export async function* syncSource(ctx: SourceRunContext, job: SourceJob): AsyncGenerator<Progress, SourceOutcome> {
+  let plan: SourcePlan | undefined;
+  try {
+    return yield* syncPlanned(ctx, job, (p) => (plan = p));
+  } finally {
+    // What the plan kept for apply, whether applied, refused, a dry run or failed.
+    plan?.release();
+  }
+}
+
+async function* syncPlanned(ctx: SourceRunContext, job: SourceJob, planned: (plan: SourcePlan) => void): AsyncGenerator<Progress, SourceOutcome> {
   const { source, result } = job;
   let plan: SourcePlan;
   try {
     plan = await listAndPlan(ctx, job);
+    planned(plan);
     result.planned = plan.counts;
     result.estimatedTokens = plan.tokens;
     result.deferred = plan.deferred;
@@ -105,7 +117,15 @@ async function listAndPlan(ctx: SourceRunContext, job: SourceJob): Promise<Sourc
   const fetched = await job.fetched;
   job.result.commit = fetched.commit;
   job.result.wouldFetch = snapshotPreview(fetched);
-  const planOpts = { force: ctx.force, maxDocs: ctx.maxDocs, fingerprint: ctx.embedder.info.fingerprint, commitBefore: state.commit };
+  const planOpts = {
+    force: ctx.force,
+    maxDocs: ctx.maxDocs,
+    fingerprint: ctx.embedder.info.fingerprint,
+    commitBefore: state.commit,
+    // A dry run keeps nothing for apply; a run keeps the documents it builds next to a file index.
+    outlineOnly: ctx.dryRun,
+    ...(isDatabaseUrl(ctx.config.db) ? {} : { spillDir: dirname(ctx.config.db) }),
+  };
   const unlisted = 'unlisted' in fetched ? await planUnlisted(store, source, fetched.commit, state.documents, planOpts) : null;
   if (unlisted) {
     ctx.log.debug({ source: source.name, commit: fetched.commit }, 'unchanged since its last complete run: not listed');
@@ -167,10 +187,12 @@ async function* apply(ctx: SourceRunContext, job: SourceJob, plan: SourcePlan): 
 /**
  * The commit is recorded only once everything up to it is indexed; a deferred rest keeps the old
  * one. With it, when nothing was left out, the listing key: the next run at this commit and these
- * settings lists nothing.
+ * settings lists nothing. The source's own copy (a git checkout) moves to the commit just before:
+ * until then it stays where the index is, and a copy that cannot move keeps the old commit recorded.
  */
 async function record(ctx: SourceRunContext, job: SourceJob, plan: SourcePlan, partial: boolean): Promise<void> {
   if (plan.deferred > 0) return;
+  await (await job.fetched).settle?.();
   const complete = sourceKind(job.source.kind).listingKey && !partial && plan.commitAfter !== null;
   await ctx.store.setSourceCommit(job.source.name, plan.commitAfter, new Date().toISOString(), complete ? job.listingKey(plan.commitAfter!) : null);
 }

@@ -107,21 +107,42 @@ describe('plan and apply', () => {
     expect(await stored()).toEqual(['a2.md', 'b.md']);
   });
 
-  it('a file whose bytes change between plan and write is left out, reported skipped; nothing of the edit is embedded', async () => {
+  it('each file is read and chunked once: apply writes what the plan read, even if the file changes meanwhile', async () => {
     const e = recording();
     await store.registerEmbedder(e.info);
     const snap = snapshot(v1);
-    const p = await planSource(store, source, snap, pipeline, { force: false, fingerprint: e.info.fingerprint, commitBefore: null });
-    // Apply reads the files again: a.md has been edited since the plan read it.
+    const reads: string[] = [];
     const read = snap.read.bind(snap);
     snap.read = async function* (paths) {
-      for await (const f of read(paths)) yield f.path === 'a.md' ? { path: f.path, bytes: Buffer.from(doc('A', 'edited meanwhile')) } : f;
+      for await (const f of read(paths)) {
+        reads.push(f.path);
+        yield f;
+      }
+    };
+    let chunked = 0;
+    const counting: Pipeline = { ...pipeline, chunker: { ...pipeline.chunker, chunk: (input) => (chunked++, pipeline.chunker.chunk(input)) } };
+    const p = await planSource(store, source, snap, counting, { force: false, fingerprint: e.info.fingerprint, commitBefore: null });
+    // Edits after the plan are not seen by this run (the next one plans them).
+    snap.read = async function* (paths) {
+      for (const path of paths) yield { path, bytes: Buffer.from(doc('A', 'edited meanwhile')) };
     };
     const written = await apply(p, e);
-    expect(await stored()).toEqual(['b.md']);
-    expect(p.skipped).toEqual([{ path: 'a.md', reason: expect.stringContaining('changed while the run read it') }]);
-    expect(written.documents).toMatchObject({ added: 1, skipped: 1 });
+    expect(reads.sort()).toEqual(['a.md', 'b.md']);
+    expect(chunked).toBe(2);
+    expect(await stored()).toEqual(['a.md', 'b.md']);
+    expect(written.documents).toMatchObject({ added: 2, skipped: 0 });
     expect(e.sent.join('\n')).not.toContain('edited meanwhile');
+    expect(new Set(e.sent.map(sha256))).toEqual(p.embed);
+    // The plan's kept documents are freed once applied.
+    expect(() => [...p.documents(['a.md'])]).toThrow(/already applied or released/);
+  });
+
+  it('a dry-run plan keeps nothing for apply', async () => {
+    const e = recording();
+    await store.registerEmbedder(e.info);
+    const p = await planSource(store, source, snapshot(v1), pipeline, { force: false, fingerprint: e.info.fingerprint, commitBefore: null, outlineOnly: true });
+    expect(p.counts.documents.added).toBe(2);
+    expect(() => [...p.documents(['a.md'])]).toThrow(/keeps no documents/);
   });
 
   it('delete: the document goes, counted once it is committed', async () => {
@@ -148,7 +169,7 @@ describe('plan and apply', () => {
     expect(p.counts.texts).toBe(p.embed.size + p.refill.size);
     const written = await apply(p, second);
     expect(written.texts).toBe(p.counts.texts);
-    expect(new Set(second.sent.map(sha256))).toEqual(new Set([...p.embed, ...p.refill.keys()]));
+    expect(new Set(second.sent.map(sha256))).toEqual(new Set([...p.embed, ...p.refill]));
     // Nothing left to do under the new fingerprint.
     const again = await plan({ ...v1, 'c.md': doc('C', 'gamma') }, second);
     expect(again.counts.texts).toBe(0);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { failpoint } from '../../core/failpoint.ts';
 import type { DocumentRecord, EmbedderInfo, LexiconEntry, StoredDocument } from '../../core/types.ts';
-import type { DocumentWrite, IndexWriter, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
+import type { DocumentWrite, IndexWriter, RefillPage, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
 import { ident, type PgDb, type Queryable } from './db.ts';
 import { postingsOf, tsvectorOf } from './terms.ts';
 import { vectorLiteral } from './vectors.ts';
@@ -137,7 +137,9 @@ export class PgIndexWriter implements IndexWriter {
     return missing;
   }
 
-  async storedTextsMissingVectors(source: string, fingerprint: string): Promise<TextToRefill[]> {
+  async storedTextsMissingVectors(source: string, fingerprint: string, page?: RefillPage): Promise<TextToRefill[]> {
+    // A later page: the first one found some, and the memo below has nothing to say.
+    if (page && page.after > 0) return this.textsMissingVectors(source, fingerprint, page);
     // As in SQLite: "none" is remembered with the generation and the vector count, so later calls
     // with both unchanged skip the anti-join.
     const [state] = await this.db.query<{ generation: number; vectors: number; seen: boolean }>(
@@ -163,12 +165,19 @@ export class PgIndexWriter implements IndexWriter {
       }
       return [];
     }
-    return this.db.query<TextToRefill>(
-      `SELECT d.path, c.text_hash AS "textHash", c.text, c.tokens
+    return this.textsMissingVectors(source, fingerprint, page);
+  }
+
+  private async textsMissingVectors(source: string, fingerprint: string, page?: RefillPage): Promise<TextToRefill[]> {
+    const rows = await this.db.query<TextToRefill>(
+      `SELECT d.path, c.text_hash AS "textHash", c.text, c.tokens, c.id AS cursor
        FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id
-       WHERE s.name = $1 AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.fingerprint = $2 AND v.text_hash = c.text_hash)`,
-      [source, fingerprint],
+       WHERE s.name = $1 AND c.id > $3 AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.fingerprint = $2 AND v.text_hash = c.text_hash)
+       ORDER BY c.id LIMIT $4`,
+      [source, fingerprint, page?.after ?? 0, page?.limit ?? null],
     );
+    // bigint ids arrive as strings.
+    return rows.map((r) => ({ ...r, cursor: Number(r.cursor) }));
   }
 
   async putVectors(fingerprint: string, vectors: VectorRecord[]): Promise<void> {
@@ -186,7 +195,7 @@ export class PgIndexWriter implements IndexWriter {
   }
 
   async writeDocuments(source: string, docs: DocumentRecord[], removePaths: string[] = []): Promise<void> {
-    return writeInOne(this, source, docs, removePaths);
+    return writeInOne(this, source, removePaths, [docs]);
   }
 
   async beginDocuments(source: string): Promise<DocumentWrite> {

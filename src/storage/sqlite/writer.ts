@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { failpoint } from '../../core/failpoint.ts';
 import type { DocumentRecord, EmbedderInfo, LexiconEntry, StoredDocument } from '../../core/types.ts';
-import type { DocumentWrite, IndexWriter, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
+import type { DocumentWrite, IndexWriter, RefillPage, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
 import { encodeVector } from './blob.ts';
 import { codeWriter, refreshCodePack } from './codes.ts';
 import { bumpGeneration, now, slices } from './connection.ts';
@@ -97,7 +97,9 @@ export class SqliteIndexWriter implements IndexWriter {
     return missing;
   }
 
-  async storedTextsMissingVectors(source: string, fingerprint: string): Promise<TextToRefill[]> {
+  async storedTextsMissingVectors(source: string, fingerprint: string, page?: RefillPage): Promise<TextToRefill[]> {
+    // A later page: the first one found some, and the memo below has nothing to say.
+    if (page && page.after > 0) return this.textsMissingVectors(source, fingerprint, page);
     // The usual answer is "none", for every source of a run and every run until chunks or vectors
     // change: once the check below finds none, the generation and the fingerprint's vector count
     // are remembered in meta, and later calls with both unchanged skip it (a run with nothing new
@@ -120,13 +122,20 @@ export class SqliteIndexWriter implements IndexWriter {
       }
       return [];
     }
+    return this.textsMissingVectors(source, fingerprint, page);
+  }
+
+  private textsMissingVectors(source: string, fingerprint: string, page?: RefillPage): TextToRefill[] {
+    // CROSS JOIN keeps chunks the outer loop, walked by rowid from the cursor: a page reads only
+    // its rows (joined the other way, every page sorted the whole source's rows).
     return this.db
       .prepare(
-        `SELECT d.path, c.text_hash AS textHash, c.text, c.tokens
-         FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id
-         WHERE s.name = ? AND NOT EXISTS (SELECT 1 FROM vectors v INDEXED BY vectors_key WHERE v.fingerprint = ? AND v.text_hash = c.text_hash)`,
+        `SELECT d.path, c.text_hash AS textHash, c.text, c.tokens, c.id AS cursor
+         FROM chunks c CROSS JOIN documents d ON d.id = c.document_id CROSS JOIN sources s ON s.id = d.source_id
+         WHERE s.name = ? AND c.id > ? AND NOT EXISTS (SELECT 1 FROM vectors v INDEXED BY vectors_key WHERE v.fingerprint = ? AND v.text_hash = c.text_hash)
+         ORDER BY c.id LIMIT ?`,
       )
-      .all(source, fingerprint) as TextToRefill[];
+      .all(source, page?.after ?? 0, fingerprint, page?.limit ?? -1) as TextToRefill[];
   }
 
   async refreshCodePack(fingerprint: string): Promise<boolean> {
@@ -150,7 +159,7 @@ export class SqliteIndexWriter implements IndexWriter {
   }
 
   async writeDocuments(source: string, docs: DocumentRecord[], removePaths: string[] = []): Promise<void> {
-    return writeInOne(this, source, docs, removePaths);
+    return writeInOne(this, source, removePaths, [docs]);
   }
 
   async beginDocuments(source: string): Promise<DocumentWrite> {
