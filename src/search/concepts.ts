@@ -33,22 +33,12 @@ const CJK_RUN = /\p{Script=Han}{2,}/gu;
 const fold = foldTerm;
 
 /**
- * A translation of one Chinese character (build → 建, library → 库) is in most passages of a Chinese
- * corpus whatever they are about: as a concept's term it scores thousands of passages for nothing
- * they share with the question, so concepts leave it out. RAGSYNC_CONCEPT_CHARS=keep keeps it.
- */
-const SINGLE_HAN = /^\p{Script=Han}$/u;
-const keepSingleCharacters = () => process.env.RAGSYNC_CONCEPT_CHARS === 'keep';
-
-/**
  * The concepts of a query: one per part of the query expansions stand for (its own words a term
  * of weight 1 when English), one per remaining English content word, one per run of Chinese characters.
  */
 export function conceptsOf(query: string, expansions: readonly Expansion[]): Concept[] {
   const byFrom = new Map<string, Concept>();
-  const singles = keepSingleCharacters();
   for (const e of expansions) {
-    if (!singles && SINGLE_HAN.test(e.term.trim())) continue;
     const key = fold(e.from);
     let c = byFrom.get(key);
     if (!c) byFrom.set(key, (c = { from: e.from, terms: /[A-Za-z]/.test(e.from) ? [{ term: e.from, weight: 1 }] : [] }));
