@@ -29,23 +29,6 @@ describe('tokenize', () => {
     expect(indexTokens('什么')).toEqual(['什', '什么', '么']);
   });
 
-  it('drops English function words from queries that have other terms, never from CJK or the index', () => {
-    expect(queryTerms(defaultAnalyzer, 'how to build a message queue on Postgres')).toEqual(['build', 'messag', 'queue', 'postgr']);
-    expect(queryTerms(defaultAnalyzer, 'What is 伤官 in the books')).toEqual(['伤官', 'book']);
-    // Nothing but function words: searched as written.
-    expect(queryTerms(defaultAnalyzer, 'What is the')).toEqual(['what', 'is', 'the']);
-    expect(indexTokens('how to build')).toEqual(['how', 'to', 'build']);
-  });
-
-  it('keeps function words when RAGSYNC_FUNCTION_WORDS=keep', () => {
-    process.env.RAGSYNC_FUNCTION_WORDS = 'keep';
-    try {
-      expect(queryTerms(defaultAnalyzer, 'how to build')).toEqual(['how', 'to', 'build']);
-    } finally {
-      delete process.env.RAGSYNC_FUNCTION_WORDS;
-    }
-  });
-
   it('runs normalizeForSearch on both sides', () => {
     expect(queryTokens('陽刃')).toEqual(queryTokens('羊刃'));
     expect(queryTokens('正月')).toEqual(['寅月']);
