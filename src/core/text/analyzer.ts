@@ -101,33 +101,9 @@ function stopRe(a: Analyzer): RegExp | null {
 }
 
 /**
- * English function words: a query's keyword terms leave them out when it has other terms. In OR'ed
- * BM25 they match a large share of any English text, so they add to the score of thousands of
- * passages that share nothing else with the query; its content words rank as well without them.
- * A small closed list (articles, prepositions, auxiliaries, question words, pronouns); words that
- * are also names or abbreviations (it, us, may, will) are not in it. Indexed text keeps them, so a
- * query of function words alone ("to be or not to be") still finds its passage.
- */
-export const ENGLISH_FUNCTION_WORDS: ReadonlySet<string> = new Set(
-  (
-    'a an the to of on in at by for from with into onto about as and or nor but ' +
-    'is are was were be been being am do does did has have had ' +
-    'how what which who whom whose why when where ' +
-    'i me my we our you your he him his she her they them their this that these those ' +
-    'can could should would'
-  ).split(' '),
-);
-
-/** RAGSYNC_FUNCTION_WORDS=keep searches them like any word (for comparisons). */
-function dropFunctionWords(): boolean {
-  return process.env.RAGSYNC_FUNCTION_WORDS !== 'keep';
-}
-
-/**
  * Query terms, distinct, in order. CJK runs give their bigrams (a run of one character gives the
  * character): unigrams of a longer run would match nearly every passage. `unigrams: true` is the
- * fallback when the bigrams match nothing. Stop words and English function words are dropped
- * unless nothing else is left.
+ * fallback when the bigrams match nothing. Stop words are dropped unless nothing else is left.
  */
 export function queryTerms(a: Analyzer, query: string, opts: { unigrams?: boolean } = {}): string[] {
   const out = new Set<string>();
@@ -135,20 +111,17 @@ export function queryTerms(a: Analyzer, query: string, opts: { unigrams?: boolea
   const re = stopRe(a);
   const stripped = re ? prepared.replace(re, ' ') : prepared;
   const stem = stemming();
-  const dropping = dropFunctionWords();
-  const functionWords = new Set<string>();
   for (const m of (stripped.trim() ? stripped : prepared).matchAll(TOKEN)) {
     const tok = m[0];
     if (!CJK.test(tok[0]!)) {
-      if (dropping && ENGLISH_FUNCTION_WORDS.has(tok)) functionWords.add(latinTerm(tok, stem));
-      else out.add(latinTerm(tok, stem));
+      out.add(latinTerm(tok, stem));
       continue;
     }
     const chars = Array.from(tok);
     if (chars.length === 1 || opts.unigrams) for (const c of chars) out.add(c);
     for (let i = 0; i + 1 < chars.length; i++) out.add(chars[i]! + chars[i + 1]!);
   }
-  return out.size ? [...out] : [...functionWords];
+  return [...out];
 }
 
 /** An FTS5 MATCH expression ORing the tokens (each quoted: tokens are letters/digits only). */
