@@ -1,15 +1,14 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { RagsyncError, EXIT } from '../errors.ts';
 import { redactUrl } from '../redact.ts';
 import { readCapped, ReplyTooLarge } from '../read-capped.ts';
 import { HttpClient } from './client.ts';
 import { DeadlineError } from './deadline.ts';
-import { readApiKey } from './env.ts';
+import { blockApiKey } from './env.ts';
 import { ProviderError } from './errors.ts';
 import { checkReply } from './reply.ts';
-import { backoffMs, DEFAULT_BACKOFF, transportError, type BackoffOptions } from './retry.ts';
+import { DEFAULT_BACKOFF, transportError, withRetries, type BackoffOptions } from './retry.ts';
 
 /**
  * One remote model endpoint as a config block describes it (`rerank`, `chat`; the embedder keeps
@@ -70,11 +69,8 @@ export class RemoteCall {
 
   /** The API key; a missing one that the block names is a configuration error. */
   apiKey(): string | null {
-    if (this.key !== undefined) return this.key;
-    const env = this.settings.apiKeyEnv;
-    const key = this.deps.apiKey ? this.deps.apiKey() : env ? readApiKey(env) : null;
-    if (env && !key) throw new RagsyncError(`${this.settings.block}.apiKeyEnv: environment variable ${env} is not set (set it, or put it in .env)`, EXIT.usage);
-    return (this.key = key);
+    if (this.key === undefined) this.key = blockApiKey(this.settings.block, this.settings.apiKeyEnv, this.deps.apiKey);
+    return this.key;
   }
 
   /** POSTs `body` as JSON to the URL and returns the parsed reply, retried; throws a ProviderError. */
@@ -155,21 +151,9 @@ export class RemoteCall {
     return this.dispatcher;
   }
 
-  private async retrying<T>(signal: AbortSignal | undefined, attempt: () => Promise<T>): Promise<T> {
-    for (let n = 0; ; n++) {
-      let failure: ProviderError;
-      try {
-        return await attempt();
-      } catch (err) {
-        if (signal?.aborted) throw err;
-        failure = err instanceof ProviderError ? err : transportError(err, this.label);
-      }
-      if (!failure.retryable) throw failure;
-      if (n >= this.settings.maxRetries) throw new ProviderError(`${failure.message} (gave up after ${n + 1} attempts)`, false, failure.status);
-      const wait = backoffMs(n, failure.retryAfterMs, this.backoff);
-      this.deps.log?.(`${failure.message}; retry ${n + 1} in ${wait} ms`);
-      await this.sleep(wait, signal);
-    }
+  private retrying<T>(signal: AbortSignal | undefined, attempt: () => Promise<T>): Promise<T> {
+    const policy = { maxRetries: this.settings.maxRetries, label: this.label, backoff: this.backoff, sleep: this.sleep };
+    return withRetries({ ...policy, onRetry: (f, n, wait) => this.deps.log?.(`${f.message}; retry ${n + 1} in ${wait} ms`) }, signal, attempt);
   }
 
   /** Ends this call's connections; requests still in flight are aborted. */
