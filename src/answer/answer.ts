@@ -9,6 +9,7 @@ import {
   type LanguageModel,
   type UIMessage,
   type UIMessageChunk,
+  zodSchema,
 } from 'ai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { z } from 'zod';
@@ -37,7 +38,8 @@ export interface Route {
   fallback?: string;
 }
 
-const routeSchema = z.object({ isRelevant: z.boolean(), query: z.string() });
+// Wrapped once: the SDK converts a bare zod schema to JSON Schema again on every call.
+const routeSchema = zodSchema(z.object({ isRelevant: z.boolean(), query: z.string() }));
 
 /** Replies are text: a few megabytes is a broken peer. */
 const MAX_CHAT_REPLY_BYTES = 8 * 2 ** 20;
@@ -98,6 +100,8 @@ export class Answerer {
     return createUIMessageStream<AnswerMessage>({
       execute: async ({ writer }) => {
         writer.write({ type: 'start' });
+        // Read while the model rewrites (it is cached, but a refresh costs a query of the run log).
+        const commits = this.indexedCommits();
         const style = answerStyle(this.searcher.scope, req.sources, this.chat);
         const route = await this.route(req.turns, style, signal);
         let results: SearchResult[] = [];
@@ -111,7 +115,7 @@ export class Answerer {
             this.log(`chat: search failed: ${searchFailed}`);
           }
         }
-        const items = toSourceItems(results, { sources: this.searcher.scope.sources, commits: await this.indexedCommits() });
+        const items = toSourceItems(results, { sources: this.searcher.scope.sources, commits: await commits });
         writer.write({ type: 'data-sources', data: items });
         items.forEach((s, i) => {
           const sourceId = `${i + 1}`;

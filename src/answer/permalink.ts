@@ -22,12 +22,9 @@ export function webRoot(url: string): { host: string; root: string } | null {
     host = scp[1]!;
     path = scp[2]!;
   } else {
-    let u: URL;
-    try {
-      u = new URL(url);
-    } catch {
-      return null;
-    }
+    // A local path is the usual case: refused without the cost of a thrown error.
+    if (!URL.canParse(url)) return null;
+    const u = new URL(url);
     if (!['http:', 'https:', 'ssh:', 'git:'].includes(u.protocol)) return null;
     host = u.hostname;
     path = u.pathname;

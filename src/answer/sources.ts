@@ -2,7 +2,7 @@ import type { SourceConfig } from '../config/load.ts';
 import { sourceItem } from '../search/present.ts';
 import type { SearchResult } from '../search/search.ts';
 import { passageLines } from './lines.ts';
-import { permalink } from './permalink.ts';
+import { permalink, webRoot } from './permalink.ts';
 
 /** A passage as the chat front end shows it (the field names of its contract). */
 export interface SourceItem {
@@ -42,16 +42,24 @@ export interface SourcePlaces {
 
 export function toSourceItems(results: SearchResult[], places: SourcePlaces): SourceItem[] {
   const files = new Map<string, string[] | null>();
+  // Per source: where its passages link to (a git host's page at the indexed commit), if anywhere.
+  const hosts = new Map<string, { url: string; commit: string; root: string } | null>();
+  const hostOf = (name: string) => {
+    if (hosts.has(name)) return hosts.get(name)!;
+    const source = places.sources.find((s) => s.name === name);
+    const commit = places.commits.get(name) ?? null;
+    const host = source?.kind === 'git' && source.url && commit && webRoot(source.url) ? { url: source.url, commit, root: source.root } : null;
+    hosts.set(name, host);
+    return host;
+  };
   return results.map((r) => {
     const base = sourceItem(r);
-    const source = places.sources.find((s) => s.name === r.source);
     const own = str(r.fields.url) ?? str(r.metadata.url);
-    const commit = places.commits.get(r.source) ?? null;
     // The checkout is searched for the passage's lines only where they make a link (reading a
     // large file costs more than the rest of the answer's own work).
-    const linkable = !own && source?.kind === 'git' && permalink(source.url ?? null, commit, r.path, null) !== null;
-    const lines = passageLines(r, linkable ? source.root : null, files);
-    const git = linkable ? permalink(source.url ?? null, commit, r.path, lines) : null;
+    const host = own ? null : hostOf(r.source);
+    const lines = passageLines(r, host?.root ?? null, files);
+    const git = host ? permalink(host.url, host.commit, r.path, lines) : null;
     const book = str(r.fields.book);
     // A heading path starts with the document's title ("甲木 › 正月"): the title is said once.
     const chapter = book ? str(r.fields.chapter)?.replace(new RegExp(`^${escapeRegExp(book)}\\s*›\\s*`), '') || null : null;

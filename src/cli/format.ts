@@ -1,5 +1,5 @@
 import type { IndexResult, SourceResult } from '../sync/run.ts';
-import type { SearchResult } from '../search/search.ts';
+import type { SearchResult, StageReport } from '../search/search.ts';
 import type { Expansion } from '../core/profile.ts';
 import { resultJson } from '../search/present.ts';
 import type { StatusReport } from '../storage/roles.ts';
@@ -98,6 +98,11 @@ export function searchJson(results: SearchResult[]) {
 export function expansionsText(expansions: readonly Expansion[]): string {
   if (!expansions.length) return 'expanded: none';
   return `expanded: ${expansions.map((e) => `${e.term} ← "${e.from}" (${e.via} ${e.weight.toFixed(2)})`).join(', ')}`;
+}
+
+/** One line per search stage: `stage retrieve    4.12 ms  keyword 50, vector 50, …`. */
+export function stagesText(stages: readonly StageReport[]): string {
+  return stages.map((s) => `stage ${s.stage.padEnd(9)}${s.ms.toFixed(2).padStart(8)} ms  ${s.did}`).join('\n');
 }
 
 export function searchText(results: SearchResult[]): string {

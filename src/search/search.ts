@@ -31,8 +31,16 @@ export interface SearchResponse {
   rerankError?: string;
   /** With explain: the expansions searched beside the query's own words (empty when off or none). */
   expansions?: Expansion[];
-  /** With explain: how long each stage took (analyse, retrieve, fuse, collapse, rerank, present). */
-  stages?: { stage: string; ms: number }[];
+  /** With explain: how long each stage took (analyse, retrieve, fuse, collapse, rerank, present) and what it did. */
+  stages?: StageReport[];
+}
+
+/** One stage of a search as explain reports it. */
+export interface StageReport {
+  stage: string;
+  ms: number;
+  /** What it did, in words: "keyword 50, vector 50, 1 expansion list, 2 literal". */
+  did: string;
 }
 
 export interface Explain {
@@ -173,17 +181,19 @@ class ChunkCache {
   }
 }
 
-/** Milliseconds per stage, for explain. */
+/** Milliseconds per stage and what it did, for explain (`did` is only called when explaining). */
 class StageClock {
-  readonly stages: { stage: string; ms: number }[] = [];
+  readonly stages: StageReport[] = [];
   private last = performance.now();
 
-  lap(stage: string): void {
+  lap(stage: string, did: () => string): void {
     const now = performance.now();
-    this.stages.push({ stage, ms: Number((now - this.last).toFixed(2)) });
+    this.stages.push({ stage, ms: Number((now - this.last).toFixed(2)), did: did() });
     this.last = now;
   }
 }
+
+const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** A long-lived search handle (the HTTP server, the MCP server and the agent tool keep one open). */
 export class Searcher {
@@ -380,20 +390,34 @@ export class Searcher {
   async run(req: SearchRequest, fullPool = false): Promise<SearchResponse> {
     const timed = req.explain ? new StageClock() : null;
     const plan = await this.analyse(req, fullPool);
-    timed?.lap('analyse');
+    timed?.lap('analyse', () => {
+      const ex = plan.expansions.own.length + plan.expansions.shared.length;
+      return `${count(new Set(plan.ownTerms.flat()).size, 'query term')}, ${count(ex, 'expansion')}, up to ${plan.pool} candidates per list${plan.vectorN < plan.pool ? ` (vector ${plan.vectorN})` : ''}`;
+    });
     const chunks = new ChunkCache(this.store, (h) => this.toResult(h, 0));
     const got = await this.retrieve(plan, chunks);
-    timed?.lap('retrieve');
+    timed?.lap('retrieve', () => `keyword ${got.kw.length}, vector ${got.vec.length}, ${count(got.lists.length, 'expansion list')}, ${got.literal.size} holding the query as written`);
     const fused = this.fuse(plan, got);
-    timed?.lap('fuse');
+    timed?.lap('fuse', () => `${count(fused.length, 'candidate')} by reciprocal rank fusion (${req.mode})`);
     const collapsed = await this.collapse(plan, fused, chunks, got.vec.length);
     // The vector head the plan read ran short after collapse: again, at full depth.
     if (collapsed === null) return this.run(req, true);
-    timed?.lap('collapse');
+    timed?.lap('collapse', () => {
+      const how = [req.dedupe ? 'near-duplicates merged' : null, plan.perDoc ? `at most ${plan.perDoc} per document` : null, req.halfLifeDays ? 'decayed by date' : null, req.mmr < 1 ? `MMR ${req.mmr}` : null];
+      return `${fused.length} → ${collapsed.length}${how.some(Boolean) ? ` (${how.filter(Boolean).join(', ')})` : ''}`;
+    });
     const ranked = await this.rerankStage(plan, collapsed);
-    timed?.lap('rerank');
+    timed?.lap('rerank', () =>
+      ranked.reranked === null
+        ? this.reranker
+          ? 'off for this request'
+          : 'no reranker configured'
+        : ranked.reranked
+          ? `top ${Math.min(collapsed.length, Math.max(req.k, this.reranker!.topN))} reordered by ${this.reranker!.name}`
+          : `failed, fused order kept: ${ranked.error}`,
+    );
     const results = await this.present(plan, ranked.list, chunks, ranked.scores);
-    timed?.lap('present');
+    timed?.lap('present', () => `${count(results.length, 'result')}${req.minScore !== undefined ? ` (minScore ${req.minScore})` : ''}`);
     const { own, shared } = plan.expansions;
     return {
       results,

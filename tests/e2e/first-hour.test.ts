@@ -195,6 +195,33 @@ describe('init and config check', () => {
   });
 });
 
+describe('config check of the model blocks', () => {
+  it('shows chat and rerank: provider, model, URL masked, and of each key only whether it is set', () => {
+    const dir = join(t.dir, 'models');
+    mkdirSync(dir);
+    const file = join(dir, 'ragsync.json');
+    const cfg = { sources: [{ name: 'n', kind: 'dir', path: '.' }], chat: { provider: 'dashscope' }, rerank: { provider: 'jina', baseUrl: 'https://u:pw@rerank.example/v1' } };
+    writeFileSync(file, JSON.stringify(cfg));
+    const r = cliAt(dir, ['config', 'check', '-c', file], { DASHSCOPE_API_KEY: 'sk-chat-123456', JINA_API_KEY: '' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('\nchat: dashscope qwen-plus at https://dashscope.aliyuncs.com/compatible-mode/v1, key $DASHSCOPE_API_KEY set\n');
+    expect(r.stdout).toContain('\nrerank: jina jina-reranker-v2-base-multilingual at https://***@rerank.example/v1/rerank, key $JINA_API_KEY NOT set\n');
+    expect(r.stdout).toContain('note: rerank: environment variable JINA_API_KEY is not set');
+    expect(r.stdout).not.toContain('sk-chat');
+    expect(r.stdout).not.toContain(':pw@');
+    const json = JSON.parse(cliAt(dir, ['config', 'check', '-c', file, '--json'], { DASHSCOPE_API_KEY: 'sk-chat-123456', JINA_API_KEY: '' }).stdout);
+    expect(json.config.chat).toMatchObject({ provider: 'dashscope', model: 'qwen-plus', apiKeyEnv: 'DASHSCOPE_API_KEY', apiKey: '[redacted: $DASHSCOPE_API_KEY is set]' });
+    expect(json.config.rerank).toMatchObject({ provider: 'jina', url: 'https://***@rerank.example/v1/rerank', apiKey: '[$JINA_API_KEY is not set]' });
+    // No blocks: said as none; the older variables, when set, as the reranker in force.
+    writeFileSync(file, JSON.stringify({ sources: cfg.sources }));
+    const none = cliAt(dir, ['config', 'check', '-c', file], { DASHSCOPE_API_KEY: '' });
+    expect(none.stdout).toContain('\nchat: none\nrerank: none\n');
+    const legacy = cliAt(dir, ['config', 'check', '-c', file], { DASHSCOPE_API_KEY: 'sk-env-123456', RAGSYNC_RERANK_MODEL: 'gte-rerank' });
+    expect(legacy.stdout).toContain('\nrerank: dashscope:gte-rerank from the environment');
+    expect(legacy.stdout).not.toContain('sk-env');
+  });
+});
+
 describe('shell completion', () => {
   it('bash completes commands, options and fixed values', async () => {
     const script = (await runCli(['completion', 'bash'])).stdout;

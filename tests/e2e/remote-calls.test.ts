@@ -86,6 +86,30 @@ describe('RemoteCall', () => {
     await expect(big.text()).rejects.toThrow(/reply larger than 4096 bytes; cut off/);
   });
 
+  it('fetch: headers that never come and a body that stalls each fail in one line naming timeoutMs', async () => {
+    m.behave = () => {}; // never answers
+    const silent = call({ timeoutMs: 150, maxRetries: 0 }).fetch(`${m.url}/chat/completions`, { method: 'POST', body: '{}' });
+    await expect(silent).rejects.toThrow(/chat openai-compatible fake-model at .*: timed out: no response headers within 150 ms \(chat\.timeoutMs\)/);
+    m.behave = (_c, res) => void res.writeHead(200, { 'content-type': 'text/event-stream' }).write('data: {}\n\n'); // then nothing
+    const stalled = await call({ timeoutMs: 150 }).fetch(`${m.url}/chat/completions`, { method: 'POST', body: '{}' });
+    await expect(stalled.text()).rejects.toThrow(/timed out: no reply bytes for 150 ms \(chat\.timeoutMs\)/);
+  });
+
+  it('close ends the kept-alive connections of fetch and postJson (the process need not exit for them to go)', async () => {
+    const sockets = new Set<import('node:net').Socket>();
+    m.behave = (_c, res, req) => {
+      sockets.add(req.socket);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":1}');
+    };
+    const c = call({ url: `${m.url}/x` });
+    await (await c.fetch(`${m.url}/chat/completions`, { method: 'POST', body: '{}' })).text();
+    await c.postJson({});
+    expect(sockets.size).toBe(2);
+    expect([...sockets].every((s) => !s.destroyed)).toBe(true); // kept alive for the next call
+    await c.close();
+    await expect.poll(() => [...sockets].every((s) => s.destroyed), { timeout: 2000 }).toBe(true);
+  });
+
   it('fetch: retries a 502 before any reply is used, sends the key, and aborts with the caller', async () => {
     let n = 0;
     m.behave = (_c, res) => (++n === 1 ? void res.writeHead(502).end('bad gateway') : chatStream(res, Array(50).fill('z'), { delayMs: 30 }));

@@ -58,6 +58,7 @@ export function register(program: Command): void {
       const off = onStopSignals((s) => signalled(s));
       let searcher: Searcher | null = null;
       let server: ReturnType<typeof createHttpServer> | null = null;
+      let chat: Awaited<ReturnType<typeof answererFor>> = null;
       if (o.serve) {
         // The API reads the index through a read-only connection: create and migrate it first
         // (before the first run there is none yet; an older one may lack this version's columns).
@@ -65,7 +66,7 @@ export function register(program: Command): void {
         keepYoungGenerationSmall();
         searcher = Searcher.open(cfg, undefined, createReranker(cfg));
         const s = searcher;
-        const chat = await answererFor(cfg, s, (line) => log.warn(line));
+        chat = await answererFor(cfg, s, (line) => log.warn(line));
         server = createHttpServer(s, {
           token: process.env[TOKEN_ENV] || null,
           health: async () => healthReport(await daemon.health(s.store)),
@@ -83,6 +84,8 @@ export function register(program: Command): void {
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
       }
+      // The model's connections (an answer cut off by the stop included) end with the answerer.
+      await chat?.close();
       await searcher?.close();
       off();
       if (outcome === 'timeout') {

@@ -3,7 +3,7 @@ import { builtinProfiles } from '../../builtin.ts';
 import { DEFAULT_PER_DOC, MAX_K, MODES, parseWeights, type SearchOptions } from '../../search/request.ts';
 import { Searcher } from '../../search/search.ts';
 import { createReranker } from '../../search/rerank.ts';
-import { expansionsText, searchJson, searchText } from '../format.ts';
+import { expansionsText, searchJson, searchText, stagesText } from '../format.ts';
 import { errorLine } from '../error-line.ts';
 import { createEmbedder } from '../../embedding/create.ts';
 import { createLogger } from '../../core/log.ts';
@@ -33,7 +33,7 @@ export function register(program: Command): void {
     .option('--per-doc <n>', `at most N results from one document (default ${DEFAULT_PER_DOC} in hybrid mode; 0 = no cap)`, number('--per-doc'))
     .option('--include-broken', 'include chunks marked broken')
     .option('--no-rerank', 'skip the configured reranker (the rerank block, or DASHSCOPE_API_KEY)')
-    .option('--explain', 'show each result\'s component ranks and scores, and the query\'s expansions')
+    .option('--explain', 'show each result\'s component ranks and scores, the query\'s expansions, and each stage\'s time and work (with --json: on stderr)')
     .option('--no-expand', 'search the query\'s own words only (no synonyms, glossary or cross-lingual terms)')
     .option('--json', 'print a JSON array on stdout')
     .option('-v, --verbose', 'also log (which embedder answered, how many results) on stderr')
@@ -82,12 +82,14 @@ Scores depend on --mode: hybrid gives fused RRF scores (at most 0.0328 with weig
           explain: o.explain,
           expand: o.expand,
         };
-        const { results, rerankError, expansions } = await searcher.searchDetailed(query, opts);
+        const { results, rerankError, expansions, stages } = await searcher.searchDetailed(query, opts);
         if (rerankError) process.stderr.write(`ragsync: rerank failed, fused order kept: ${rerankError}\n`);
         // Which vectors answered: in the text output and the log, never in the JSON array (the contract).
         const fingerprint = searcher.embedder.info.fingerprint;
         log.info({ fingerprint, results: results.length }, 'searched');
-        const shown = o.explain && !o.json ? `${expansionsText(expansions ?? [])}\n` : '';
+        const shown = o.explain && !o.json ? `${expansionsText(expansions ?? [])}\n${stagesText(stages ?? [])}\n` : '';
+        // The JSON array is the contract: the search's own explanation goes beside it, on stderr.
+        if (o.explain && o.json) process.stderr.write(`${JSON.stringify({ expansions: expansions ?? [], stages: stages ?? [] })}\n`);
         out(o.json ? JSON.stringify(searchJson(results)) : `${shown}${searchText(results)}\n(embedder ${fingerprint})`);
       } finally {
         await searcher.close();

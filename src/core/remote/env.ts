@@ -39,3 +39,13 @@ export function readApiKey(name: string): string | null {
   const v = process.env[name]?.trim();
   return v ? v : null;
 }
+
+/**
+ * The key of a config block: from `source` when given (tests, library users), else from the
+ * variable the block names. A named variable that is unset is a configuration error.
+ */
+export function blockApiKey(block: string, env: string | null, source?: () => string | null): string | null {
+  const key = source ? source() : env ? readApiKey(env) : null;
+  if (env && !key) throw new RagsyncError(`${block}.apiKeyEnv: environment variable ${env} is not set (set it, or put it in .env)`, EXIT.usage);
+  return key;
+}

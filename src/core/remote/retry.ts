@@ -62,3 +62,42 @@ export function transportError(err: unknown, label: string): ProviderError {
   const what = /TIMEOUT/.test(code) ? 'timed out' : code ? `connection failed (${code})` : `request failed: ${e.message ?? String(err)}`;
   return new ProviderError(`${label}: ${what}`, RETRYABLE_CODES.has(code) || !code);
 }
+
+/** How a remote call is retried: its limit and backoff, and what the caller does around each try. */
+export interface RetryPolicy {
+  maxRetries: number;
+  /** Names the endpoint in errors ("chat openai qwen-plus at …"). */
+  label: string;
+  backoff: BackoffOptions;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Before each try, outside it: what throws here (an open circuit) is not retried. */
+  before?: () => void;
+  /** Each retryable failure, retried or not (a circuit breaker counts them; it may throw instead). */
+  onFailure?: (failure: ProviderError) => void;
+  /** Before waiting `waitMs` for try number `attempt + 2`. */
+  onRetry?: (failure: ProviderError, attempt: number, waitMs: number) => void;
+}
+
+/**
+ * Runs `attempt` until it succeeds, a failure is not retryable (400, 401, a reply too large), the
+ * caller's signal aborts, or `maxRetries` retries have failed; waits between tries by backoffMs (the
+ * provider's Retry-After first). The one retry loop of every remote call: chat, rerank, embedder.
+ */
+export async function withRetries<T>(o: RetryPolicy, signal: AbortSignal | undefined, attempt: () => Promise<T>): Promise<T> {
+  for (let n = 0; ; n++) {
+    o.before?.();
+    let failure: ProviderError;
+    try {
+      return await attempt();
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      failure = err instanceof ProviderError ? err : transportError(err, o.label);
+    }
+    if (!failure.retryable) throw failure;
+    o.onFailure?.(failure);
+    if (n >= o.maxRetries) throw new ProviderError(`${failure.message} (gave up after ${n + 1} attempts)`, false, failure.status);
+    const wait = backoffMs(n, failure.retryAfterMs, o.backoff);
+    o.onRetry?.(failure, n, wait);
+    await o.sleep(wait, signal);
+  }
+}

@@ -2,18 +2,17 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { estimateTokens } from '../../core/text/tokens.ts';
 import type { EmbedderInfo } from '../../core/types.ts';
-import { RagsyncError, EXIT } from '../../core/errors.ts';
 import { sha256 } from '../../core/hash.ts';
 import { silentLogger } from '../../core/log.ts';
 import { redactUrl } from '../../core/redact.ts';
 import type { Embedder, EmbedStats } from '../types.ts';
 import { LruCache } from './cache.ts';
 import { HttpClient } from '../../core/remote/client.ts';
-import { readApiKey } from '../../core/remote/env.ts';
+import { blockApiKey } from '../../core/remote/env.ts';
 import { CircuitOpenError, ProviderError } from '../../core/remote/errors.ts';
 import type { RemoteSettings } from '../../config/presets.ts';
 import { RateLimiter } from './ratelimit.ts';
-import { backoffMs, DEFAULT_BACKOFF, transportError, type BackoffOptions } from '../../core/remote/retry.ts';
+import { DEFAULT_BACKOFF, withRetries, type BackoffOptions, type RetryPolicy } from '../../core/remote/retry.ts';
 import { truncateToTokens } from './truncate.ts';
 import { parseVectors } from './validate.ts';
 import { checkReply } from '../../core/remote/reply.ts';
@@ -149,27 +148,33 @@ export class RemoteEmbedder implements Embedder {
   }
 
   private key(): string | null {
-    if (this.apiKey !== undefined) return this.apiKey;
-    const env = this.settings.apiKeyEnv;
-    const key = this.deps.apiKey ? this.deps.apiKey() : env ? readApiKey(env) : null;
-    if (env && !key) {
-      throw new RagsyncError(`embedder.apiKeyEnv: environment variable ${env} is not set (set it, or put it in .env)`, EXIT.usage);
-    }
-    this.apiKey = key;
-    return key;
+    if (this.apiKey === undefined) this.apiKey = blockApiKey('embedder', this.settings.apiKeyEnv, this.deps.apiKey);
+    return this.apiKey;
   }
 
-  /** One batch: limiter → POST → validate, retried; throws rather than return anything partial. */
+  /** One batch: limiter → POST → validate, retried (core/remote); throws rather than return anything partial. */
   private async request(prepared: Prepared[], signal?: AbortSignal): Promise<Float32Array[]> {
     const key = this.key();
     const s = this.settings;
     const inputs = prepared.map((p) => p.text);
     const body = this.wire.body(s.model, inputs, s.sendDimensions ? s.dimensions : null);
     const tokens = prepared.reduce((n, p) => n + p.tokens, 0);
-    for (let attempt = 0; ; attempt++) {
-      this.checkCircuit();
+    const policy: RetryPolicy = {
+      maxRetries: s.maxRetries,
+      label: this.label,
+      backoff: this.backoff,
+      sleep: this.sleep,
+      before: () => this.checkCircuit(),
+      onFailure: (f) => this.recordFailure(f),
+      onRetry: (f, attempt, wait) => {
+        // A 429 slows every request, not just this one.
+        if (f.status === 429) this.limiter.hold(Date.now() + wait);
+        this.stats.retries++;
+        this.log.warn({ embedder: this.info.fingerprint, status: f.status, attempt: attempt + 1, retryInMs: wait }, f.message);
+      },
+    };
+    return withRetries(policy, signal, async () => {
       const release = await this.limiter.acquire(tokens, signal);
-      let failure: ProviderError;
       try {
         this.stats.requests++;
         this.stats.tokens += tokens;
@@ -178,24 +183,10 @@ export class RemoteEmbedder implements Embedder {
         const vectors = parseVectors(reply.body, inputs.length, s.dimensions, this.label, this.wire);
         this.failuresInRow = 0;
         return vectors;
-      } catch (err) {
-        if (signal?.aborted) throw err;
-        failure = err instanceof ProviderError ? err : transportError(err, this.label);
       } finally {
         release();
       }
-      if (!failure.retryable) throw failure;
-      this.recordFailure(failure);
-      if (attempt >= s.maxRetries) {
-        throw new ProviderError(`${failure.message} (gave up after ${attempt + 1} attempts)`, false, failure.status);
-      }
-      const wait = backoffMs(attempt, failure.retryAfterMs, this.backoff);
-      // A 429 slows every request, not just this one.
-      if (failure.status === 429) this.limiter.hold(Date.now() + wait);
-      this.stats.retries++;
-      this.log.warn({ embedder: this.info.fingerprint, status: failure.status, attempt: attempt + 1, retryInMs: wait }, failure.message);
-      await this.sleep(wait, signal);
-    }
+    });
   }
 
   private recordFailure(f: ProviderError): void {
