@@ -18,8 +18,9 @@ import { literalFirst, literalPatterns } from './literal.ts';
 import { capPerDocument, collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
 import type { Reranker } from './rerank.ts';
 import { DEFAULT_K, DEFAULT_PER_DOC, MAX_K, parseSearchRequest, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
-import { VectorIndex, type VectorSource } from './vector-index.ts';
-import { oneShotVectors } from './vector-scan.ts';
+import { VectorIndex, type VectorSource } from '../storage/ranking/vector-index.ts';
+import { oneShotVectors } from '../storage/ranking/vector-scan.ts';
+import { nearestRefs } from '../storage/ranking/nearest.ts';
 import { resolveDocRef } from './doc-ref.ts';
 
 export { MODES, MAX_K, MAX_QUERY_CHARS, DEFAULT_K, DEFAULT_PER_DOC, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
@@ -272,28 +273,9 @@ export class Searcher {
     return v!;
   }
 
-  /**
-   * Vector top-n passing the filter: exact top-k in memory, then the store drops what the filter
-   * rejects; the window widens until n pass or the index is exhausted. References and scores only.
-   */
+  /** Vector top-n passing the filter (storage/ranking/nearest.ts). References and scores only. */
   private async vectorRefs(query: Float32Array, n: number, filter: ChunkFilter, exclude?: Set<number>): Promise<RefScore[]> {
-    const test = await this.store.refFilter(filter);
-    // A filter the store answers from memory names the rows the scan may skip.
-    const scope = test ? { key: JSON.stringify([filter.sources ?? null, !!filter.includeBroken]), accept: test, sources: filter.sources } : undefined;
-    const rank = await this.vectors.ranker(query, scope);
-    if (test) {
-      // The store answers the filter from memory: the ranking skips rejected rows itself.
-      const matches = await rank(n, exclude ? (ref) => !exclude.has(ref) && test(ref) : test);
-      return matches.map((m) => ({ ref: m.ref, score: m.score }));
-    }
-    let window = n * 4;
-    for (;;) {
-      const matches = await rank(window, exclude ? (ref) => !exclude.has(ref) : undefined);
-      const pass = new Set(await this.store.filterRefs(matches.map((m) => m.ref), filter));
-      const kept = matches.filter((m) => pass.has(m.ref));
-      if (kept.length >= n || matches.length < window) return kept.slice(0, n).map((m) => ({ ref: m.ref, score: m.score }));
-      window *= 4;
-    }
+    return nearestRefs(this.store, this.vectors, query, n, filter, exclude);
   }
 
   private async vectorHits(query: Float32Array, n: number, filter: ChunkFilter, exclude?: Set<number>): Promise<StoredHit[]> {

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
 import { HashEmbedder } from '../../src/embedding/hash.ts';
 import { Searcher } from '../../src/search/search.ts';
-import type { VectorIndex } from '../../src/search/vector-index.ts';
+import type { VectorIndex } from '../../src/storage/ranking/vector-index.ts';
 import { queryTerms } from '../../src/core/text/analyzer.ts';
 import { classicsProfile } from '../../src/profiles/classics/index.ts';
 import * as sqliteVec from 'sqlite-vec';
