@@ -107,7 +107,7 @@ export class SqliteIndexReader implements IndexReader {
    */
   async nearest(q: NearestQuery): Promise<RefScore[]> {
     if (q.k <= 0) return [];
-    return nearestRefs(this, this.vectorSource(q.fingerprint), q.vector, q.k, q.filter);
+    return nearestRefs(this, this.vectorSource(q.fingerprint), q.vector, q.k, q.filter, q.exclude?.length ? new Set(q.exclude) : undefined);
   }
 
   /** The vector source ranking `fingerprint` for this connection, in the strategy of the process's lifetime. */
