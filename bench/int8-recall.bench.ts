@@ -9,8 +9,8 @@
 import { loadConfig } from '../src/builtin.ts';
 import { readEvalFile } from '../src/search/eval.ts';
 import { Searcher } from '../src/search/search.ts';
-import { createInt8Kernel } from '../src/search/simd-dots.ts';
-import { normalizeRows, quantizeRow, topKOfScores, VectorIndex } from '../src/search/vector-index.ts';
+import { createInt8Kernel } from '../src/storage/ranking/simd-dots.ts';
+import { normalizeRows, quantizeRow, topKOfScores, VectorIndex } from '../src/storage/ranking/vector-index.ts';
 
 const args = process.argv.slice(2);
 const config = loadConfig(args[args.indexOf('-c') + 1]!);

@@ -1,11 +1,11 @@
 /**
  * Exact top-10 over N × 1024 synthetic unit vectors, three ways, same queries, same run:
- *   mem   — the in-memory Float32Array index, scalar JS loop (src/search/vector-index.ts topK)
- *   wasm  — the same rows in wasm memory, WASM SIMD dot products (src/search/simd-dots.ts), what
+ *   mem   — the in-memory Float32Array index, scalar JS loop (src/storage/ranking/vector-index.ts topK)
+ *   wasm  — the same rows in wasm memory, WASM SIMD dot products (src/storage/ranking/simd-dots.ts), what
  *           VectorIndex uses when it can
  *   vec0  — sqlite-vec's vec0 virtual table KNN (distance_metric=cosine)
  *   scan  — vec_distance_cosine over a plain BLOB table (what searchVectors did before)
- *   int8  — VectorIndex as served: int8 rows in wasm memory (src/search/simd-dots.ts int8 kernel),
+ *   int8  — VectorIndex as served: int8 rows in wasm memory (src/storage/ranking/simd-dots.ts int8 kernel),
  *           candidates rescored exactly in SQLite against the float32 BLOBs (the same code path,
  *           over a minimal store on the bench table)
  * Prints per-query medians and p90, ratios, top-10 overlap with mem (int8 before and after
@@ -18,8 +18,8 @@ import * as sqliteVec from 'sqlite-vec';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { quantizeRow, topK, topKOfScores, VectorIndex, type VectorStore } from '../src/search/vector-index.ts';
-import { createDotKernel, createInt8Kernel } from '../src/search/simd-dots.ts';
+import { quantizeRow, topK, topKOfScores, VectorIndex, type VectorStore } from '../src/storage/ranking/vector-index.ts';
+import { createDotKernel, createInt8Kernel } from '../src/storage/ranking/simd-dots.ts';
 import { encodeVector, decodeVector } from '../src/storage/sqlite/blob.ts';
 import { xorshift } from '../tests/helpers/rng.ts';
 

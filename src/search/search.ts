@@ -18,8 +18,7 @@ import { literalFirst, literalPatterns } from './literal.ts';
 import { capPerDocument, collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
 import type { Reranker } from './rerank.ts';
 import { DEFAULT_K, DEFAULT_PER_DOC, MAX_K, parseSearchRequest, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
-import { VectorIndex, type VectorSource } from './vector-index.ts';
-import { oneShotVectors } from './vector-scan.ts';
+import { normalizeRows } from '../core/quantize.ts';
 import { resolveDocRef } from './doc-ref.ts';
 
 export { MODES, MAX_K, MAX_QUERY_CHARS, DEFAULT_K, DEFAULT_PER_DOC, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
@@ -108,19 +107,14 @@ const NO_EXPANSIONS: Expansions = { shared: [], own: [], ownWeight: 0 };
 
 export interface SearcherOptions {
   /**
-   * Where vector candidates come from, made from the opened store and the embedder's fingerprint.
-   * Default: the in-memory VectorIndex (what a long-lived process wants).
-   */
-  vectors?: (store: SearchStore, fingerprint: string) => VectorSource;
-  /**
    * Let the store keep per-term keyword scores between queries (KeywordQuery.reuse). Default: on
-   * with the in-memory index (a long-lived searcher), off with a vector source of one's own (the
-   * one-shot commands, which search once).
+   * for a long-lived searcher, off for a one-shot one (the commands, which search once).
    */
   reuseTerms?: boolean;
   /**
-   * A process that answers a query or two and exits (the CLI): vectors default to the one-shot scan,
-   * and the store reads what it needs per ranked id instead of caching it for every chunk.
+   * A process that answers a query or two and exits (the CLI): the store is opened for it (it
+   * ranks without loading every vector, reads what it needs per ranked id instead of caching it
+   * for every chunk).
    */
   oneShot?: boolean;
 }
@@ -197,7 +191,6 @@ const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? on
 
 /** A long-lived search handle (the HTTP server, the MCP server and the agent tool keep one open). */
 export class Searcher {
-  readonly vectors: VectorSource;
   tuning: ExpansionTuning = { ...EXPANSION_TUNING };
   /** Expanders beside the profiles' own and the corpus lexicon (a library user's). */
   readonly extraExpanders: Expander[] = [];
@@ -213,11 +206,8 @@ export class Searcher {
     readonly reranker: Reranker | null = null,
     opts: SearcherOptions = {},
   ) {
-    const fingerprint = embedder.info.fingerprint;
-    const vectors = opts.vectors ?? (opts.oneShot ? oneShotVectors : (st: SearchStore, fp: string) => new VectorIndex(st, fp));
-    this.vectors = vectors(store, fingerprint);
     this.lexicon = lexiconExpander(store, () => this.tuning.perKey);
-    this.reuseTerms = opts.reuseTerms ?? !(opts.vectors || opts.oneShot);
+    this.reuseTerms = opts.reuseTerms ?? !opts.oneShot;
   }
 
   static open(config: Config, embedder?: Embedder, reranker?: Reranker | null, opts: SearcherOptions = {}): Searcher {
@@ -282,28 +272,10 @@ export class Searcher {
     return v!;
   }
 
-  /**
-   * Vector top-n passing the filter: exact top-k in memory, then the store drops what the filter
-   * rejects; the window widens until n pass or the index is exhausted. References and scores only.
-   */
+  /** Vector top-n passing the filter, ranked by the store. References and scores only. */
   private async vectorRefs(query: Float32Array, n: number, filter: ChunkFilter, exclude?: Set<number>): Promise<RefScore[]> {
-    const test = await this.store.refFilter(filter);
-    // A filter the store answers from memory names the rows the scan may skip.
-    const scope = test ? { key: JSON.stringify([filter.sources ?? null, !!filter.includeBroken]), accept: test, sources: filter.sources } : undefined;
-    const rank = await this.vectors.ranker(query, scope);
-    if (test) {
-      // The store answers the filter from memory: the ranking skips rejected rows itself.
-      const matches = await rank(n, exclude ? (ref) => !exclude.has(ref) && test(ref) : test);
-      return matches.map((m) => ({ ref: m.ref, score: m.score }));
-    }
-    let window = n * 4;
-    for (;;) {
-      const matches = await rank(window, exclude ? (ref) => !exclude.has(ref) : undefined);
-      const pass = new Set(await this.store.filterRefs(matches.map((m) => m.ref), filter));
-      const kept = matches.filter((m) => pass.has(m.ref));
-      if (kept.length >= n || matches.length < window) return kept.slice(0, n).map((m) => ({ ref: m.ref, score: m.score }));
-      window *= 4;
-    }
+    // Exact, as search has always ranked: an approximate index is the config's choice to offer.
+    return this.store.nearest({ fingerprint: this.embedder.info.fingerprint, vector: query, k: n, filter, exclude: exclude && [...exclude], exact: true });
   }
 
   private async vectorHits(query: Float32Array, n: number, filter: ChunkFilter, exclude?: Set<number>): Promise<StoredHit[]> {
@@ -321,17 +293,17 @@ export class Searcher {
     const terms = [...new Set(own.flat())];
     const head = headWeight();
     const reuse = this.reuseTerms;
-    const hits = await this.store.keywordRefs({ tokens: terms, k: n, filter, headWeight: head, reuse });
+    const hits = await this.store.keyword({ tokens: terms, k: n, filter, headWeight: head, reuse });
     if (hits.length) return hits;
     // No CJK bigram matched: fall back to single characters.
     const uni = this.terms(q, analyzers, true);
-    return uni.length > terms.length ? this.store.keywordRefs({ tokens: uni, k: n, filter, headWeight: head, reuse }) : [];
+    return uni.length > terms.length ? this.store.keyword({ tokens: uni, k: n, filter, headWeight: head, reuse }) : [];
   }
 
   /** Keyword hits of the expansion terms, ORed (each term tokenised like a query). */
   private async expansionRefs(expansions: Expansion[], n: number, filter: ChunkFilter, analyzers: Analyzer[]): Promise<RefScore[]> {
     const terms = [...new Set(expansions.flatMap((e) => this.terms(e.term, analyzers)))];
-    return terms.length ? this.store.keywordRefs({ tokens: terms, k: n, filter, headWeight: headWeight(), reuse: this.reuseTerms }) : [];
+    return terms.length ? this.store.keyword({ tokens: terms, k: n, filter, headWeight: headWeight(), reuse: this.reuseTerms }) : [];
   }
 
   /**
@@ -693,18 +665,18 @@ export class Searcher {
     return scored.slice(0, k).map(({ h, score }) => this.toResult(h, score));
   }
 
-  /** The mean of some chunks' vectors (null when none has one). */
+  /** The mean of some chunks' vectors, each scaled to unit length (null when none has one). */
   private async meanVector(refs: number[]): Promise<Float32Array | null> {
-    const dims = await this.vectors.dims();
-    const mean = new Float32Array(dims);
-    let n = 0;
+    const vectors = await this.store.vectorsOf(this.embedder.info.fingerprint, refs);
+    let mean: Float32Array | null = null;
     for (const r of refs) {
-      const v = await this.vectors.vectorOf(r);
-      if (!v) continue;
-      for (let j = 0; j < dims; j++) mean[j]! += v[j]!;
-      n++;
+      const v = vectors.get(r);
+      if (!v || (mean && v.length !== mean.length)) continue;
+      normalizeRows(v, v.length);
+      mean ??= new Float32Array(v.length);
+      for (let j = 0; j < v.length; j++) mean[j]! += v[j]!;
     }
-    return n ? mean : null;
+    return mean;
   }
 
   async close(): Promise<void> {

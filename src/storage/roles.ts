@@ -76,6 +76,8 @@ export interface NearestQuery {
   exact?: boolean;
   /** Candidates an HNSW search keeps (pgvector's ef_search); the store's default when absent. */
   efSearch?: number;
+  /** Chunks left out (a document's own, when searching near it). */
+  exclude?: readonly number[];
 }
 
 /** A chunk reference and its score in one ranked list. */
@@ -289,11 +291,12 @@ export interface DocumentWrite {
 export interface IndexReader {
   /**
    * Ranking in the store: the nearest chunks to a vector, score = cosine similarity, best first,
-   * ties in reference order. (Absent in a backend whose searcher still ranks vectors itself.)
+   * ties in reference order. What search's vector candidates come from: the store picks how it
+   * ranks (a scan, an index in memory, one in the server).
    */
-  nearest?(q: NearestQuery): Promise<RefScore[]>;
+  nearest(q: NearestQuery): Promise<RefScore[]>;
   /** Ranking in the store: keyword hits as keywordRefs ranks them (BM25, FTS5's constants). */
-  keyword?(q: KeywordQuery): Promise<RefScore[]>;
+  keyword(q: KeywordQuery): Promise<RefScore[]>;
   /** BM25 keyword search over the terms ORed; score = -bm25 (higher is better). */
   keywordSearch(q: KeywordQuery): Promise<StoredHit[]>;
   /** The same ranking as keywordSearch, references and scores only (texts are loaded for the few kept). */

@@ -11,6 +11,10 @@ import { acquireIndexLock } from '../../src/sync/lock.ts';
 import type { LockHolder } from '../../src/storage/roles.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadConfig } from '../../src/builtin.ts';
+import { createEmbedder } from '../../src/embedding/create.ts';
+import { Searcher } from '../../src/search/search.ts';
+import { openIndex } from '../../src/storage/open.ts';
+import type { SearchStore } from '../../src/storage/roles.ts';
 import { doc, snapshotIndex, stores } from '../helpers/backends.ts';
 import { index } from '../helpers/index-fixture.ts';
 import { isStopped, spawnCli, waitFor } from './daemon-helpers.ts';
@@ -341,6 +345,38 @@ describe.skipIf(!pg.ok)(pg.title('postgres backend'), () => {
     expect(next.status).toBe('ok');
     expect(next.sent).toEqual([]); // the committed batch held every text
     expect((await snapshotIndex(db, next.fingerprint)).chunks).toHaveLength(12);
+  });
+
+  it('search ranks in the server: no vector scan reaches Node, the results are the same', async () => {
+    const t = tempDir();
+    later(t.cleanup);
+    const { url } = schema();
+    mkdirSync(join(t.dir, 'notes'));
+    for (let i = 0; i < 12; i++) writeFileSync(join(t.dir, 'notes', `n${i}.md`), `# note ${i}\n\nParagraph ${i} about queues and topic ${i * 7}.\n`);
+    const file = join(t.dir, 'ragsync.json');
+    writeFileSync(file, JSON.stringify({ db: url, sources: [{ name: 'notes', kind: 'dir', path: 'notes' }] }));
+    const config = loadConfig(file);
+    expect((await index(config)).status).toBe('ok');
+    const plain = Searcher.open(config, undefined, null, { oneShot: true });
+    const store = openIndex(config, 'search', { oneShot: true });
+    const refuse = () => Promise.reject(new Error('a vector scan reached Node'));
+    const guarded: SearchStore = Object.assign(Object.create(store) as SearchStore, { loadVectors: refuse, scanVectors: refuse, streamVectors: refuse });
+    const server = new Searcher(guarded, createEmbedder(config.embedder), config, null, { oneShot: true });
+    try {
+      for (const mode of ['vector', 'hybrid'] as const) {
+        for (const opts of [{}, { sources: ['notes'], k: 3 }, { path: 'n1*' }]) {
+          const got = await server.search('queues topic 14', { mode, ...opts });
+          expect(got.length).toBeGreaterThan(0);
+          expect(got).toEqual(await plain.search('queues topic 14', { mode, ...opts }));
+        }
+      }
+      const related = await server.related({ source: 'notes', path: 'n2.md' }, { k: 3 });
+      expect(related.map((h) => h.path)).not.toContain('n2.md');
+      expect(related).toEqual(await plain.related({ source: 'notes', path: 'n2.md' }, { k: 3 }));
+    } finally {
+      await plain.close();
+      await server.close();
+    }
   });
 
   it('a password in the URL shows in no lock message', async () => {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { LockHolder, SearchStore } from '../../src/storage/roles.ts';
 import { BACKENDS, doc, stores } from '../helpers/backends.ts';
 import { defaultAnalyzer, queryTerms } from '../../src/core/text/analyzer.ts';
+import { xorshift } from '../helpers/rng.ts';
 
 const terms = (q: string) => queryTerms(defaultAnalyzer, q);
 
@@ -209,6 +210,61 @@ describe.each(BACKENDS)('storage roles: $name', (backend) => {
       expect(hit).toMatchObject({ id: '2025/b.md#0', source: 'notes', path: '2025/b.md', title: '2025/b', content: 'retry with backoff' });
       expect(hit.metadata).toEqual({ tags: ['infra'], date: '2025-01-20' });
       expect(hit.score).toBeGreaterThan(0);
+    });
+
+    it('ranking in the store: nearest is the exact cosine top k with filters applied, alike one-shot and long-lived; keyword ranks as keywordRefs', async () => {
+      const db = fresh();
+      const w = await seed(db);
+      const dims = 64;
+      const fp = 'test:rank@1:64';
+      await w.registerEmbedder({ fingerprint: fp, provider: 'test', model: 'rank', dims });
+      const rnd = xorshift(11);
+      const vec = (nonZero = dims) => {
+        const v = new Float32Array(dims);
+        for (let i = 0; i < nonZero; i++) v[nonZero === dims ? i : Math.floor(rnd() * dims)] = rnd() * 2 - 1;
+        return v;
+      };
+      const d = doc('2026/many.md', Array.from({ length: 240 }, (_, i) => `passage ${i}`), { metadata: { date: '2026-02-01' } });
+      await w.writeDocuments('notes', [d]);
+      const hashes: string[] = [];
+      for (const s of ['notes', 'books']) await w.scanStoredTexts(s, (_p, h) => void hashes.push(h));
+      await w.putVectors(fp, [...new Set(hashes)].map((textHash) => ({ textHash, vector: vec() })));
+      await w.refreshCodePack?.(fp);
+      const long = search(db);
+      const once = search(db, { oneShot: true });
+      const all = await long.loadVectors(fp);
+      const unitRow = (i: number) => {
+        const v = all.vectors.subarray(i * dims, (i + 1) * dims);
+        const n = Math.hypot(...v);
+        return v.map((x) => x / n);
+      };
+      const brute = async (q: Float32Array, pass: Set<number>) => {
+        const qn = Math.hypot(...q);
+        return [...all.refs]
+          .map((ref, i) => ({ ref, score: unitRow(i).reduce((s, x, j) => s + (x * q[j]!) / qn, 0) }))
+          .filter((h) => pass.has(h.ref))
+          .sort((x, y) => y.score - x.score || x.ref - y.ref);
+      };
+      const passing = async (filter?: Parameters<SearchStore['filterRefs']>[1]) => new Set(await long.filterRefs([...all.refs], filter));
+      // Dense and sparse queries (a sparse one reads only its dimensions' codes); filters the store
+      // answers from memory (sources, broken chunks) and ones it answers in SQL (paths, metadata).
+      for (const q of [vec(), vec(3)]) {
+        for (const filter of [undefined, { sources: ['notes'] }, { includeBroken: true }, { path: '2024/**' }, { where: [{ op: 'eq' as const, fields: ['date'], value: '2026-02-01' }] }]) {
+          const want = (await brute(q, await passing(filter))).slice(0, 7);
+          const got = await long.nearest!({ fingerprint: fp, vector: q, k: 7, filter, exact: true });
+          expect(got.map((h) => h.ref)).toEqual(want.map((h) => h.ref));
+          got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i]!.score, 5));
+          expect(await once.nearest!({ fingerprint: fp, vector: q, k: 7, filter, exact: true })).toEqual(got);
+        }
+      }
+      expect(await long.nearest!({ fingerprint: fp, vector: vec(), k: 0 })).toEqual([]);
+      for (const r of [long, once]) {
+        for (const q of [{ tokens: terms('queue'), k: 10 }, { tokens: ['伤官'], k: 10, filter: { sources: ['books'] } }, { tokens: terms('retry'), k: 10, filter: { path: '2025/**' } }]) {
+          const got = await r.keyword!(q);
+          expect(got.length).toBeGreaterThan(0);
+          expect(got).toEqual(await r.keywordRefs(q));
+        }
+      }
     });
 
     it('match sets: the chunks holding every token of each list, as positions into all chunks', async () => {

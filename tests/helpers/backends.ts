@@ -105,7 +105,7 @@ export function stores() {
   const keep = <S extends { close(): Promise<void> }>(s: S) => (open.push(s), s);
   return {
     sync: (db: string, opts: { dryRun?: boolean } = {}): SyncStore => keep(openIndex({ db }, 'sync', opts)),
-    search: (db: string): SearchStore => keep(openIndex({ db }, 'search')),
+    search: (db: string, opts: { oneShot?: boolean } = {}): SearchStore => keep(openIndex({ db }, 'search', opts)),
     /** Runs `c` after the test (a schema drop, a temp folder). */
     later: (c: () => Promise<void> | void) => void cleanups.push(c),
   };

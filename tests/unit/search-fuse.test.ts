@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { capPerDocument, collapseDuplicates, jaccard, mmr, rrf, RRF_K, shingles, temporalDecay, type Candidate } from '../../src/search/fuse.ts';
-import { topK } from '../../src/search/vector-index.ts';
+import { topK } from '../../src/storage/ranking/vector-index.ts';
 
 const h = (ref: number, content = `text ${ref}`, score = 1) => ({ ref, content, score });
 

@@ -2,9 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../src/embedding/hash.ts';
 import { loadConfig } from '../../src/builtin.ts';
 import { MODES, Searcher } from '../../src/search/search.ts';
-import { createInt8Kernel } from '../../src/search/simd-dots.ts';
-import { normalizeRows, quantizeRow, VectorIndex } from '../../src/search/vector-index.ts';
+import { createEmbedder } from '../../src/embedding/create.ts';
+import { openIndex } from '../../src/storage/open.ts';
+import { nearestRefs } from '../../src/storage/ranking/nearest.ts';
+import type { NearestQuery, SearchStore } from '../../src/storage/roles.ts';
+import { createInt8Kernel } from '../../src/storage/ranking/simd-dots.ts';
+import { normalizeRows, quantizeRow, VectorIndex } from '../../src/storage/ranking/vector-index.ts';
 import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
+import { vectorSourceOf } from '../helpers/vector-source.ts';
 import { makeFixture, record, type Fixture, type FixtureDoc } from '../helpers/search-fixture.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { join } from 'node:path';
@@ -196,7 +201,14 @@ describe('searches answer the same with int8 and float32 rows', () => {
   it('same results in every mode, with filters', async () => {
     const cfg = loadConfig(fx.configFile);
     const int8 = Searcher.open(cfg);
-    const f32 = Searcher.open(cfg, undefined, null, { vectors: (s, fp) => new VectorIndex(s, fp, { quantize: false }) });
+    // The same store ranking with float32 rows in memory instead of int8 ones.
+    const int8Store = openIndex(cfg, 'search');
+    const embedder = createEmbedder(cfg.embedder);
+    const f32Rows = new VectorIndex(int8Store, embedder.info.fingerprint, { quantize: false });
+    const f32Store: SearchStore = Object.assign(Object.create(int8Store) as SearchStore, {
+      nearest: (q: NearestQuery) => nearestRefs(int8Store, f32Rows, q.vector, q.k, q.filter, q.exclude && new Set(q.exclude)),
+    });
+    const f32 = new Searcher(f32Store, embedder, cfg);
     try {
       for (const query of ['甲木', '伤官配印', '天乙贵人', 'rust async', '印绶']) {
         for (const mode of MODES) {
@@ -208,7 +220,7 @@ describe('searches answer the same with int8 and float32 rows', () => {
           }
         }
       }
-      expect((int8.vectors as VectorIndex).quantized).toBe(true);
+      expect(vectorSourceOf<VectorIndex>(int8).quantized).toBe(true);
     } finally {
       await int8.close();
       await f32.close();

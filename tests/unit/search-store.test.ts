@@ -2,12 +2,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
 import { HashEmbedder } from '../../src/embedding/hash.ts';
 import { Searcher } from '../../src/search/search.ts';
-import type { VectorIndex } from '../../src/search/vector-index.ts';
+import type { VectorIndex } from '../../src/storage/ranking/vector-index.ts';
 import { queryTerms } from '../../src/core/text/analyzer.ts';
 import { classicsProfile } from '../../src/profiles/classics/index.ts';
 import * as sqliteVec from 'sqlite-vec';
 import { encodeVector } from '../../src/storage/sqlite/blob.ts';
 import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
+import { vectorSourceOf } from '../helpers/vector-source.ts';
 import { loadConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
 import { makeFixture, record, writeFixture, type Fixture } from '../helpers/search-fixture.ts';
@@ -75,8 +76,8 @@ describe('generation counter and the in-memory vector index', () => {
     const searcher = Searcher.open(cfg);
     await searcher.search('甲木', { mode: 'vector' });
     await searcher.search('伤官', { mode: 'vector' });
-    expect((searcher.vectors as VectorIndex).loads).toBe(1);
-    expect((searcher.vectors as VectorIndex).simd).toBe(true); // 256 dims: the WASM kernel serves it
+    expect(vectorSourceOf<VectorIndex>(searcher).loads).toBe(1);
+    expect(vectorSourceOf<VectorIndex>(searcher).simd).toBe(true); // 256 dims: the WASM kernel serves it
     const writer = new SqliteIndex(fx.db);
     const g0 = await writer.generation();
     await writeFixture(writer, 'classics', [{ path: 'new.md', chunks: [['新', '魁罡日主，性刚果断']] }]);
@@ -84,7 +85,7 @@ describe('generation counter and the in-memory vector index', () => {
     await writer.close();
     const hits = await searcher.search('魁罡', { mode: 'vector', k: 1 });
     expect(hits[0]!.path).toBe('new.md');
-    expect((searcher.vectors as VectorIndex).loads).toBe(2);
+    expect(vectorSourceOf<VectorIndex>(searcher).loads).toBe(2);
     await searcher.close();
   });
 
@@ -93,7 +94,7 @@ describe('generation counter and the in-memory vector index', () => {
     try {
       const searcher = Searcher.open(loadConfig(odd.configFile));
       const hits = await searcher.search('甲木参天', { mode: 'vector', k: 3, dedupe: false, sources: ['classics'] });
-      expect((searcher.vectors as VectorIndex).simd).toBe(false);
+      expect(vectorSourceOf<VectorIndex>(searcher).simd).toBe(false);
       // Same top 3 as SQLite's exact cosine scan.
       const [q] = await searcher.embedder.embed(['甲木参天']);
       const db = new BetterSqlite3(odd.db, { readonly: true });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createDotKernel } from '../../src/search/simd-dots.ts';
-import { topK, topKOfScores } from '../../src/search/vector-index.ts';
+import { createDotKernel } from '../../src/storage/ranking/simd-dots.ts';
+import { topK, topKOfScores } from '../../src/storage/ranking/vector-index.ts';
 
 function random(n: number, seed: number): Float32Array {
   let x = seed;

@@ -3,10 +3,11 @@ import BetterSqlite3 from 'better-sqlite3';
 import { encodeInt8, normalizeRows } from '../../src/core/quantize.ts';
 import { HashEmbedder } from '../../src/embedding/hash.ts';
 import { Searcher, type SearchMode } from '../../src/search/search.ts';
-import { VectorIndex } from '../../src/search/vector-index.ts';
-import type { VectorScan } from '../../src/search/vector-scan.ts';
+import { VectorIndex } from '../../src/storage/ranking/vector-index.ts';
+import type { VectorScan } from '../../src/storage/ranking/vector-scan.ts';
 import { decodeVector } from '../../src/storage/sqlite/blob.ts';
 import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
+import { vectorSourceOf } from '../helpers/vector-source.ts';
 import { refreshCodePack } from '../../src/storage/sqlite/codes.ts';
 import { loadConfig } from '../../src/builtin.ts';
 import { makeFixture, record, writeFixture, type Fixture } from '../helpers/search-fixture.ts';
@@ -145,7 +146,7 @@ describe('int8 codes stored beside the vectors (migration 010)', () => {
           else expect(c.map(({ score, ...r }) => ({ ...r, score: Math.round(score * 1e6) }))).toEqual(w.map(({ score, ...r }) => ({ ...r, score: Math.round(score * 1e6) })));
         }
       }
-      const rescored = (cold.vectors as VectorScan).rescored;
+      const rescored = vectorSourceOf<VectorScan>(cold).rescored;
       await cold.close();
       return rescored;
     };

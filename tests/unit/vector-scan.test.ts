@@ -6,8 +6,8 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HashEmbedder } from '../../src/embedding/hash.ts';
-import { VectorIndex } from '../../src/search/vector-index.ts';
-import { VectorScan } from '../../src/search/vector-scan.ts';
+import { VectorIndex } from '../../src/storage/ranking/vector-index.ts';
+import { VectorScan } from '../../src/storage/ranking/vector-scan.ts';
 import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
 import { writeFixture, type FixtureDoc } from '../helpers/search-fixture.ts';
 import { tempDir } from '../helpers/tmp.ts';

@@ -56,7 +56,7 @@ Scores depend on --mode: hybrid gives fused RRF scores (at most 0.0328 with weig
       // Results only: logs at warn unless asked for (-v, or RAGSYNC_LOG_LEVEL).
       const log = createLogger(o.verbose ? { level: 'info' } : { defaultLevel: 'warn' });
       const cfg = await withDimensions(config(o), log);
-      // One query, then exit: stream the vectors rather than load them all (search/vector-scan.ts),
+      // One query, then exit: stream the vectors rather than load them all (storage/ranking/vector-scan.ts),
       // and read chunk facts for the ranked ids only.
       const searcher = Searcher.open(cfg, createEmbedder(cfg.embedder, { log }), o.rerank ? createReranker(cfg) : null, { oneShot: true });
       try {

@@ -1,5 +1,6 @@
 import type { ChunkFilter, FieldValueShape, StoredHit } from '../../core/types.ts';
 import { indexOfSorted } from '../../core/sorted-ids.ts';
+import { normalizeRows } from '../../core/quantize.ts';
 import type { ChunkText, IndexReader, KeywordQuery, LexiconRow, MatchSets, NearestQuery, RefScore, VectorSet, VectorSink } from '../roles.ts';
 import type { PgDb, Queryable } from './db.ts';
 import { field, pgFilterSql } from './filter.ts';
@@ -57,8 +58,12 @@ export class PgIndexReader implements IndexReader {
         await c.query(`SET LOCAL hnsw.iterative_scan = strict_order`);
         if (q.efSearch !== undefined) await c.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [String(Math.trunc(q.efSearch))]);
       }
-      const params: unknown[] = [vectorLiteral(q.vector), q.k];
+      // Scaled to unit length first, as the exact rescoring of an in-process ranking has it.
+      const unit = Float32Array.from(q.vector);
+      normalizeRows(unit, unit.length);
+      const params: unknown[] = [vectorLiteral(unit), q.k];
       const filter = pgFilterSql(q.filter, params);
+      const without = q.exclude?.length ? `AND NOT (c.id = ANY ($${params.push(q.exclude)}::bigint[]))` : '';
       // The fingerprint as a literal: the partial HNSW index is chosen only when the planner sees it.
       const fp = `'${q.fingerprint.replace(/'/g, "''")}'`;
       // Approximate: ordered by the indexed expression alone, so the planner walks the HNSW index
@@ -68,7 +73,7 @@ export class PgIndexReader implements IndexReader {
       const rows = await c.query<RefScore>(
         `SELECT c.id AS ref, 1 - (v.embedding <=> $1::vector) AS score
          FROM vectors v JOIN chunks c ON c.text_hash = v.text_hash ${HIT_JOINS}
-         WHERE v.fingerprint = ${fp} AND ${filter}
+         WHERE v.fingerprint = ${fp} AND ${filter} ${without}
          ORDER BY ${order} LIMIT $2`,
         params,
       );

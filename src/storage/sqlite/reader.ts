@@ -4,7 +4,10 @@ import { openSqlite } from './open-sqlite.ts';
 import { endianness } from 'node:os';
 import type { ChunkFilter, FieldValueShape, StoredHit } from '../../core/types.ts';
 import { matchExpression } from '../../core/text/analyzer.ts';
-import type { ChunkText, CodeSink, IndexReader, KeywordQuery, LexiconRow, MatchSets, RefScore, VectorSet, VectorSink } from '../roles.ts';
+import type { ChunkText, CodeSink, IndexReader, KeywordQuery, LexiconRow, MatchSets, NearestQuery, RefScore, VectorSet, VectorSink } from '../roles.ts';
+import { nearestRefs } from '../ranking/nearest.ts';
+import { VectorIndex, type VectorSource } from '../ranking/vector-index.ts';
+import { VectorScan } from '../ranking/vector-scan.ts';
 import { decodeVector, encodeVector } from './blob.ts';
 import { parseJson } from './connection.ts';
 import { CachedFacts, chunkFacts, factsCanFilter, factsFilter, LookupFacts, rowOf, type Facts } from './facts.ts';
@@ -96,6 +99,30 @@ export class SqliteIndexReader implements IndexReader {
       return set;
     });
     return { sets, refs: facts.ids, total: Math.round(facts.ids.length * share), filtered: narrow };
+  }
+
+  /**
+   * Ranked in this process, exact: a one-shot reader scans the stored int8 codes (only a sparse
+   * query's dimensions when the store keeps them by dimension) and rescores the best against the
+   * float32 rows; a long-lived one keeps the in-memory index. The same matches and scores either way.
+   */
+  async nearest(q: NearestQuery): Promise<RefScore[]> {
+    if (q.k <= 0) return [];
+    return nearestRefs(this, this.vectorSource(q.fingerprint), q.vector, q.k, q.filter, q.exclude?.length ? new Set(q.exclude) : undefined);
+  }
+
+  /** The vector source ranking `fingerprint` for this connection, in the strategy of the process's lifetime. */
+  vectorSource(fingerprint: string): VectorSource {
+    let byFingerprint = vectorSources.get(this.db);
+    if (!byFingerprint) vectorSources.set(this.db, (byFingerprint = new Map()));
+    let v = byFingerprint.get(fingerprint);
+    if (!v) byFingerprint.set(fingerprint, (v = this.oneShot ? new VectorScan(this, fingerprint) : new VectorIndex(this, fingerprint)));
+    return v;
+  }
+
+  async keyword(q: KeywordQuery): Promise<RefScore[]> {
+    if (q.k <= 0) return [];
+    return this.keywordRefs(q);
   }
 
   async keywordSearch(q: KeywordQuery): Promise<StoredHit[]> {
@@ -373,6 +400,8 @@ export class SqliteIndexReader implements IndexReader {
 }
 
 const factStrategies = new WeakMap<Database, Facts>();
+/** Per connection, the vector source of each fingerprint searched (SqliteIndexReader.vectorSource). */
+const vectorSources = new WeakMap<Database, Map<string, VectorSource>>();
 const rescorers = new WeakMap<Database, Database>();
 /** Page cache of the rescoring connection, KiB. */
 const RESCORER_CACHE_KIB = 2048;
@@ -404,6 +433,7 @@ export function closeReaderExtras(db: Database): void {
   const r = rescorers.get(db);
   if (r && r !== db && r.open) r.close();
   rescorers.delete(db);
+  vectorSources.delete(db);
 }
 
 /**

@@ -1,9 +1,9 @@
-import type { IndexReader, VectorSet } from '../storage/roles.ts';
-import { encodeInt8, normalizeRows } from '../core/quantize.ts';
+import type { IndexReader, VectorSet } from '../roles.ts';
+import { encodeInt8, normalizeRows } from '../../core/quantize.ts';
 import { createDotKernel, createInt8Kernel, type DotKernel, type Int8Kernel } from './simd-dots.ts';
-import { indexOfSorted } from '../core/sorted-ids.ts';
+import { indexOfSorted } from '../../core/sorted-ids.ts';
 
-export { normalizeRows, quantizeRow } from '../core/quantize.ts';
+export { normalizeRows, quantizeRow } from '../../core/quantize.ts';
 
 export interface VectorMatch {
   /** Row in the index (for vectorAt), and the chunk reference. */

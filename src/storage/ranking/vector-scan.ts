@@ -1,4 +1,4 @@
-import type { CodeSink, IndexReader, VectorSink } from '../storage/roles.ts';
+import type { CodeSink, IndexReader, VectorSink } from '../roles.ts';
 import { createDotKernel, createInt8Kernel, type DotKernel, type Int8Kernel } from './simd-dots.ts';
 import { dotAt, int8Query, int8Rank, normalizeRows, RESCORE, topKOfScores, type Int8Query, type Rank, type RankScope, type VectorSource } from './vector-index.ts';
 
