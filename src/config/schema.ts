@@ -338,7 +338,7 @@ export const configSchema = z
     /**
      * Search defaults: `expand: false` turns query expansion off for every request. On a Postgres
      * index, `exact: true` ranks vectors by an exact scan instead of the HNSW index, and `efSearch`
-     * sets the candidates an HNSW search keeps (pgvector's hnsw.ef_search, default 40): higher
+     * sets the candidates an HNSW search keeps (pgvector's hnsw.ef_search; ragsync's default 200): higher
      * finds more of the true nearest at some cost in speed.
      */
     search: z._default(

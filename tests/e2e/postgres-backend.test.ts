@@ -13,7 +13,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadConfig } from '../../src/builtin.ts';
 import { createEmbedder } from '../../src/embedding/create.ts';
 import { Searcher } from '../../src/search/search.ts';
-import { openIndex } from '../../src/storage/open.ts';
 import type { SearchStore } from '../../src/storage/roles.ts';
 import { doc, snapshotIndex, stores } from '../helpers/backends.ts';
 import { index } from '../helpers/index-fixture.ts';

@@ -29,6 +29,12 @@ const VECTOR_PAGE = 2000;
  * `keyword` (BM25 over the analyzer's tokens, computed as SQLite's FTS5 does); the streaming
  * methods of the older reader shape are here too, so today's searcher works unchanged.
  */
+/**
+ * HNSW candidates kept when the config sets none: pgvector's own 40 found .75 of the true top 10 on
+ * the bookmarks corpus's vectors, 200 found .94 (docs/benchmarks/postgres.md).
+ */
+const DEFAULT_EF_SEARCH = 200;
+
 /** Config `search.exact` / `search.efSearch`: what a query that says nothing of its own gets. */
 export interface VectorSearchDefaults {
   exact?: boolean;
@@ -47,7 +53,7 @@ export class PgIndexReader implements IndexReader {
   }
 
   async nearest(query: NearestQuery): Promise<RefScore[]> {
-    const q = { ...query, exact: query.exact ?? this.defaults.exact, efSearch: query.efSearch ?? this.defaults.efSearch };
+    const q = { ...query, exact: query.exact ?? this.defaults.exact, efSearch: query.efSearch ?? this.defaults.efSearch ?? DEFAULT_EF_SEARCH };
     if (q.k <= 0) return [];
     return this.db.tx(async (c) => {
       const [e] = (await c.query<{ dims: number }>('SELECT dims FROM embedders WHERE fingerprint = $1', [q.fingerprint])).rows;
