@@ -51,7 +51,7 @@ function shownCall(r: ResolvedCall) {
 function shownRerank(cfg: Config) {
   if (cfg.rerank) {
     const r = rerankSettings(cfg.rerank);
-    return { ...cfg.rerank, ...shownCall(r), url: redactUrl(r.url), wire: r.wire };
+    return { ...cfg.rerank, ...shownCall(r), url: redactUrl(r.url) };
   }
   const legacy = rerankerFromEnv();
   if (!legacy) return null;
@@ -62,7 +62,7 @@ function shownRerank(cfg: Config) {
 function modelLines(resolved: ReturnType<typeof resolvedConfig>): string[] {
   const line = (block: string, r: { provider: string; model?: string; baseUrl?: string; url?: string; apiKeyEnv?: string | null; apiKey?: string | null } | null) => {
     if (!r) return `${block}: none`;
-    const key = r.apiKeyEnv ? `, key $${r.apiKeyEnv} ${r.apiKey?.endsWith('is set]') ? 'set' : 'NOT set'}` : '';
+    const key = r.apiKeyEnv ? `, key $${r.apiKeyEnv} ${readApiKey(r.apiKeyEnv) ? 'set' : 'NOT set'}` : '';
     return `${block}: ${r.provider}${r.model ? ` ${r.model}` : ''}${r.url || r.baseUrl ? ` at ${r.url ?? r.baseUrl}` : ''}${key}`;
   };
   const e = resolved.embedder;
