@@ -25,11 +25,6 @@ const B = 0.75;
 const VECTOR_PAGE = 2000;
 
 /**
- * Search's view of a Postgres index. Ranking happens in the server: `nearest` (HNSW, or exact) and
- * `keyword` (BM25 over the analyzer's tokens, computed as SQLite's FTS5 does); the streaming
- * methods of the older reader shape are here too, so today's searcher works unchanged.
- */
-/**
  * HNSW candidates kept when the config sets none: pgvector's own 40 found .75 of the true top 10 on
  * the bookmarks corpus's vectors, 200 found .94 (docs/benchmarks/postgres.md).
  */
@@ -41,6 +36,12 @@ export interface VectorSearchDefaults {
   efSearch?: number;
 }
 
+/**
+ * Search's view of a Postgres index. Ranking happens in the server: `nearest` (HNSW, or exact) and
+ * `keyword` (BM25 over the analyzer's tokens, computed as SQLite's FTS5 does). The streaming
+ * methods of the reader role (loadVectors, scanVectors, streamVectors) remain for export-style
+ * reads; search does not call them here.
+ */
 export class PgIndexReader implements IndexReader {
   constructor(
     private readonly db: PgDb,

@@ -230,7 +230,3 @@ export class VectorScan implements VectorSource {
     return this.knownDims ?? 0;
   }
 }
-
-/** The Searcher option of a process that answers one query and exits (`vectors` in SearcherOptions). */
-export const oneShotVectors = (store: ScanStore, fingerprint: string): VectorSource =>
-  new VectorScan(store, fingerprint);
