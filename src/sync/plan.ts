@@ -187,9 +187,9 @@ export async function planSource(
   for (const h of embed) tokens += tokensOf.get(h)!;
   // Stored texts without a vector, a page at a time: only their hashes are kept (apply reads the texts again).
   const refill = new Set<string>();
-  const rewritten = new Set([...write.flatMap((w) => (w.from ? [w.doc.path, w.from] : [w.doc.path])), ...remove]);
-  const refillable = (r: { path: string; textHash: string }) => !rewritten.has(r.path) && !embed.has(r.textHash);
   if (!opts.force) {
+    const rewritten = new Set([...write.flatMap((w) => (w.from ? [w.doc.path, w.from] : [w.doc.path])), ...remove]);
+    const refillable = (r: { path: string; textHash: string }) => !rewritten.has(r.path) && !embed.has(r.textHash);
     for await (const page of refillPages(store, source.name, opts.fingerprint)) {
       for (const r of page) {
         if (!refillable(r) || refill.has(r.textHash)) continue;
