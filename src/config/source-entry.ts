@@ -28,7 +28,8 @@ export type SourceKindName = 'git' | 'dir' | 'web';
 const GIT_HOSTS = new Set(['github.com', 'gitlab.com', 'bitbucket.org', 'codeberg.org', 'gitee.com', 'git.sr.ht', 'huggingface.co']);
 
 const isHttp = (s: string) => /^https?:\/\//i.test(s);
-const isUrlLike = (s: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(s) || /^[^/\\\s]+@[^/\\\s]+:/.test(s);
+/** A URL (scheme://) or scp-style git address (user@host:path), not a local path. */
+export const isUrlLike = (s: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(s) || /^[^/\\\s]+@[^/\\\s]+:/.test(s);
 
 function gitLikeUrl(s: string): boolean {
   if (/^[^/\\\s]+@[^/\\\s]+:/.test(s) || /^(ssh|git|git\+ssh|file):\/\//i.test(s)) return true;

@@ -4,7 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import { parseConfig, parseConfigText, type Config, type SourceConfig } from '../config/load.ts';
 import { appendToArray, removeFromArray } from '../config/jsonc-edit.ts';
-import { sourceEntry, inferKind, type SourceRequest } from '../config/source-entry.ts';
+import { sourceEntry, inferKind, isUrlLike, type SourceRequest } from '../config/source-entry.ts';
 import { unsafeGitUrl } from '../config/git-url.ts';
 import type { ProfileRegistry } from '../core/profile.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
@@ -110,7 +110,7 @@ export async function addSource(
   const kind = inferKind(req.location, cwd, req.kind);
   let defaultBranch: string | null = null;
   if (kind === 'git' && req.branch === undefined) {
-    const url = /^[a-z][a-z0-9+.-]*:\/\/|^[^/\\\s]+@[^/\\\s]+:/i.test(req.location) ? req.location : resolve(cwd, req.location);
+    const url = isUrlLike(req.location) ? req.location : resolve(cwd, req.location);
     if (unsafeGitUrl(url) === null) defaultBranch = await remoteHeadBranch(url);
   }
   const entry = sourceEntry({ ...req, kind }, { cwd, configDir: dirname(file), taken, defaultBranch });
