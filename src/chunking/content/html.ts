@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import TurndownService from 'turndown';
+import { frontMatter } from '../../core/media-type.ts';
 
 const require = createRequire(import.meta.url);
 // turndown parses HTML with domino; the page is parsed by it and handed over as a DOM node.
@@ -53,11 +54,6 @@ function languageOf(el: Element | null): string | null {
   return m ? m[1]!.toLowerCase() : null;
 }
 
-/** Title and URL as front matter, on one line each, for the Markdown chunker (its title, the results' url). */
-export function frontMatter(title: string | null, url: string | null): string {
-  const line = (x: string) => x.replace(/[\r\n]+/g, ' ').trim();
-  return `---\n${title ? `title: ${line(title)}\n` : ''}${url ? `url: ${url}\n` : ''}---\n\n`;
-}
 
 export interface HtmlOptions {
   /** CSS selector of the part of a page to keep (default: main, article, [role=main], else body). */

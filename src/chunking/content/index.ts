@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { htmlToMarkdown, type HtmlOptions } from './html.ts';
 import { HTML, MARKDOWN, mediaTypeOfHeader, mediaTypeOfPath } from './media-type.ts';
 
-export { frontMatter, type HtmlOptions } from './html.ts';
+export { type HtmlOptions } from './html.ts';
+export { frontMatter } from '../../core/media-type.ts';
 export { HTML, MARKDOWN, PLAIN, mediaTypeOfHeader, mediaTypeOfPath } from './media-type.ts';
 
 /** A document's text before chunking, with what it is. */

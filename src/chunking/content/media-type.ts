@@ -1,8 +1,8 @@
 import { namedLanguage } from '../code/languages.ts';
 
-export const HTML = 'text/html';
-export const MARKDOWN = 'text/markdown';
-export const PLAIN = 'text/plain';
+import { HTML, MARKDOWN, PLAIN } from '../../core/media-type.ts';
+
+export { HTML, MARKDOWN, PLAIN };
 
 /** Content-Type spellings of the same media types. */
 const ALIASES: Record<string, string> = {

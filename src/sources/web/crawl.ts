@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { frontMatter, HTML, MARKDOWN, PLAIN } from '../../core/media-type.ts';
 import type { Snapshot, SourceFile } from '../types.ts';
 import { fetchOnce, type Fetched } from './http.ts';
 import { pageLinks } from './links.ts';
@@ -51,7 +52,6 @@ export interface WebSnapshot extends Snapshot {
 
 const MARKDOWN_TYPES = /^(text\/markdown|text\/x-markdown|text\/plain)\b/;
 const MARKDOWN_ONLY = /^(text\/markdown|text\/x-markdown)\b/;
-const HTML = 'text/html';
 const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)\b/;
 const MAX_SITEMAPS = 50;
 
@@ -66,8 +66,7 @@ interface Page {
 }
 
 /** A page indexed before media types were recorded was stored converted: Markdown. */
-const LEGACY_TYPE = 'text/markdown';
-const mediaTypeOfStamp = (stamp: string) => decodeStamp(stamp)?.mediaType ?? LEGACY_TYPE;
+const mediaTypeOfStamp = (stamp: string) => decodeStamp(stamp)?.mediaType ?? MARKDOWN;
 
 /**
  * Crawls a site into a snapshot whose files are its pages: the path is the page's canonical URL,
@@ -217,7 +216,7 @@ export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string
     if (id !== url && pages.has(id)) return links;
     seen.add(id);
     const doc = Buffer.from(text);
-    const mediaType = isHtml ? HTML : MARKDOWN_ONLY.test(f.contentType) ? 'text/markdown' : 'text/plain';
+    const mediaType = isHtml ? HTML : MARKDOWN_ONLY.test(f.contentType) ? MARKDOWN : PLAIN;
     pages.set(id, { bytes: doc, mediaType, stamp: encodeStamp({ hash: sha256(doc), etag: f.etag, lastModified: f.lastModified, mediaType }) });
     return links;
   };
@@ -332,9 +331,4 @@ function charsetOf(contentType: string): string {
   } catch {
     return 'utf-8';
   }
-}
-
-/** A Markdown page's URL as front matter (the results' url), as the content step gives an HTML page's. */
-function frontMatter(title: string | null, url: string): string {
-  return `---\n${title ? `title: ${title}\n` : ''}url: ${url}\n---\n\n`;
 }
