@@ -205,7 +205,7 @@ export class PgIndexReader implements IndexReader {
   async chunkTexts(refs: readonly number[]): Promise<ChunkText[]> {
     if (!refs.length) return [];
     return this.db.query<ChunkText>(
-      `SELECT c.id AS ref, d.title, c.heading, c.content FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ANY ($1::bigint[])`,
+      `SELECT c.id AS ref, c.document_id AS doc, d.title, c.heading, c.content FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ANY ($1::bigint[])`,
       [refs],
     );
   }
