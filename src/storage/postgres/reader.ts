@@ -6,6 +6,7 @@ import type { PgDb, Queryable } from './db.ts';
 import { field, pgFilterSql } from './filter.ts';
 import { decodeVectorSend, vectorLiteral } from './vectors.ts';
 import { annType } from './writer.ts';
+import { byScoreThenRef, TIE_MARGIN } from '../ranking/score-order.ts';
 
 const HIT_COLUMNS = `c.id AS ref, c.key AS id, s.name AS source, d.path, d.title, c.heading, c.content,
   jsonb_strip_nulls(jsonb_build_object('mediaType', d.media_type)) || d.metadata || c.metadata AS metadata, c.start_line AS "startLine", c.end_line AS "endLine"`;
@@ -68,14 +69,15 @@ export class PgIndexReader implements IndexReader {
       // Scaled to unit length first, as the exact rescoring of an in-process ranking has it.
       const unit = Float32Array.from(q.vector);
       normalizeRows(unit, unit.length);
-      const params: unknown[] = [vectorLiteral(unit), q.k];
+      const params: unknown[] = [vectorLiteral(unit), q.k + TIE_MARGIN];
       const filter = pgFilterSql(q.filter, params);
       const without = q.exclude?.length ? `AND NOT (c.id = ANY ($${params.push(q.exclude)}::bigint[]))` : '';
       // The fingerprint as a literal: the partial HNSW index is chosen only when the planner sees it.
       const fp = `'${q.fingerprint.replace(/'/g, "''")}'`;
       // Approximate: ordered by the indexed expression alone, so the planner walks the HNSW index
-      // (a second sort key would make it sort every row); equal scores are put in reference order
-      // below. Exact: every vector of the fingerprint, ties by reference in the query.
+      // (a second sort key would make it sort every row). Either way a few rows more than k come
+      // back and are put in the order the in-process ranking gives (scores within float rounding
+      // tie, in reference order), then cut to k.
       const order = ann ? `(v.embedding::${ann.type}) <=> ($1::vector::${ann.type})` : `v.embedding <=> $1::vector, c.id`;
       const rows = await c.query<RefScore>(
         `SELECT c.id AS ref, 1 - (v.embedding <=> $1::vector) AS score
@@ -84,8 +86,7 @@ export class PgIndexReader implements IndexReader {
          ORDER BY ${order} LIMIT $2`,
         params,
       );
-      if (ann) rows.rows.sort((a, b) => b.score - a.score || a.ref - b.ref);
-      return rows.rows;
+      return rows.rows.sort(byScoreThenRef).slice(0, q.k);
     });
   }
 
