@@ -57,37 +57,41 @@ export class PgIndexReader implements IndexReader {
   async nearest(query: NearestQuery): Promise<RefScore[]> {
     const q = { ...query, exact: query.exact ?? this.defaults.exact, efSearch: query.efSearch ?? this.defaults.efSearch ?? DEFAULT_EF_SEARCH };
     if (q.k <= 0) return [];
-    return this.db.tx(async (c) => {
-      const [e] = (await c.query<{ dims: number }>('SELECT dims FROM embedders WHERE fingerprint = $1', [q.fingerprint])).rows;
-      if (!e || e.dims !== q.vector.length) return [];
-      const ann = q.exact ? null : annType(e.dims);
-      if (ann) {
-        // Filtered HNSW scans go on until k rows pass (pgvector ≥ 0.8), in distance order.
-        await c.query(`SET LOCAL hnsw.iterative_scan = strict_order`);
-        if (q.efSearch !== undefined) await c.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [String(Math.trunc(q.efSearch))]);
-      }
-      // Scaled to unit length first, as the exact rescoring of an in-process ranking has it.
-      const unit = Float32Array.from(q.vector);
-      normalizeRows(unit, unit.length);
-      const params: unknown[] = [vectorLiteral(unit), q.k + TIE_MARGIN];
-      const filter = pgFilterSql(q.filter, params);
-      const without = q.exclude?.length ? `AND NOT (c.id = ANY ($${params.push(q.exclude)}::bigint[]))` : '';
-      // The fingerprint as a literal: the partial HNSW index is chosen only when the planner sees it.
-      const fp = `'${q.fingerprint.replace(/'/g, "''")}'`;
-      // Approximate: ordered by the indexed expression alone, so the planner walks the HNSW index
-      // (a second sort key would make it sort every row). Either way a few rows more than k come
-      // back and are put in the order the in-process ranking gives (scores within float rounding
-      // tie, in reference order), then cut to k.
-      const order = ann ? `(v.embedding::${ann.type}) <=> ($1::vector::${ann.type})` : `v.embedding <=> $1::vector, c.id`;
-      const rows = await c.query<RefScore>(
-        `SELECT c.id AS ref, 1 - (v.embedding <=> $1::vector) AS score
-         FROM vectors v JOIN chunks c ON c.text_hash = v.text_hash ${HIT_JOINS}
-         WHERE v.fingerprint = ${fp} AND ${filter} ${without}
-         ORDER BY ${order} LIMIT $2`,
-        params,
-      );
-      return rows.rows.sort(byScoreThenRef).slice(0, q.k);
-    });
+    const dims = await this.dimsOf(q.fingerprint);
+    if (dims !== q.vector.length) return [];
+    const ann = q.exact ? null : annType(dims);
+    // Scaled to unit length first, as the exact rescoring of an in-process ranking has it.
+    const unit = Float32Array.from(q.vector);
+    normalizeRows(unit, unit.length);
+    const params: unknown[] = [vectorLiteral(unit), q.k + TIE_MARGIN];
+    const filter = pgFilterSql(q.filter, params);
+    const without = q.exclude?.length ? `AND NOT (c.id = ANY ($${params.push(q.exclude)}::bigint[]))` : '';
+    // The fingerprint as a literal: the partial HNSW index is chosen only when the planner sees it.
+    const fp = `'${q.fingerprint.replace(/'/g, "''")}'`;
+    // Approximate: ordered by the indexed expression alone, so the planner walks the HNSW index
+    // (a second sort key would make it sort every row). Either way a few rows more than k come
+    // back and are put in the order the in-process ranking gives (scores within float rounding
+    // tie, in reference order), then cut to k.
+    const order = ann ? `(v.embedding::${ann.type}) <=> ($1::vector::${ann.type})` : `v.embedding <=> $1::vector, c.id`;
+    const sql = `SELECT c.id AS ref, 1 - (v.embedding <=> $1::vector) AS score
+       FROM vectors v JOIN chunks c ON c.text_hash = v.text_hash ${HIT_JOINS}
+       WHERE v.fingerprint = ${fp} AND ${filter} ${without}
+       ORDER BY ${order} LIMIT $2`;
+    // Filtered HNSW scans go on until enough rows pass (pgvector ≥ 0.8), in distance order.
+    const rows = ann
+      ? await this.db.withSettings({ 'hnsw.iterative_scan': 'strict_order', 'hnsw.ef_search': String(Math.trunc(q.efSearch)) }, (c) => c.query<RefScore>(sql, params))
+      : await this.db.q.query<RefScore>(sql, params);
+    return rows.rows.sort(byScoreThenRef).slice(0, q.k);
+  }
+
+  /** A fingerprint's dimensions (they never change once its embedder row exists); null without one. */
+  private readonly dims = new Map<string, number>();
+  private async dimsOf(fingerprint: string): Promise<number | null> {
+    const known = this.dims.get(fingerprint);
+    if (known !== undefined) return known;
+    const [e] = await this.db.query<{ dims: number }>('SELECT dims FROM embedders WHERE fingerprint = $1', [fingerprint]);
+    if (e) this.dims.set(fingerprint, e.dims);
+    return e?.dims ?? null;
   }
 
   async keyword(q: KeywordQuery): Promise<RefScore[]> {
@@ -137,33 +141,39 @@ export class PgIndexReader implements IndexReader {
     // As SQLite's: a filter of sources and broken chunks narrows the sets (and the count, by the
     // sources' share); one with metadata conditions or a path is left to the caller.
     const narrow = !filter?.where?.length && filter?.path === undefined;
-    const [all, total] = await Promise.all([
+    // Every list in one query: the chunks with a posting for every token of a list (FTS5's AND
+    // over head and body), from the postings index; the filter reads only those chunks' rows.
+    const terms: string[] = [];
+    const listOf: number[] = [];
+    const sizes: number[] = [];
+    tokenLists.forEach((tokens, i) => {
+      const distinct = [...new Set(tokens)];
+      for (const t of distinct) (terms.push(t), listOf.push(i + 1));
+      sizes.push(distinct.length);
+    });
+    const params: unknown[] = [terms, listOf, sizes];
+    const where = narrow ? pgFilterSql(filter, params) : 'true';
+    const [all, total, rows] = await Promise.all([
       this.allRefs(),
       narrow && filter?.sources?.length
         ? this.db.query<{ n: number }>(`SELECT count(*) AS n FROM chunks c ${HIT_JOINS} WHERE s.name = ANY ($1::text[])`, [filter.sources]).then((r) => r[0]!.n)
         : null,
+      terms.length
+        ? this.db.query<{ list: number; id: number }>(
+            `WITH q AS (SELECT * FROM unnest($1::text[], $2::int[]) AS q(term, list)),
+             hit AS (SELECT q.list, p.chunk_id FROM q JOIN postings p ON p.term = q.term
+                     GROUP BY q.list, p.chunk_id HAVING count(*) = ($3::int[])[q.list])
+             SELECT hit.list, c.id FROM hit JOIN chunks c ON c.id = hit.chunk_id ${narrow ? HIT_JOINS : ''} WHERE ${where} ORDER BY hit.list, c.id`,
+            params,
+          )
+        : [],
     ]);
-    const sets = await Promise.all(
-      tokenLists.map(async (tokens) => {
-        const distinct = [...new Set(tokens)];
-        if (!distinct.length) return new Int32Array(0);
-        // The chunks with a posting for every token (FTS5's AND over head and body), from the
-        // postings index; the filter reads only those chunks' rows.
-        const params: unknown[] = [distinct, distinct.length];
-        const where = narrow ? pgFilterSql(filter, params) : 'true';
-        const rows = await this.db.query<{ id: number }>(
-          `WITH hit AS (SELECT chunk_id FROM postings WHERE term = ANY ($1::text[]) GROUP BY chunk_id HAVING count(*) = $2)
-           SELECT c.id FROM hit JOIN chunks c ON c.id = hit.chunk_id ${narrow ? HIT_JOINS : ''} WHERE ${where} ORDER BY c.id`,
-          params,
-        );
-        const out: number[] = [];
-        for (const r of rows) {
-          const p = indexOfSorted(all, r.id);
-          if (p >= 0) out.push(p);
-        }
-        return Int32Array.from(out);
-      }),
-    );
+    const found = tokenLists.map(() => [] as number[]);
+    for (const r of rows) {
+      const p = indexOfSorted(all, r.id);
+      if (p >= 0) found[r.list - 1]!.push(p);
+    }
+    const sets = found.map((positions) => Int32Array.from(positions));
     return { sets, refs: all, total: total ?? all.length, filtered: narrow };
   }
 
