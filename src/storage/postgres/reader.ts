@@ -7,6 +7,7 @@ import { field, pgFilterSql } from './filter.ts';
 import { decodeVectorSend, vectorLiteral } from './vectors.ts';
 import { annType } from './writer.ts';
 import { byScoreThenRef, TIE_MARGIN } from '../ranking/score-order.ts';
+import { MatchCache } from '../ranking/match-cache.ts';
 
 const HIT_COLUMNS = `c.id AS ref, c.key AS id, s.name AS source, d.path, d.title, c.heading, c.content,
   jsonb_strip_nulls(jsonb_build_object('mediaType', d.media_type)) || d.metadata || c.metadata AS metadata, c.start_line AS "startLine", c.end_line AS "endLine"`;
@@ -141,23 +142,37 @@ export class PgIndexReader implements IndexReader {
     // As SQLite's: a filter of sources and broken chunks narrows the sets (and the count, by the
     // sources' share); one with metadata conditions or a path is left to the caller.
     const narrow = !filter?.where?.length && filter?.path === undefined;
-    // Every list in one query: the chunks with a posting for every token of a list (FTS5's AND
-    // over head and body), from the postings index; the filter reads only those chunks' rows.
+    const g = await this.generationState();
+    // Sets and counts kept while the generation stands, as SQLite's reader keeps them: concept
+    // scoring asks for the same common words query after query, and those are the costly ones.
+    const scope = narrow ? `${[...(filter?.sources ?? [])].sort().join(',')}|${filter?.includeBroken ? 1 : 0}` : '*';
+    const lists = tokenLists.map((tokens) => [...new Set(tokens)]);
+    const keys = lists.map((tokens) => `${scope}\u0000${tokens.join(' ')}`);
+    const sets = keys.map((k, i) => (lists[i]!.length ? g.matches.get(k) : new Int32Array(0)));
+    const missing = sets.flatMap((set, i) => (set ? [] : [i]));
+    const countKey = narrow && filter?.sources?.length ? [...filter.sources].sort().join(',') : null;
+    // Every missing list in one query: the chunks with a posting for every token of a list (FTS5's
+    // AND over head and body), from the postings index; the filter reads only those chunks' rows.
     const terms: string[] = [];
     const listOf: number[] = [];
     const sizes: number[] = [];
-    tokenLists.forEach((tokens, i) => {
-      const distinct = [...new Set(tokens)];
-      for (const t of distinct) (terms.push(t), listOf.push(i + 1));
-      sizes.push(distinct.length);
+    missing.forEach((i, j) => {
+      for (const t of lists[i]!) (terms.push(t), listOf.push(j + 1));
+      sizes.push(lists[i]!.length);
     });
     const params: unknown[] = [terms, listOf, sizes];
     const where = narrow ? pgFilterSql(filter, params) : 'true';
-    const [all, total, rows] = await Promise.all([
-      this.allRefs(),
-      narrow && filter?.sources?.length
-        ? this.db.query<{ n: number }>(`SELECT count(*) AS n FROM chunks c ${HIT_JOINS} WHERE s.name = ANY ($1::text[])`, [filter.sources]).then((r) => r[0]!.n)
-        : null,
+    const count = async (): Promise<number | null> => {
+      if (countKey === null) return null;
+      let n = g.counts.get(countKey);
+      if (n === undefined) {
+        [{ n }] = (await this.db.query<{ n: number }>(`SELECT count(*) AS n FROM chunks c ${HIT_JOINS} WHERE s.name = ANY ($1::text[])`, [filter!.sources])) as [{ n: number }];
+        g.counts.set(countKey, n);
+      }
+      return n;
+    };
+    const [total, rows] = await Promise.all([
+      count(),
       terms.length
         ? this.db.query<{ list: number; id: number }>(
             `WITH q AS (SELECT * FROM unnest($1::text[], $2::int[]) AS q(term, list)),
@@ -168,24 +183,24 @@ export class PgIndexReader implements IndexReader {
           )
         : [],
     ]);
-    const found = tokenLists.map(() => [] as number[]);
+    const found = missing.map(() => [] as number[]);
     for (const r of rows) {
-      const p = indexOfSorted(all, r.id);
+      const p = indexOfSorted(g.refs, r.id);
       if (p >= 0) found[r.list - 1]!.push(p);
     }
-    const sets = found.map((positions) => Int32Array.from(positions));
-    return { sets, refs: all, total: total ?? all.length, filtered: narrow };
+    missing.forEach((i, j) => g.matches.set(keys[i]!, (sets[i] = Int32Array.from(found[j]!))));
+    return { sets: sets as Int32Array[], refs: g.refs, total: total ?? g.refs.length, filtered: narrow };
   }
 
-  /** Every chunk id ascending, kept while the generation stands. */
-  private refsCache: { generation: number; refs: Int32Array } | null = null;
-  private async allRefs(): Promise<Int32Array> {
+  /** What is kept while the generation stands: every chunk id ascending, match sets, per-source counts. */
+  private generationCache: { generation: number; refs: Int32Array; matches: MatchCache; counts: Map<string, number> } | null = null;
+  private async generationState(): Promise<NonNullable<PgIndexReader['generationCache']>> {
     const generation = await this.generation();
-    if (this.refsCache?.generation !== generation) {
+    if (this.generationCache?.generation !== generation) {
       const rows = await this.db.query<{ id: number }>('SELECT id FROM chunks ORDER BY id');
-      this.refsCache = { generation, refs: Int32Array.from(rows.map((r) => r.id)) };
+      this.generationCache = { generation, refs: Int32Array.from(rows.map((r) => r.id)), matches: new MatchCache(generation), counts: new Map() };
     }
-    return this.refsCache.refs;
+    return this.generationCache;
   }
 
   async refFilter(): Promise<null> {
