@@ -22,6 +22,7 @@ import { isHit, readEvalFile } from '../src/search/eval.ts';
 import { Searcher, type SearchOptions } from '../src/search/search.ts';
 import { runIndex } from '../src/sync/run.ts';
 import { CORPORA } from '../tests/helpers/tmp.ts';
+import { EVAL_SETS } from './eval-set-list.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const args = process.argv.slice(2);
@@ -30,13 +31,7 @@ const pgBase = opt('--pg') ?? process.env.RAGSYNC_BENCH_PG_URL;
 if (!pgBase) throw new Error('usage: postgres-parity.bench.ts --pg postgres://… [--exact] [--analyze] [--json OUT]');
 const schema = `parity_${process.pid}`;
 
-const SETS = [
-  'eval/classics.jsonl',
-  'eval/bookmarks.jsonl',
-  'bench/eval/classics-search.jsonl',
-  'bench/eval/bookmarks-search.jsonl',
-  ...['dev', 'heldout'].flatMap((d) => ['bookmarks-en', 'classics-en', 'classics-zh'].map((f) => `eval/${d}/${f}.jsonl`)),
-];
+const SETS = EVAL_SETS;
 const MODES: [string, SearchOptions][] = [
   ['vector', { mode: 'vector' }],
   ['keyword', { mode: 'keyword' }],
