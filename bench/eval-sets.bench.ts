@@ -20,20 +20,14 @@ import { readEvalFile, runEval, type Metrics } from '../src/search/eval.ts';
 import { Searcher, type SearchMode } from '../src/search/search.ts';
 import { runIndex } from '../src/sync/run.ts';
 import { CORPORA } from '../tests/helpers/tmp.ts';
+import { EVAL_SETS } from './eval-set-list.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const corpora = CORPORA;
 if (!existsSync(join(corpora, 'classics.bundle'))) throw new Error(`no bundles in ${corpora} (set RAGSYNC_CORPORA)`);
 const jsonOut = process.argv.includes('--json') ? process.argv[process.argv.indexOf('--json') + 1] : undefined;
 
-const SETS = [
-  'eval/classics.jsonl',
-  'eval/bookmarks.jsonl',
-  'bench/eval/classics-search.jsonl',
-  'bench/eval/bookmarks-search.jsonl',
-  // query-analysis sets (eval/README.md): tune on dev, judge on held-out
-  ...['dev', 'heldout'].flatMap((d) => ['bookmarks-en', 'classics-en', 'classics-zh'].map((f) => `eval/${d}/${f}.jsonl`)),
-];
+const SETS = EVAL_SETS;
 const MODES: SearchMode[] = ['vector', 'keyword', 'hybrid'];
 
 const work = mkdtempSync(join(tmpdir(), 'ragsync-eval-sets-'));

@@ -267,9 +267,9 @@ describe.each(BACKENDS)('storage roles: $name', (backend) => {
       }
     });
 
-    it('match sets: the chunks holding every token of each list, as positions into all chunks', async () => {
+    it('match sets: the chunks holding every token of each list, as positions into all chunks; a write is seen', async () => {
       const db = fresh();
-      await seed(db);
+      const w = await seed(db);
       const r = search(db);
       const named = async (lists: string[][], filter?: Parameters<NonNullable<SearchStore['matchSets']>>[1]) => {
         const m = await r.matchSets!(lists, filter);
@@ -289,6 +289,14 @@ describe.each(BACKENDS)('storage roles: $name', (backend) => {
       ]);
       expect(await named([['伤官']], { sources: ['books'] })).toMatchObject({ total: 3, filtered: true });
       expect(await named([terms('queue')], { path: '2024/**' })).toMatchObject({ filtered: false, total: 7 });
+      // Sets and counts asked for again after a write: what the write changed, not what was kept.
+      await w.writeDocuments('books', [doc('more.md', ['伤官伤尽复生财'])]);
+      expect(await named([['伤官'], ['伤官', '配印']], { sources: ['books'] })).toEqual({
+        sets: [['qiongtong.md#1', 'qiongtong.md#2', 'more.md#0'], ['qiongtong.md#1']],
+        total: 4,
+        filtered: true,
+        refs: 8,
+      });
     });
 
     it('filters as data: metadata conditions, paths, sources, broken chunks', async () => {

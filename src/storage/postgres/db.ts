@@ -7,6 +7,9 @@ import { StorageError } from '../errors.ts';
 import { pgStorageError } from './errors.ts';
 import type { PgLocation } from './location.ts';
 
+/** The server settings each pooled connection holds (PgDb.withSettings). */
+const sessionSettings = new WeakMap<pg.PoolClient, Map<string, string>>();
+
 /** bigint (counts, ids) as numbers: ids and counts of an index stay far below 2^53. */
 const typesOf = (lib: typeof pg): pg.CustomTypesConfig => ({
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -166,6 +169,55 @@ export class PgDb {
         if (!session) c.release(err instanceof Error && !(err as { code?: unknown }).code ? err : undefined);
       },
     };
+  }
+
+  /**
+   * Runs `fn` on one connection with these server settings in force (names from code, never from
+   * requests). A pooled connection keeps what was set on it, so a setting already in place costs
+   * no round trip: a search whose settings match its connection's is one query, not a transaction
+   * of SET LOCALs. Inside a dry run's transaction they are set for that transaction alone.
+   */
+  async withSettings<T>(settings: Record<string, string>, fn: (c: Queryable) => Promise<T>): Promise<T> {
+    const sets = (have: Map<string, string> | undefined) =>
+      Object.entries(settings)
+        .filter(([name, value]) => have?.get(name) !== value)
+        .map(([name, value]) => {
+          if (!/^[a-z_][a-z0-9_.]*$/.test(name)) throw new Error(`bad setting name ${JSON.stringify(name)}`);
+          return [name, value] as const;
+        });
+    if (this.mode === 'dryrun') {
+      return this.tx(async (c) => {
+        for (const [name, value] of sets(undefined)) await c.query('SELECT set_config($1, $2, true)', [name, value]);
+        return fn(c);
+      });
+    }
+    const c = await this.ownClient();
+    let have = sessionSettings.get(c);
+    if (!have) sessionSettings.set(c, (have = new Map()));
+    const q: Queryable = {
+      query: async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => {
+        try {
+          return await c.query<R>(sql, params);
+        } catch (err) {
+          throw this.wrap(err);
+        }
+      },
+    };
+    try {
+      const missing = sets(have);
+      if (missing.length) {
+        // One round trip for all; forgotten first, so a failure leaves nothing believed set.
+        for (const [name] of missing) have.delete(name);
+        await q.query(`SELECT ${missing.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, false)`).join(', ')}`, missing.flat());
+        for (const [name, value] of missing) have.set(name, value);
+      }
+      const out = await fn(q);
+      this.releaseOwn(c);
+      return out;
+    } catch (err) {
+      this.releaseOwn(c, err);
+      throw err;
+    }
   }
 
   /** Refuses index writes once the run lock's connection ended: another run may hold the lock by now. */

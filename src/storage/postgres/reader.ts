@@ -6,6 +6,8 @@ import type { PgDb, Queryable } from './db.ts';
 import { field, pgFilterSql } from './filter.ts';
 import { decodeVectorSend, vectorLiteral } from './vectors.ts';
 import { annType } from './writer.ts';
+import { byScoreThenRef, TIE_MARGIN } from '../ranking/score-order.ts';
+import { MatchCache } from '../ranking/match-cache.ts';
 
 const HIT_COLUMNS = `c.id AS ref, c.key AS id, s.name AS source, d.path, d.title, c.heading, c.content,
   jsonb_strip_nulls(jsonb_build_object('mediaType', d.media_type)) || d.metadata || c.metadata AS metadata, c.start_line AS "startLine", c.end_line AS "endLine"`;
@@ -56,37 +58,41 @@ export class PgIndexReader implements IndexReader {
   async nearest(query: NearestQuery): Promise<RefScore[]> {
     const q = { ...query, exact: query.exact ?? this.defaults.exact, efSearch: query.efSearch ?? this.defaults.efSearch ?? DEFAULT_EF_SEARCH };
     if (q.k <= 0) return [];
-    return this.db.tx(async (c) => {
-      const [e] = (await c.query<{ dims: number }>('SELECT dims FROM embedders WHERE fingerprint = $1', [q.fingerprint])).rows;
-      if (!e || e.dims !== q.vector.length) return [];
-      const ann = q.exact ? null : annType(e.dims);
-      if (ann) {
-        // Filtered HNSW scans go on until k rows pass (pgvector ≥ 0.8), in distance order.
-        await c.query(`SET LOCAL hnsw.iterative_scan = strict_order`);
-        if (q.efSearch !== undefined) await c.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [String(Math.trunc(q.efSearch))]);
-      }
-      // Scaled to unit length first, as the exact rescoring of an in-process ranking has it.
-      const unit = Float32Array.from(q.vector);
-      normalizeRows(unit, unit.length);
-      const params: unknown[] = [vectorLiteral(unit), q.k];
-      const filter = pgFilterSql(q.filter, params);
-      const without = q.exclude?.length ? `AND NOT (c.id = ANY ($${params.push(q.exclude)}::bigint[]))` : '';
-      // The fingerprint as a literal: the partial HNSW index is chosen only when the planner sees it.
-      const fp = `'${q.fingerprint.replace(/'/g, "''")}'`;
-      // Approximate: ordered by the indexed expression alone, so the planner walks the HNSW index
-      // (a second sort key would make it sort every row); equal scores are put in reference order
-      // below. Exact: every vector of the fingerprint, ties by reference in the query.
-      const order = ann ? `(v.embedding::${ann.type}) <=> ($1::vector::${ann.type})` : `v.embedding <=> $1::vector, c.id`;
-      const rows = await c.query<RefScore>(
-        `SELECT c.id AS ref, 1 - (v.embedding <=> $1::vector) AS score
-         FROM vectors v JOIN chunks c ON c.text_hash = v.text_hash ${HIT_JOINS}
-         WHERE v.fingerprint = ${fp} AND ${filter} ${without}
-         ORDER BY ${order} LIMIT $2`,
-        params,
-      );
-      if (ann) rows.rows.sort((a, b) => b.score - a.score || a.ref - b.ref);
-      return rows.rows;
-    });
+    const dims = await this.dimsOf(q.fingerprint);
+    if (dims !== q.vector.length) return [];
+    const ann = q.exact ? null : annType(dims);
+    // Scaled to unit length first, as the exact rescoring of an in-process ranking has it.
+    const unit = Float32Array.from(q.vector);
+    normalizeRows(unit, unit.length);
+    const params: unknown[] = [vectorLiteral(unit), q.k + TIE_MARGIN];
+    const filter = pgFilterSql(q.filter, params);
+    const without = q.exclude?.length ? `AND NOT (c.id = ANY ($${params.push(q.exclude)}::bigint[]))` : '';
+    // The fingerprint as a literal: the partial HNSW index is chosen only when the planner sees it.
+    const fp = `'${q.fingerprint.replace(/'/g, "''")}'`;
+    // Approximate: ordered by the indexed expression alone, so the planner walks the HNSW index
+    // (a second sort key would make it sort every row). Either way a few rows more than k come
+    // back and are put in the order the in-process ranking gives (scores within float rounding
+    // tie, in reference order), then cut to k.
+    const order = ann ? `(v.embedding::${ann.type}) <=> ($1::vector::${ann.type})` : `v.embedding <=> $1::vector, c.id`;
+    const sql = `SELECT c.id AS ref, 1 - (v.embedding <=> $1::vector) AS score
+       FROM vectors v JOIN chunks c ON c.text_hash = v.text_hash ${HIT_JOINS}
+       WHERE v.fingerprint = ${fp} AND ${filter} ${without}
+       ORDER BY ${order} LIMIT $2`;
+    // Filtered HNSW scans go on until enough rows pass (pgvector ≥ 0.8), in distance order.
+    const rows = ann
+      ? await this.db.withSettings({ 'hnsw.iterative_scan': 'strict_order', 'hnsw.ef_search': String(Math.trunc(q.efSearch)) }, (c) => c.query<RefScore>(sql, params))
+      : await this.db.q.query<RefScore>(sql, params);
+    return rows.rows.sort(byScoreThenRef).slice(0, q.k);
+  }
+
+  /** A fingerprint's dimensions (they never change once its embedder row exists); null without one. */
+  private readonly dims = new Map<string, number>();
+  private async dimsOf(fingerprint: string): Promise<number | null> {
+    const known = this.dims.get(fingerprint);
+    if (known !== undefined) return known;
+    const [e] = await this.db.query<{ dims: number }>('SELECT dims FROM embedders WHERE fingerprint = $1', [fingerprint]);
+    if (e) this.dims.set(fingerprint, e.dims);
+    return e?.dims ?? null;
   }
 
   async keyword(q: KeywordQuery): Promise<RefScore[]> {
@@ -136,45 +142,65 @@ export class PgIndexReader implements IndexReader {
     // As SQLite's: a filter of sources and broken chunks narrows the sets (and the count, by the
     // sources' share); one with metadata conditions or a path is left to the caller.
     const narrow = !filter?.where?.length && filter?.path === undefined;
-    const [all, total] = await Promise.all([
-      this.allRefs(),
-      narrow && filter?.sources?.length
-        ? this.db.query<{ n: number }>(`SELECT count(*) AS n FROM chunks c ${HIT_JOINS} WHERE s.name = ANY ($1::text[])`, [filter.sources]).then((r) => r[0]!.n)
-        : null,
+    const g = await this.generationState();
+    // Sets and counts kept while the generation stands, as SQLite's reader keeps them: concept
+    // scoring asks for the same common words query after query, and those are the costly ones.
+    const scope = narrow ? `${[...(filter?.sources ?? [])].sort().join(',')}|${filter?.includeBroken ? 1 : 0}` : '*';
+    const lists = tokenLists.map((tokens) => [...new Set(tokens)]);
+    const keys = lists.map((tokens) => `${scope}\u0000${tokens.join(' ')}`);
+    const sets = keys.map((k, i) => (lists[i]!.length ? g.matches.get(k) : new Int32Array(0)));
+    const missing = sets.flatMap((set, i) => (set ? [] : [i]));
+    const countKey = narrow && filter?.sources?.length ? [...filter.sources].sort().join(',') : null;
+    // Every missing list in one query: the chunks with a posting for every token of a list (FTS5's
+    // AND over head and body), from the postings index; the filter reads only those chunks' rows.
+    const terms: string[] = [];
+    const listOf: number[] = [];
+    const sizes: number[] = [];
+    missing.forEach((i, j) => {
+      for (const t of lists[i]!) (terms.push(t), listOf.push(j + 1));
+      sizes.push(lists[i]!.length);
+    });
+    const params: unknown[] = [terms, listOf, sizes];
+    const where = narrow ? pgFilterSql(filter, params) : 'true';
+    const count = async (): Promise<number | null> => {
+      if (countKey === null) return null;
+      let n = g.counts.get(countKey);
+      if (n === undefined) {
+        [{ n }] = (await this.db.query<{ n: number }>(`SELECT count(*) AS n FROM chunks c ${HIT_JOINS} WHERE s.name = ANY ($1::text[])`, [filter!.sources])) as [{ n: number }];
+        g.counts.set(countKey, n);
+      }
+      return n;
+    };
+    const [total, rows] = await Promise.all([
+      count(),
+      terms.length
+        ? this.db.query<{ list: number; id: number }>(
+            `WITH q AS (SELECT * FROM unnest($1::text[], $2::int[]) AS q(term, list)),
+             hit AS (SELECT q.list, p.chunk_id FROM q JOIN postings p ON p.term = q.term
+                     GROUP BY q.list, p.chunk_id HAVING count(*) = ($3::int[])[q.list])
+             SELECT hit.list, c.id FROM hit JOIN chunks c ON c.id = hit.chunk_id ${narrow ? HIT_JOINS : ''} WHERE ${where} ORDER BY hit.list, c.id`,
+            params,
+          )
+        : [],
     ]);
-    const sets = await Promise.all(
-      tokenLists.map(async (tokens) => {
-        const distinct = [...new Set(tokens)];
-        if (!distinct.length) return new Int32Array(0);
-        // The chunks with a posting for every token (FTS5's AND over head and body), from the
-        // postings index; the filter reads only those chunks' rows.
-        const params: unknown[] = [distinct, distinct.length];
-        const where = narrow ? pgFilterSql(filter, params) : 'true';
-        const rows = await this.db.query<{ id: number }>(
-          `WITH hit AS (SELECT chunk_id FROM postings WHERE term = ANY ($1::text[]) GROUP BY chunk_id HAVING count(*) = $2)
-           SELECT c.id FROM hit JOIN chunks c ON c.id = hit.chunk_id ${narrow ? HIT_JOINS : ''} WHERE ${where} ORDER BY c.id`,
-          params,
-        );
-        const out: number[] = [];
-        for (const r of rows) {
-          const p = indexOfSorted(all, r.id);
-          if (p >= 0) out.push(p);
-        }
-        return Int32Array.from(out);
-      }),
-    );
-    return { sets, refs: all, total: total ?? all.length, filtered: narrow };
+    const found = missing.map(() => [] as number[]);
+    for (const r of rows) {
+      const p = indexOfSorted(g.refs, r.id);
+      if (p >= 0) found[r.list - 1]!.push(p);
+    }
+    missing.forEach((i, j) => g.matches.set(keys[i]!, (sets[i] = Int32Array.from(found[j]!))));
+    return { sets: sets as Int32Array[], refs: g.refs, total: total ?? g.refs.length, filtered: narrow };
   }
 
-  /** Every chunk id ascending, kept while the generation stands. */
-  private refsCache: { generation: number; refs: Int32Array } | null = null;
-  private async allRefs(): Promise<Int32Array> {
+  /** What is kept while the generation stands: every chunk id ascending, match sets, per-source counts. */
+  private generationCache: { generation: number; refs: Int32Array; matches: MatchCache; counts: Map<string, number> } | null = null;
+  private async generationState(): Promise<NonNullable<PgIndexReader['generationCache']>> {
     const generation = await this.generation();
-    if (this.refsCache?.generation !== generation) {
+    if (this.generationCache?.generation !== generation) {
       const rows = await this.db.query<{ id: number }>('SELECT id FROM chunks ORDER BY id');
-      this.refsCache = { generation, refs: Int32Array.from(rows.map((r) => r.id)) };
+      this.generationCache = { generation, refs: Int32Array.from(rows.map((r) => r.id)), matches: new MatchCache(generation), counts: new Map() };
     }
-    return this.refsCache.refs;
+    return this.generationCache;
   }
 
   async refFilter(): Promise<null> {
@@ -205,7 +231,7 @@ export class PgIndexReader implements IndexReader {
   async chunkTexts(refs: readonly number[]): Promise<ChunkText[]> {
     if (!refs.length) return [];
     return this.db.query<ChunkText>(
-      `SELECT c.id AS ref, d.title, c.heading, c.content FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ANY ($1::bigint[])`,
+      `SELECT c.id AS ref, c.document_id AS doc, d.title, c.heading, c.content FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ANY ($1::bigint[])`,
       [refs],
     );
   }

@@ -2,6 +2,7 @@ import type { IndexReader, VectorSet } from '../roles.ts';
 import { encodeInt8, normalizeRows } from '../../core/quantize.ts';
 import { createDotKernel, createInt8Kernel, type DotKernel, type Int8Kernel } from './simd-dots.ts';
 import { indexOfSorted } from '../../core/sorted-ids.ts';
+import { SCORE_TIE } from './score-order.ts';
 
 export { normalizeRows, quantizeRow } from '../../core/quantize.ts';
 
@@ -212,10 +213,10 @@ interface Floats {
 /**
  * Best first; scores within float32 rounding of each other tie and keep row order, as the float32
  * scan orders equal scores (the store's cosine rounds differently: rows of one direction and
- * different lengths score equal after normalisation there, 1e-7 apart here).
+ * different lengths score equal after normalisation there, 1e-7 apart here). Rows are in reference
+ * order, so this is byScoreThenRef.
  */
-const TIE = 3e-7;
-const byScore = (a: VectorMatch, b: VectorMatch) => (Math.abs(a.score - b.score) <= TIE ? a.row - b.row : b.score - a.score);
+const byScore = (a: VectorMatch, b: VectorMatch) => (Math.abs(a.score - b.score) <= SCORE_TIE ? a.row - b.row : b.score - a.score);
 
 /** Thrown from a scan to abandon it when the int8 kernel cannot serve its shape. */
 const NO_INT8 = Symbol('no int8 kernel');
