@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import type { SqliteConnection } from './statements.ts';
 import type { ChunkRecord, DocumentRecord, EmbedderInfo, LexiconEntry } from '../../core/types.ts';
 import type { IndexDump, SourceDump, VectorRecord } from '../roles.ts';
 import { decodeVector } from './blob.ts';
@@ -14,7 +15,11 @@ type ChunkRow = Omit<ChunkRecord, 'metadata' | 'startLine' | 'endLine'> & {
 
 /** The index read back whole (storage/roles.ts IndexDump): what `ragsync copy` moves. */
 export class SqliteIndexDump implements IndexDump {
-  constructor(readonly db: Database) {}
+  constructor(private readonly c: SqliteConnection) {}
+
+  private get db(): Database {
+    return this.c.db;
+  }
 
   async dumpSources(): Promise<SourceDump[]> {
     return this.db
