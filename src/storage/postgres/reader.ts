@@ -1,6 +1,7 @@
 import type { ChunkFilter, FieldValueShape, StoredHit } from '../../core/types.ts';
 import { indexOfSorted } from '../../core/sorted-ids.ts';
 import { normalizeRows } from '../../core/quantize.ts';
+import { lineRange } from '../line-range.ts';
 import type { ChunkText, IndexReader, KeywordQuery, LexiconRow, MatchSets, NearestQuery, RefScore } from '../roles.ts';
 import type { PgDb } from './db.ts';
 import { field, pgFilterSql } from './filter.ts';
@@ -13,7 +14,7 @@ type HitRow = Omit<StoredHit, 'startLine' | 'endLine'> & { startLine: number | n
 /** A chunk's line range only where it was recorded (as the SQLite reader gives it). */
 const toHit = ({ startLine, endLine, ...r }: HitRow): StoredHit => ({
   ...r,
-  ...(startLine !== null && endLine !== null ? { startLine, endLine } : {}),
+  ...lineRange(startLine, endLine),
 });
 const HIT_JOINS = `JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id`;
 

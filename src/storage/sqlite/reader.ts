@@ -1,5 +1,6 @@
 import type { ChunkFilter, FieldValueShape, StoredHit } from '../../core/types.ts';
 import { matchExpression } from '../../core/text/analyzer.ts';
+import { lineRange } from '../line-range.ts';
 import type { ChunkText, IndexReader, KeywordQuery, LexiconRow, MatchSets, NearestQuery, RefScore } from '../roles.ts';
 import { nearestRefs } from '../ranking/nearest.ts';
 import { VectorIndex, type VectorSource } from '../ranking/vector-index.ts';
@@ -28,7 +29,7 @@ const HIT_JOINS = `JOIN documents d ON d.id = c.document_id JOIN sources s ON s.
 const toHit = ({ docMetadata, mediaType, startLine, endLine, ...r }: HitRow): StoredHit => ({
   ...r,
   metadata: { ...(mediaType ? { mediaType } : {}), ...parseJson(docMetadata), ...parseJson(r.metadata) },
-  ...(startLine !== null && endLine !== null ? { startLine, endLine } : {}),
+  ...lineRange(startLine, endLine),
 });
 
 export class SqliteIndexReader implements IndexReader, RefFilters {
