@@ -77,7 +77,7 @@ export interface NearestQuery {
   /** Candidates an HNSW search keeps (pgvector's ef_search); the store's default when absent. */
   efSearch?: number;
   /** Chunks left out (a document's own, when searching near it). */
-  exclude?: readonly number[];
+  exclude?: ReadonlySet<number>;
 }
 
 /** A chunk reference and its score in one ranked list. */

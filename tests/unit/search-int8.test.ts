@@ -207,7 +207,7 @@ describe('searches answer the same with int8 and float32 rows', () => {
     const { reader } = int8Store as unknown as SqliteIndex;
     const f32Rows = new VectorIndex(reader.vectors, embedder.info.fingerprint, { quantize: false });
     const f32Store: SearchStore = Object.assign(Object.create(int8Store) as SearchStore, {
-      nearest: (q: NearestQuery) => nearestRefs(reader, f32Rows, q.vector, q.k, q.filter, q.exclude && new Set(q.exclude)),
+      nearest: (q: NearestQuery) => nearestRefs(reader, f32Rows, q.vector, q.k, q.filter, q.exclude),
     });
     const f32 = new Searcher(f32Store, embedder, cfg);
     try {

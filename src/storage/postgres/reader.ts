@@ -67,7 +67,7 @@ export class PgIndexReader implements IndexReader {
       normalizeRows(unit, unit.length);
       const params: unknown[] = [vectorLiteral(unit), q.k];
       const filter = pgFilterSql(q.filter, params);
-      const without = q.exclude?.length ? `AND NOT (c.id = ANY ($${params.push(q.exclude)}::bigint[]))` : '';
+      const without = q.exclude?.size ? `AND NOT (c.id = ANY ($${params.push([...q.exclude])}::bigint[]))` : '';
       // The fingerprint as a literal: the partial HNSW index is chosen only when the planner sees it.
       const fp = `'${q.fingerprint.replace(/'/g, "''")}'`;
       // Approximate: ordered by the indexed expression alone, so the planner walks the HNSW index

@@ -123,7 +123,7 @@ export class SqliteIndexReader implements IndexReader, RefFilters {
    */
   async nearest(q: NearestQuery): Promise<RefScore[]> {
     if (q.k <= 0) return [];
-    return nearestRefs(this, this.vectorSource(q.fingerprint), q.vector, q.k, q.filter, q.exclude?.length ? new Set(q.exclude) : undefined);
+    return nearestRefs(this, this.vectorSource(q.fingerprint), q.vector, q.k, q.filter, q.exclude?.size ? q.exclude : undefined);
   }
 
   /** The vector source ranking `fingerprint` for this connection, in the strategy of the process's lifetime. */
