@@ -38,34 +38,19 @@ export class SqliteVectorRows implements VectorRows {
   }
 
   async loadVectors(fingerprint: string): Promise<VectorSet> {
-    // One read transaction: the generation and the rows come from the same snapshot.
-    return this.db.transaction(() => {
-      const generation = readGeneration(this.c);
-      const dims = embedderDims(this.c, fingerprint);
-      const count = this.db
-        .prepare('SELECT count(*) FROM chunks c JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash')
-        .pluck()
-        .get(fingerprint) as number;
-      const refs = new Int32Array(count);
-      const vectors = new Float32Array(count * dims);
-      let i = 0;
-      const rows = this.db
-        .prepare(
-          // CROSS JOIN: chunks outer, in id order, each vector found by its key; a plain JOIN lets
-          // the planner read the vectors first and sort every BLOB into a temporary b-tree.
-          `SELECT c.id, v.embedding FROM chunks c CROSS JOIN vectors v ON v.fingerprint = ? AND v.text_hash = c.text_hash
-           ORDER BY c.id`,
-        )
-        .raw()
-        .iterate(fingerprint) as IterableIterator<[number, Buffer]>;
-      for (const [id, blob] of rows) {
-        if (blob.byteLength !== dims * 4) continue; // a foreign row: never mix dimensions
-        refs[i] = id;
-        vectors.set(decodeVector(blob), i * dims);
-        i++;
-      }
-      return { generation, dims, refs: refs.subarray(0, i), vectors: vectors.subarray(0, i * dims) };
-    })();
+    let refs = new Int32Array(0);
+    let vectors = new Float32Array(0);
+    const { generation, dims, count } = await this.scanVectors(fingerprint, {
+      start(total, dims) {
+        refs = new Int32Array(total);
+        vectors = new Float32Array(total * dims);
+      },
+      row(i, ref, v) {
+        refs[i] = ref;
+        vectors.set(v, i * v.length);
+      },
+    });
+    return { generation, dims, refs: refs.subarray(0, count), vectors: vectors.subarray(0, count * dims) };
   }
 
   async scanVectors(fingerprint: string, sink: VectorSink): Promise<{ generation: number; dims: number; count: number }> {
