@@ -27,29 +27,29 @@ type Method = (...args: never[]) => unknown;
 /**
  * Gives a backend's index class the methods of each role interface, each calling the role object
  * held in the field of that name (`writer`, `reader`, `runs`, `dump`): the index delegates and each
- * role keeps its own state. A method the role's class lacks (an optional one) is left out;
- * `wrap` may decorate each (the role's own method is passed to tell async generators apart).
+ * role keeps its own state. A method the role's class lacks (an optional one) is left out; an
+ * async generator's delegate is one too. `wrap` may decorate each delegate.
  */
 export function delegateRoles(
   target: { prototype: object },
   roles: Record<RoleField, { prototype: object }>,
-  wrap: (delegate: Method, name: string, own: Method) => Method = (d) => d,
+  wrap: (delegate: Method, name: string) => Method = (d) => d,
 ): void {
   for (const field of Object.keys(ROLE_METHODS) as RoleField[]) {
     const proto = roles[field].prototype as Record<string, unknown>;
     for (const name of ROLE_METHODS[field]) {
       const own = proto[name];
       if (typeof own !== 'function') continue;
-      const role = (self: unknown) => (self as Record<RoleField, Record<string, Method>>)[field][name]!;
+      const roleOf = (self: unknown) => (self as Record<RoleField, Record<string, Method>>)[field];
       const delegate: Method =
         own.constructor.name === 'AsyncGeneratorFunction'
           ? async function* (this: unknown, ...args: never[]) {
-              yield* role(this).apply((this as Record<RoleField, unknown>)[field], args) as AsyncIterable<unknown>;
+              yield* roleOf(this)[name]!(...args) as AsyncIterable<unknown>;
             }
           : function (this: unknown, ...args: never[]) {
-              return role(this).apply((this as Record<RoleField, unknown>)[field], args);
+              return roleOf(this)[name]!(...args);
             };
-      Object.defineProperty(target.prototype, name, { value: wrap(delegate, name, own as Method), writable: true, configurable: true });
+      Object.defineProperty(target.prototype, name, { value: wrap(delegate, name), writable: true, configurable: true });
     }
   }
 }
