@@ -11,16 +11,17 @@ import { readEvalFile } from '../src/search/eval.ts';
 import { Searcher } from '../src/search/search.ts';
 import { createInt8Kernel } from '../src/storage/ranking/simd-dots.ts';
 import { normalizeRows, quantizeRow, topKOfScores, VectorIndex } from '../src/storage/ranking/vector-index.ts';
+import type { SqliteIndex } from '../src/storage/sqlite/index.ts';
 
 const args = process.argv.slice(2);
 const config = loadConfig(args[args.indexOf('-c') + 1]!);
 const extra = args.includes('--extra') ? Number(args[args.indexOf('--extra') + 1]) : 400;
 const searcher = Searcher.open(config);
-const store = searcher.store;
+const store = searcher.store as unknown as SqliteIndex;
 const fp = searcher.embedder.info.fingerprint;
 
 // The approximate scan alone, from the same quantisation the index uses.
-const set = await store.loadVectors(fp);
+const set = await store.reader.vectors.loadVectors(fp);
 const { dims, refs } = set;
 normalizeRows(set.vectors, dims);
 const kernel = createInt8Kernel(refs.length, dims)!;
@@ -50,13 +51,13 @@ const chunkQueries = (await store.getChunks(sample)).map((h) => Array.from(h.con
 const queries = [...evalQueries, ...chunkQueries];
 const vectors = await searcher.embedder.embed(queries, { purpose: 'query' });
 
-const int8 = new VectorIndex(store, fp);
-const f32 = new VectorIndex(store, fp, { quantize: false });
+const int8 = new VectorIndex(store.reader.vectors, fp);
+const f32 = new VectorIndex(store.reader.vectors, fp, { quantize: false });
 console.log(`${refs.length} vectors × ${dims}; ${queries.length} queries (${evalQueries.length} eval + ${chunkQueries.length} cut from chunks), k = 10`);
 console.log('| source | recall@10 before rescoring | recall@10 after | top-10 identical (ids, order) | top-10 same set | rows rescored/query |');
 console.log('|---|---|---|---|---|---|');
 for (const source of ['classics', 'bookmarks', null]) {
-  const accept = source ? (await store.refFilter({ sources: [source], includeBroken: true }))! : undefined;
+  const accept = source ? (await store.reader.refFilter({ sources: [source], includeBroken: true }))! : undefined;
   let before = 0;
   let after = 0;
   let identical = 0;

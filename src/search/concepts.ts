@@ -103,7 +103,7 @@ export function scoreConcepts(
  * the store can list each term's passages; else null (search falls back to one ORed list).
  */
 export async function conceptRefs(
-  store: Pick<SearchStore, 'matchSets' | 'refFilter' | 'filterRefs'>,
+  store: Pick<SearchStore, 'matchSets' | 'filterRefs'>,
   query: string,
   expansions: readonly Expansion[],
   n: number,
@@ -122,8 +122,6 @@ export async function conceptRefs(
   const { score, scored } = scoreConcepts(concepts, where.map((c) => c.map(union)), total, refs.length);
   const ranked = (ps: number[]) => ps.map((p) => ({ ref: refs[p]!, score: score[p]! }));
   if (filtered) return ranked(topPositions(score, scored, n));
-  const test = await store.refFilter(filter);
-  if (test) return ranked(topPositions(score, scored, n, (p) => test(refs[p]!)));
   const head = ranked(topPositions(score, scored, n * 4));
   const pass = new Set(await store.filterRefs(head.map((h) => h.ref), filter));
   return head.filter((h) => pass.has(h.ref)).slice(0, n);

@@ -275,7 +275,7 @@ export class Searcher {
   /** Vector top-n passing the filter, ranked by the store. References and scores only. */
   private async vectorRefs(query: Float32Array, n: number, filter: ChunkFilter, exclude?: Set<number>): Promise<RefScore[]> {
     // Exact, as search has always ranked: an approximate index is the config's choice to offer.
-    return this.store.nearest({ fingerprint: this.embedder.info.fingerprint, vector: query, k: n, filter, exclude: exclude && [...exclude] });
+    return this.store.nearest({ fingerprint: this.embedder.info.fingerprint, vector: query, k: n, filter, exclude });
   }
 
   private async vectorHits(query: Float32Array, n: number, filter: ChunkFilter, exclude?: Set<number>): Promise<StoredHit[]> {

@@ -77,7 +77,7 @@ export interface NearestQuery {
   /** Candidates an HNSW search keeps (pgvector's ef_search); the store's default when absent. */
   efSearch?: number;
   /** Chunks left out (a document's own, when searching near it). */
-  exclude?: readonly number[];
+  exclude?: ReadonlySet<number>;
 }
 
 /** A chunk reference and its score in one ranked list. */
@@ -89,40 +89,6 @@ export interface RefScore {
    * (a passage can hold the query's words in order only if it holds all of them).
    */
   terms?: number;
-}
-
-/** The active fingerprint's vectors, one row per chunk, for the in-memory index. */
-export interface VectorSet {
-  generation: number;
-  dims: number;
-  /** Chunk references (StoredHit.ref), parallel to the rows of `vectors`. */
-  refs: Int32Array;
-  /** refs.length × dims floats, row-major. */
-  vectors: Float32Array;
-}
-
-/**
- * Receives a scan of the stored int8 codes: `start` once with an upper bound of the row count,
- * then each row (the code array is reused): unit vector ≈ scale × code, residual = what that lost.
- */
-export interface CodeSink {
-  start(count: number, dims: number): void;
-  row(i: number, ref: number, scale: number, residual: number, code: Int8Array): void;
-  /** Rows `first …` at once, their codes back to back (a packed copy): one copy instead of one per row. */
-  rows(first: number, refs: Int32Array, scales: Float64Array, residuals: Float64Array, codes: Int8Array): void;
-  /**
-   * The dimensions the sink needs (a query's non-zero ones): a store that keeps its codes by
-   * dimension too may hand over only those, through `columns`, instead of whole rows.
-   */
-  only?: readonly number[];
-  /** Rows `first …` with the codes of the dimensions in `only` (columns[j]: dimension only[j], a code per row). */
-  columns?(first: number, refs: Int32Array, scales: Float64Array, residuals: Float64Array, columns: Int8Array[]): void;
-}
-
-/** Receives a vector scan: `start` once with the row count (an upper bound), then each row. */
-export interface VectorSink {
-  start(count: number, dims: number): void;
-  row(i: number, ref: number, vector: Float32Array): void;
 }
 
 export interface RunSourceRecord {
@@ -287,7 +253,11 @@ export interface DocumentWrite {
   rollback(): Promise<void>;
 }
 
-/** Search's view: keyword search, chunk rows and the active fingerprint's vectors. */
+/**
+ * Search's view: ranked references (nearest, keyword, the match sets concept scoring counts), chunk
+ * rows and the few vectors hybrid search compares. How a store ranks (streaming rows into this
+ * process, or a query in the server) stays behind it.
+ */
 export interface IndexReader {
   /**
    * Ranking in the store: the nearest chunks to a vector, score = cosine similarity, best first,
@@ -295,23 +265,14 @@ export interface IndexReader {
    * ranks (a scan, an index in memory, one in the server).
    */
   nearest(q: NearestQuery): Promise<RefScore[]>;
-  /** Ranking in the store: keyword hits as keywordRefs ranks them (BM25, FTS5's constants). */
+  /** Ranking in the store: keyword hits by BM25 over the terms ORed (FTS5's constants), score = -bm25 (higher is better), ties in reference order. */
   keyword(q: KeywordQuery): Promise<RefScore[]>;
-  /** BM25 keyword search over the terms ORed; score = -bm25 (higher is better). */
-  keywordSearch(q: KeywordQuery): Promise<StoredHit[]>;
-  /** The same ranking as keywordSearch, references and scores only (texts are loaded for the few kept). */
-  keywordRefs(q: KeywordQuery): Promise<RefScore[]>;
   /** Title, heading and text of chunks by reference (missing ones left out; any order). */
   chunkTexts(refs: readonly number[]): Promise<ChunkText[]>;
   /** The keyword terms stored for chunks (analyzer.ts indexTerms of the text), by reference (missing ones left out; any order). */
   chunkTerms(refs: readonly number[]): Promise<{ ref: number; terms: string }[]>;
   /** Chunks by reference that pass `filter`, in the order of `refs`. */
   getChunks(refs: readonly number[], filter?: ChunkFilter): Promise<StoredHit[]>;
-  /**
-   * The filter as a synchronous test of references when the store can answer it from memory
-   * (sources, broken chunks), so a vector ranking can skip rejected rows; null when it cannot.
-   */
-  refFilter(filter?: ChunkFilter): Promise<((ref: number) => boolean) | null>;
   /** The references among `refs` whose chunks pass `filter`, in order. */
   filterRefs(refs: readonly number[], filter?: ChunkFilter): Promise<number[]>;
   /** Whether any chunk passes `filter` (a filter value nothing in the index has is a typo to report). */
@@ -323,32 +284,8 @@ export interface IndexReader {
   fieldValues(fields: string[], shape: FieldValueShape): Promise<string[]>;
   /** References of a document's chunks (source + path) or of one chunk (its id/key). */
   findChunks(ref: { source?: string; path?: string; id?: string }): Promise<number[]>;
-  /** Every chunk's vector for `fingerprint` (chunks without one are left out). */
-  loadVectors(fingerprint: string): Promise<VectorSet>;
-  /**
-   * Every chunk's vector for `fingerprint`, one row at a time (the array passed to `row` is reused):
-   * lets an index keep a compact copy without first holding all float32 rows. One snapshot.
-   */
-  scanVectors(fingerprint: string, sink: VectorSink): Promise<{ generation: number; dims: number; count: number }>;
-  /**
-   * Exact cosine similarity of `query` with the stored float32 vectors of some chunks, computed in
-   * the store (no vector crosses into JavaScript); chunks without a vector are left out.
-   */
-  vectorScores(fingerprint: string, refs: readonly number[], query: Float32Array): Promise<Map<number, number>>;
   /** The stored float32 vectors of some chunks, by reference; missing ones left out. */
   vectorsOf(fingerprint: string, refs: readonly number[]): Promise<Map<number, Float32Array>>;
-  /**
-   * Like scanVectors, but rows come in whatever order the store reads them fastest and with the
-   * least memory (a one-shot query orders its few scores itself; sorting the rows would hold them all).
-   */
-  streamVectors(fingerprint: string, sink: VectorSink): Promise<{ generation: number; dims: number; count: number }>;
-  /**
-   * Like streamVectors, over the int8 codes stored beside the vectors (a quarter of the bytes);
-   * null, having read nothing, when the store keeps no codes or not one for every vector of
-   * `fingerprint` (the caller then streams the float32 rows). `sources`: the caller will reject
-   * every row of other sources, so the store may leave them out (it may also stream them).
-   */
-  streamCodes?(fingerprint: string, sink: CodeSink, sources?: readonly string[]): Promise<{ generation: number; dims: number; count: number } | null>;
   /** Bumped by every commit that changes chunks or vectors. */
   generation(): Promise<number>;
   /** Corpus lexicon rows whose English gloss key is one of `keys` (absent in a backend without a lexicon). */

@@ -59,10 +59,11 @@ describe.skipIf(!pg.ok)(pg.title('postgres backend'), () => {
     expect(await w.refreshCodePack!(FP)).toBe(false);
     const r = search(url);
     const q = vec();
-    const all = await r.loadVectors(FP);
-    const brute = [...all.refs]
-      .map((ref, i) => ({ ref, score: all.vectors.subarray(i * 8, i * 8 + 8).reduce((s, x, j) => s + x * q[j]!, 0) }))
-      .sort((x, y) => y.score - x.score);
+    const all = await r.vectorsOf(FP, [...(await r.findChunks({ source: 'a' })), ...(await r.findChunks({ source: 'b' }))]);
+    expect(all.size).toBe(600);
+    const brute = [...all]
+      .map(([ref, v]) => ({ ref, score: v.reduce((s, x, j) => s + x * q[j]!, 0) }))
+      .sort((x, y) => y.score - x.score || x.ref - y.ref);
     const exact = await r.nearest!({ fingerprint: FP, vector: q, k: 10, exact: true });
     expect(exact.map((h) => h.ref)).toEqual(brute.slice(0, 10).map((h) => h.ref));
     exact.forEach((h, i) => expect(h.score).toBeCloseTo(brute[i]!.score, 5));
@@ -175,7 +176,7 @@ describe.skipIf(!pg.ok)(pg.title('postgres backend'), () => {
       await w.ensureSource({ name: 'n', kind: 'web', url: null, branch: null });
       await w.writeDocuments('n', [{ ...doc('https://x.test/a', ['a page']), mediaType: 'text/html' }, doc('b.md', ['no media type recorded'])]);
       const r = search(db);
-      const hits = await r.getChunks((await r.keywordRefs({ tokens: queryTerms(defaultAnalyzer, 'page recorded'), k: 10 })).map((h) => h.ref));
+      const hits = await r.getChunks((await r.keyword({ tokens: queryTerms(defaultAnalyzer, 'page recorded'), k: 10 })).map((h) => h.ref));
       expect(hits.map((h) => [h.path, h.metadata.mediaType]).sort(), db).toEqual([['b.md', undefined], ['https://x.test/a', 'text/html']]);
       const exported = [];
       const admin = openIndex({ db }, 'admin', { readOnly: true });
@@ -209,7 +210,7 @@ describe.skipIf(!pg.ok)(pg.title('postgres backend'), () => {
     }
     const ranked = async (db: string, tokens: string[], headWeight?: number) => {
       const r = search(db);
-      const hits = await r.keywordRefs({ tokens, k: 10, headWeight });
+      const hits = await r.keyword({ tokens, k: 10, headWeight });
       const byRef = new Map((await r.getChunks(hits.map((h) => h.ref))).map((h) => [h.ref, h.id]));
       return hits.map((h) => ({ id: byRef.get(h.ref), score: h.score }));
     };

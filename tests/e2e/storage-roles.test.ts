@@ -108,14 +108,10 @@ describe.each(BACKENDS)('storage roles: $name', (backend) => {
       expect([...got.values()].map((v) => Buffer.from(v.buffer).toString('hex'))).toEqual(
         [VEC.a, VEC.b, VEC.c].map((v) => Buffer.from(v.buffer).toString('hex')),
       );
-      const all = await r.loadVectors(FP);
-      expect({ dims: all.dims, count: all.refs.length }).toEqual({ dims: 4, count: 3 });
-      expect(Buffer.from(all.vectors.buffer, all.vectors.byteOffset, all.vectors.byteLength).toString('hex')).toBe(
-        [VEC.a, VEC.b, VEC.c].map((v) => Buffer.from(v.buffer).toString('hex')).join(''),
-      );
-      const scores = await r.vectorScores(FP, refs, VEC.a);
-      expect(scores.get(refs[0]!)).toBeCloseTo(1, 6);
-      expect(scores.get(refs[1]!)).toBeCloseTo(VEC.b[0]!, 6);
+      const near = await r.nearest({ fingerprint: FP, vector: VEC.a, k: 3, exact: true });
+      expect(near.map((h) => h.ref)).toEqual([refs[0], refs[1], refs[2]]);
+      expect(near[0]!.score).toBeCloseTo(1, 6);
+      expect(near[1]!.score).toBeCloseTo(VEC.b[0]!, 6);
     });
 
     it('keeps the corpus lexicon: document frequencies follow writes and removals', async () => {
@@ -198,21 +194,22 @@ describe.each(BACKENDS)('storage roles: $name', (backend) => {
       const db = fresh();
       await seed(db);
       const r = search(db);
-      const hits = await r.keywordRefs({ tokens: terms('queue'), k: 10 });
+      const hits = await r.keyword({ tokens: terms('queue'), k: 10 });
       expect(await keys(r, hits)).toEqual(['2024/a.md#1', '2024/a.md#0']); // shorter chunk first; broken left out
       expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
-      expect(await keys(r, await r.keywordRefs({ tokens: terms('queue'), k: 10, filter: { includeBroken: true } }))).toContain('2025/b.md#1');
-      expect(await keys(r, await r.keywordRefs({ tokens: ['伤官'], k: 10 }))).toEqual(['qiongtong.md#1', 'qiongtong.md#2']);
-      expect(await keys(r, await r.keywordRefs({ tokens: ['伤官', '配印'], k: 1 }))).toEqual(['qiongtong.md#1']);
-      expect(await keys(r, await r.keywordRefs({ tokens: terms('retry'), k: 10, filter: { path: '2025/**' } }))).toEqual(['2025/b.md#0']);
-      expect(await keys(r, await r.keywordRefs({ tokens: terms('retry'), k: 10, filter: { sources: ['books'] } }))).toEqual([]);
-      const hit = (await r.keywordSearch({ tokens: terms('backoff'), k: 5 }))[0]!;
+      expect(await keys(r, await r.keyword({ tokens: terms('queue'), k: 10, filter: { includeBroken: true } }))).toContain('2025/b.md#1');
+      expect(await keys(r, await r.keyword({ tokens: ['伤官'], k: 10 }))).toEqual(['qiongtong.md#1', 'qiongtong.md#2']);
+      expect(await keys(r, await r.keyword({ tokens: ['伤官', '配印'], k: 1 }))).toEqual(['qiongtong.md#1']);
+      expect(await keys(r, await r.keyword({ tokens: terms('retry'), k: 10, filter: { path: '2025/**' } }))).toEqual(['2025/b.md#0']);
+      expect(await keys(r, await r.keyword({ tokens: terms('retry'), k: 10, filter: { sources: ['books'] } }))).toEqual([]);
+      const [best] = await r.keyword({ tokens: terms('backoff'), k: 5 });
+      expect(best!.score).toBeGreaterThan(0);
+      const [hit] = await r.getChunks([best!.ref]);
       expect(hit).toMatchObject({ id: '2025/b.md#0', source: 'notes', path: '2025/b.md', title: '2025/b', content: 'retry with backoff' });
-      expect(hit.metadata).toEqual({ tags: ['infra'], date: '2025-01-20' });
-      expect(hit.score).toBeGreaterThan(0);
+      expect(hit!.metadata).toEqual({ tags: ['infra'], date: '2025-01-20' });
     });
 
-    it('ranking in the store: nearest is the exact cosine top k with filters applied, alike one-shot and long-lived; keyword ranks as keywordRefs', async () => {
+    it('ranking in the store: nearest is the exact cosine top k with filters applied, alike one-shot and long-lived; keyword alike too', async () => {
       const db = fresh();
       const w = await seed(db);
       const dims = 64;
@@ -232,16 +229,17 @@ describe.each(BACKENDS)('storage roles: $name', (backend) => {
       await w.refreshCodePack?.(fp);
       const long = search(db);
       const once = search(db, { oneShot: true });
-      const all = await long.loadVectors(fp);
-      const unitRow = (i: number) => {
-        const v = all.vectors.subarray(i * dims, (i + 1) * dims);
+      const stored = await long.vectorsOf(fp, [...(await long.findChunks({ source: 'notes' })), ...(await long.findChunks({ source: 'books' }))]);
+      const all = { refs: [...stored.keys()].sort((x, y) => x - y) };
+      const unitRow = (ref: number) => {
+        const v = stored.get(ref)!;
         const n = Math.hypot(...v);
         return v.map((x) => x / n);
       };
       const brute = async (q: Float32Array, pass: Set<number>) => {
         const qn = Math.hypot(...q);
-        return [...all.refs]
-          .map((ref, i) => ({ ref, score: unitRow(i).reduce((s, x, j) => s + (x * q[j]!) / qn, 0) }))
+        return all.refs
+          .map((ref) => ({ ref, score: unitRow(ref).reduce((s, x, j) => s + (x * q[j]!) / qn, 0) }))
           .filter((h) => pass.has(h.ref))
           .sort((x, y) => y.score - x.score || x.ref - y.ref);
       };
@@ -260,9 +258,9 @@ describe.each(BACKENDS)('storage roles: $name', (backend) => {
       expect(await long.nearest!({ fingerprint: fp, vector: vec(), k: 0 })).toEqual([]);
       for (const r of [long, once]) {
         for (const q of [{ tokens: terms('queue'), k: 10 }, { tokens: ['伤官'], k: 10, filter: { sources: ['books'] } }, { tokens: terms('retry'), k: 10, filter: { path: '2025/**' } }]) {
-          const got = await r.keyword!(q);
+          const got = await r.keyword(q);
           expect(got.length).toBeGreaterThan(0);
-          expect(got).toEqual(await r.keywordRefs(q));
+          expect(got).toEqual(await (r === long ? once : long).keyword(q));
         }
       }
     });

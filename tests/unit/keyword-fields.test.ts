@@ -3,6 +3,7 @@ import { analyzerFingerprint, defaultAnalyzer, indexTokens, queryTerms } from '.
 import { DEFAULT_HEAD_WEIGHT, headWeight } from '../../src/search/field-weights.ts';
 import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
 import { makeFixture, writeFixture, type Fixture } from '../helpers/search-fixture.ts';
+import { keywordHits } from '../helpers/keyword-hits.ts';
 
 function withEnv(name: string, value: string | undefined, fn: () => void): void {
   const old = process.env[name];
@@ -45,7 +46,7 @@ afterEach(() => fx.cleanup());
 describe('keyword index: stemming and field weights through SQLite', () => {
   it('an indexed "retries" matches the query "retry"', async () => {
     const store = new SqliteIndex(fx.db);
-    const hits = await store.keywordSearch({ tokens: queryTerms(defaultAnalyzer, 'retry'), k: 10 });
+    const hits = await keywordHits(store, { tokens: queryTerms(defaultAnalyzer, 'retry'), k: 10 });
     expect(hits.map((h) => h.path)).toContain('202401/2024-01-18-retries.md');
     await store.close();
   });
@@ -59,7 +60,7 @@ describe('keyword index: stemming and field weights through SQLite', () => {
     ]);
     const tokens = queryTerms(defaultAnalyzer, 'compaction');
     const order = async (headWeight: number) =>
-      (await store.keywordSearch({ tokens, k: 10, headWeight, filter: { sources: ['notes'] } })).map((h) => h.path);
+      (await keywordHits(store, { tokens, k: 10, headWeight, filter: { sources: ['notes'] } })).map((h) => h.path);
     expect(await order(3)).toEqual(['title.md', 'body.md']);
     expect(await order(0)).toEqual(['body.md', 'title.md']);
     await store.close();
@@ -72,7 +73,7 @@ describe('keyword index: stemming and field weights through SQLite', () => {
       { path: 'b.md', chunks: [['B', 'Controllers watch resources and reconcile them with kubernetes.', { tags: ['kubernetes'] }]] },
     ]);
     const tokens = queryTerms(defaultAnalyzer, 'kubernetes');
-    const hits = await store.keywordSearch({ tokens, k: 10, headWeight: 4, filter: { sources: ['notes'] } });
+    const hits = await keywordHits(store, { tokens, k: 10, headWeight: 4, filter: { sources: ['notes'] } });
     expect(hits[0]!.path).toBe('b.md');
     await store.close();
   });

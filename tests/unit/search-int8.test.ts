@@ -108,9 +108,9 @@ describe('int8 index with exact rescoring', () => {
   });
 
   it('returns the exact float32 top k (refs and scores), filtered or not, k growing', async () => {
-    const int8 = new VectorIndex(store, fp);
-    const f32 = new VectorIndex(store, fp, { quantize: false });
-    const onlyA = (await store.refFilter({ sources: ['a'] }))!;
+    const int8 = new VectorIndex(store.reader.vectors, fp);
+    const f32 = new VectorIndex(store.reader.vectors, fp, { quantize: false });
+    const onlyA = (await store.reader.refFilter({ sources: ['a'] }))!;
     let same = 0;
     let total = 0;
     for (const q of queries) {
@@ -140,11 +140,11 @@ describe('int8 index with exact rescoring', () => {
   });
 
   it('a scope known before the scan (rows it rejects left unscored) ranks exactly as without it', async () => {
-    const scoped = new VectorIndex(store, fp);
-    const plain = new VectorIndex(store, fp);
+    const scoped = new VectorIndex(store.reader.vectors, fp);
+    const plain = new VectorIndex(store.reader.vectors, fp);
     // One run of rows (source b, broken ones too), and many short runs (a without its broken chunks: scanned whole).
     for (const filter of [{ sources: ['b'], includeBroken: true }, { sources: ['a'] }, { sources: ['a', 'b'], includeBroken: true }]) {
-      const accept = (await store.refFilter(filter))!;
+      const accept = (await store.reader.refFilter(filter))!;
       const scope = { key: JSON.stringify(filter), accept };
       for (const q of queries.slice(0, 20)) {
         const a = await scoped.ranker(q, scope);
@@ -156,10 +156,10 @@ describe('int8 index with exact rescoring', () => {
 
   it('the stored vector of a chunk comes back unit length from either index', async () => {
     const ref = (await store.findChunks({ source: 'a', path: 'a/3.md' }))[0]!;
-    const a = (await new VectorIndex(store, fp).vectorOf(ref))!;
-    const b = (await new VectorIndex(store, fp, { quantize: false }).vectorOf(ref))!;
+    const a = (await new VectorIndex(store.reader.vectors, fp).vectorOf(ref))!;
+    const b = (await new VectorIndex(store.reader.vectors, fp, { quantize: false }).vectorOf(ref))!;
     expect(Array.from(a)).toEqual(Array.from(b));
-    expect(await new VectorIndex(store, fp).vectorOf(-5)).toBeNull();
+    expect(await new VectorIndex(store.reader.vectors, fp).vectorOf(-5)).toBeNull();
   });
 
   it('the reader fetches candidates in batches, in the order asked, filtered alike in memory and in SQL', async () => {
@@ -173,10 +173,10 @@ describe('int8 index with exact rescoring', () => {
     expect(mem.every((r) => refs.slice(5).includes(r))).toBe(true);
     expect(mem).not.toContain(refs[9]); // chunk 4 of a/1.md is broken
     expect(await store.filterRefs(shuffled, { includeBroken: true })).toEqual(shuffled);
-    expect(await store.refFilter({ path: 'a/*' })).toBeNull();
+    expect(await store.reader.refFilter({ path: 'a/*' })).toBeNull();
     // Exact cosine in the store equals the JS one over the stored rows.
     const q = queries[0]!;
-    const scores = await store.vectorScores(fp, refs, q);
+    const scores = await store.reader.vectors.vectorScores(fp, refs, q);
     const rows = await store.vectorsOf(fp, refs);
     const qn = Float32Array.from(q);
     normalizeRows(qn, dims);
@@ -187,7 +187,7 @@ describe('int8 index with exact rescoring', () => {
       for (let j = 0; j < dims; j++) s += v[j]! * qn[j]!;
       expect(Math.abs(scores.get(r)! - s)).toBeLessThan(1e-5);
     }
-    expect((await store.vectorScores(fp, [-1], q)).size).toBe(0);
+    expect((await store.reader.vectors.vectorScores(fp, [-1], q)).size).toBe(0);
   });
 });
 
@@ -204,9 +204,10 @@ describe('searches answer the same with int8 and float32 rows', () => {
     // The same store ranking with float32 rows in memory instead of int8 ones.
     const int8Store = openIndex(cfg, 'search');
     const embedder = createEmbedder(cfg.embedder);
-    const f32Rows = new VectorIndex(int8Store, embedder.info.fingerprint, { quantize: false });
+    const { reader } = int8Store as unknown as SqliteIndex;
+    const f32Rows = new VectorIndex(reader.vectors, embedder.info.fingerprint, { quantize: false });
     const f32Store: SearchStore = Object.assign(Object.create(int8Store) as SearchStore, {
-      nearest: (q: NearestQuery) => nearestRefs(int8Store, f32Rows, q.vector, q.k, q.filter, q.exclude && new Set(q.exclude)),
+      nearest: (q: NearestQuery) => nearestRefs(reader, f32Rows, q.vector, q.k, q.filter, q.exclude),
     });
     const f32 = new Searcher(f32Store, embedder, cfg);
     try {

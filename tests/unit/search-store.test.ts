@@ -12,6 +12,7 @@ import { vectorSourceOf } from '../helpers/vector-source.ts';
 import { loadConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
 import { makeFixture, record, writeFixture, type Fixture } from '../helpers/search-fixture.ts';
+import { keywordHits } from '../helpers/keyword-hits.ts';
 
 let fx: Fixture;
 beforeEach(async () => {
@@ -20,7 +21,7 @@ beforeEach(async () => {
 afterEach(() => fx.cleanup());
 
 const kw = async (store: SqliteIndex, q: string) =>
-  (await store.keywordSearch({ tokens: queryTerms(classicsProfile.analyzer!, q), k: 10 })).map((h) => `${h.source}:${h.id}`);
+  (await keywordHits(store, { tokens: queryTerms(classicsProfile.analyzer!, q), k: 10 })).map((h) => `${h.source}:${h.id}`);
 
 describe('keyword index (FTS5)', () => {
   it('finds two-character CJK terms and ranks by BM25', async () => {
@@ -117,7 +118,7 @@ describe('generation counter and the in-memory vector index', () => {
 
   it('never returns vectors, and loads one Float32Array of rows × dims', async () => {
     const store = new SqliteIndex(fx.db);
-    const set = await store.loadVectors(new HashEmbedder(256).info.fingerprint);
+    const set = await store.reader.vectors.loadVectors(new HashEmbedder(256).info.fingerprint);
     expect(set.vectors.length).toBe(set.refs.length * 256);
     expect(set.refs.length).toBe(11);
     const [hit] = await store.getChunks([set.refs[0]!]);
@@ -227,20 +228,20 @@ describe('chunk facts: a one-shot reader looks up what a long-lived one caches',
     const filters = [undefined, { sources: ['classics'] }, { sources: ['bookmarks'] }, { sources: ['bookmarks'], includeBroken: true }, { sources: ['nope'] }];
     let brokenSeen = false;
     for (const f of filters) {
-      const [w, c] = [(await warm.refFilter(f))!, (await cold.refFilter(f))!];
+      const [w, c] = [(await warm.reader.refFilter(f))!, (await cold.reader.refFilter(f))!];
       const passW = probe.map(w);
       expect(probe.map(c)).toEqual(passW);
       expect(await cold.filterRefs(probe, f)).toEqual(await warm.filterRefs(probe, f));
       if (f?.includeBroken) brokenSeen = passW.filter(Boolean).length > (await warm.filterRefs(probe, { sources: ['bookmarks'] })).length;
       for (const q of ['SQLite', '甲木', '伤官配印']) {
         const query = { tokens: queryTerms(classicsProfile.analyzer!, q), k: 5, filter: f };
-        expect(await cold.keywordRefs(query)).toEqual(await warm.keywordRefs(query));
+        expect(await cold.keyword(query)).toEqual(await warm.keyword(query));
       }
     }
     expect(brokenSeen).toBe(true); // the fixture's broken bookmark is dropped unless asked for
     const fp = new HashEmbedder(256).info.fingerprint;
     const [q] = await new HashEmbedder(256).embed(['甲木 SQLite']);
-    expect(await cold.vectorScores(fp, ids, q!)).toEqual(await warm.vectorScores(fp, ids, q!));
+    expect(await cold.reader.vectors.vectorScores(fp, ids, q!)).toEqual(await warm.reader.vectors.vectorScores(fp, ids, q!));
     await warm.close();
     await cold.close();
   });

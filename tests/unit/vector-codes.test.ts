@@ -8,7 +8,7 @@ import type { VectorScan } from '../../src/storage/ranking/vector-scan.ts';
 import { decodeVector } from '../../src/storage/sqlite/blob.ts';
 import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
 import { vectorSourceOf } from '../helpers/vector-source.ts';
-import { refreshCodePack } from '../../src/storage/sqlite/codes.ts';
+import { refreshCodePack } from '../../src/storage/sqlite/code-packs.ts';
 import { loadConfig } from '../../src/builtin.ts';
 import { makeFixture, record, writeFixture, type Fixture } from '../helpers/search-fixture.ts';
 
@@ -41,14 +41,14 @@ const queries = ['甲木寅月用神', '伤官配印', 'SQLite small services', 
 
 /** The index loaded from the stored codes holds the same state and answers as one quantising the float32 rows. */
 async function expectCodesLoadAsQuantising(store: SqliteIndex): Promise<void> {
-  const fromCodes = new VectorIndex(store, FP);
+  const fromCodes = new VectorIndex(store.reader.vectors, FP);
   // The same store without its codes: the index quantises the float32 rows itself.
   const noCodes = new VectorIndex(
     {
-      loadVectors: (f) => store.loadVectors(f),
-      scanVectors: (f, sink) => store.scanVectors(f, sink),
+      loadVectors: (f) => store.reader.vectors.loadVectors(f),
+      scanVectors: (f, sink) => store.reader.vectors.scanVectors(f, sink),
       vectorsOf: (f, refs) => store.vectorsOf(f, refs),
-      vectorScores: (f, refs, q) => store.vectorScores(f, refs, q),
+      vectorScores: (f, refs, q) => store.reader.vectors.vectorScores(f, refs, q),
       generation: () => store.generation(),
     },
     FP,
@@ -169,8 +169,8 @@ describe('int8 codes stored beside the vectors (migration 010)', () => {
         .prepare('SELECT s.name AS source, count(*) AS count FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id GROUP BY s.name ORDER BY s.name')
         .all() as { source: string; count: number }[];
     expect(packed()).toEqual([]);
-    expect(await store.refreshCodePack(FP)).toBe(true);
-    expect(await store.refreshCodePack(FP)).toBe(false); // current: not written again
+    expect(await store.writer.refreshCodePack(FP)).toBe(true);
+    expect(await store.writer.refreshCodePack(FP)).toBe(false); // current: not written again
     // One pack per source, all of the index's generation, holding every chunk of it.
     const generation = await store.generation();
     expect(perSource().length).toBeGreaterThan(1);
@@ -182,7 +182,7 @@ describe('int8 codes stored beside the vectors (migration 010)', () => {
       const rows: [number, number, number, number[]][] = [];
       const row = (ref: number, scale: number, residual: number, code: Int8Array) => rows.push([ref, scale, residual, [...code]]);
       let packs = false; // whether the rows came in segments (packs) or one by one (code rows)
-      const done = await reader.streamCodes(FP, {
+      const done = await reader.reader.vectors.streamCodes(FP, {
         start: () => {},
         row: (_i, ref, scale, residual, code) => row(ref, scale, residual, code),
         rows: (_first, refs, scales, residuals, codes) => {
@@ -202,7 +202,7 @@ describe('int8 codes stored beside the vectors (migration 010)', () => {
     expect(fromPack.rows).toEqual(fromRows.rows);
     expect(fromPack.done).toEqual({ ...fromRows.done, count: 11 });
     // In segments of two rows: the same rows, read a segment at a time.
-    expect(refreshCodePack(store.db, FP, 2 * 256)).toBe(true);
+    expect(refreshCodePack(store.connection, FP, 2 * 256)).toBe(true);
     const segments = store.db.prepare('SELECT source_id, segment, count FROM vector_code_packs ORDER BY source_id, segment').raw().all() as number[][];
     expect(segments.length).toBe(perSource().reduce((n, s) => n + Math.ceil(s.count / 2), 0));
     expect(segments.every(([, segment, count], i) => count! <= 2 && (segment === 0 || segments[i - 1]![1] === segment! - 1))).toBe(true);
@@ -215,7 +215,7 @@ describe('int8 codes stored beside the vectors (migration 010)', () => {
     store.db.prepare('DELETE FROM vector_code_packs').run();
 
     // Scoped to a source: that source's pack only (the rows, unscoped, stream every source's).
-    expect(await store.refreshCodePack(FP)).toBe(true);
+    expect(await store.writer.refreshCodePack(FP)).toBe(true);
     const [first] = perSource();
     const ofFirst = new Set(
       store.db
@@ -230,7 +230,7 @@ describe('int8 codes stored beside the vectors (migration 010)', () => {
     expect((await scanned([first!.source])).rows).toEqual(fromRows.rows);
 
     // A stale pack (the index moved: a new chunk and vector) is not read; the rows are.
-    expect(await store.refreshCodePack(FP)).toBe(true);
+    expect(await store.writer.refreshCodePack(FP)).toBe(true);
     await writeFixture(store, 'classics', [{ path: 'new.md', chunks: [['h', '魁罡日主，性刚果断']] }]);
     const afterWrite = await scanned();
     expect(afterWrite.packs).toBe(false);
@@ -238,16 +238,16 @@ describe('int8 codes stored beside the vectors (migration 010)', () => {
     // gc deletes a vector no chunk uses without moving the generation: the packs, which hold the
     // chunks' codes only, stay current (a search does not count the vectors to find out) and are
     // read; the next index run rewrites them for the new vector count.
-    expect(await store.refreshCodePack(FP)).toBe(true);
+    expect(await store.writer.refreshCodePack(FP)).toBe(true);
     await store.writeDocuments('classics', [], ['new.md']);
-    expect(await store.refreshCodePack(FP)).toBe(true);
+    expect(await store.writer.refreshCodePack(FP)).toBe(true);
     expect((await store.gc()).vectors).toBe(1);
     const afterGc = await scanned();
     expect(afterGc.packs).toBe(true);
     expect(afterGc.rows).toEqual(fromRows.rows);
 
     // Searches answer the same from the pack as the long-lived in-memory index.
-    expect(await store.refreshCodePack(FP)).toBe(true);
+    expect(await store.writer.refreshCodePack(FP)).toBe(true);
     const warm = Searcher.open(config);
     const cold = Searcher.open(config, undefined, null, { oneShot: true });
     for (const q of queries) {
@@ -268,7 +268,7 @@ describe('packed codes by dimension (migration 021)', () => {
     const reader = new SqliteIndex(fx.db, 'read');
     const rows: [number, number, number, number[]][] = [];
     let by = '';
-    await reader.streamCodes(
+    await reader.reader.vectors.streamCodes(
       FP,
       {
         only: ask ? only : undefined,
@@ -296,7 +296,7 @@ describe('packed codes by dimension (migration 021)', () => {
     const fromRows = await scanned(only);
     expect(fromRows.by).toBe('row');
     // Segments of three rows: every segment has a column per dimension, as long as its count.
-    expect(refreshCodePack(store.db, FP, 3 * 256)).toBe(true);
+    expect(refreshCodePack(store.connection, FP, 3 * 256)).toBe(true);
     const segments = store.db.prepare('SELECT count(*), sum(columns) FROM vector_code_packs').raw().get() as number[];
     expect(segments[0]).toBeGreaterThan(2);
     expect(segments[1]).toBe(segments[0]);
@@ -328,7 +328,7 @@ describe('packed codes by dimension (migration 021)', () => {
     const store = new SqliteIndex(fx.db);
     // Codes with no zero byte, as a dense embedder's are.
     store.db.prepare("UPDATE vector_codes SET code = CAST(printf('%.256c', 'a') AS BLOB)").run();
-    expect(await store.refreshCodePack(FP)).toBe(true);
+    expect(await store.writer.refreshCodePack(FP)).toBe(true);
     expect(store.db.prepare('SELECT count(*), sum(columns) FROM vector_code_packs').raw().get()).toEqual([expect.any(Number), 0]);
     expect(store.db.prepare('SELECT count(*) FROM vector_code_columns').pluck().get()).toBe(0);
     const r = await scanned(only);

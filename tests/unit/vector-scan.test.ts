@@ -44,8 +44,8 @@ describe('VectorScan ranks as VectorIndex does', () => {
     [300, 24], // dims not a multiple of 16: the JS loop
   ])('%i rows × %i dims', async (n, dims) => {
     const { db, fingerprint } = await store(n, dims);
-    const index = new VectorIndex(db, fingerprint);
-    const scan = new VectorScan(db, fingerprint);
+    const index = new VectorIndex(db.reader.vectors, fingerprint);
+    const scan = new VectorScan(db.reader.vectors, fingerprint);
     const embedder = new HashEmbedder(dims);
     expect(await scan.dims()).toBe(dims);
     for (const q of ['甲 乙 丙', 'alpha gamma 子', '癸 亥 delta beta']) {
@@ -68,7 +68,7 @@ describe('VectorScan ranks as VectorIndex does', () => {
 
   it('an index without vectors for the fingerprint: nothing, dims 0', async () => {
     const { db } = await store(5, 64);
-    const scan = new VectorScan(db, 'hash:other@1:64');
+    const scan = new VectorScan(db.reader.vectors, 'hash:other@1:64');
     expect(await scan.dims()).toBe(0);
     expect(await (await scan.ranker(new Float32Array(64).fill(1)))(10)).toEqual([]);
     expect(await scan.vectorOf(1)).toBeNull();

@@ -5,32 +5,41 @@ import { PgIndexReader, type VectorSearchDefaults } from './reader.ts';
 import { PgRunLog } from './run-log.ts';
 import { PgIndexWriter } from './writer.ts';
 import { PgIndexDump } from './dump.ts';
-
-export type PgIndex = IndexWriter & IndexReader & RunLog & IndexDump & { close(): Promise<void>; readonly db: PgDb };
+import { delegateRoles } from '../compose.ts';
 
 /**
  * The Postgres backend: one pool shared by role objects, each with its own state (the run log
- * holds the lock's connection), composed into the object storage/open.ts hands out. Connecting,
- * checking the server and migrating happen at the first call (open is synchronous for callers).
+ * holds the lock's connection), the role methods delegated to them. Connecting, checking the
+ * server and migrating happen at the first call (open is synchronous for callers).
  */
-export function openPostgres(url: string, mode: PgMode, search: VectorSearchDefaults = {}): PgIndex {
-  const db = new PgDb(pgLocation(url), mode);
-  const runs = new PgRunLog(db);
-  const parts: object[] = [new PgIndexWriter(db, mode === 'dryrun'), new PgIndexReader(db, search), runs, new PgIndexDump(db)];
-  const store: Record<string, unknown> = {
-    db,
-    async close() {
-      await runs.releaseAll();
-      await db.close();
-    },
-  };
-  for (const part of parts) {
-    for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(part))) {
-      const m = (part as Record<string, unknown>)[name];
-      if (name !== 'constructor' && typeof m === 'function' && !(name in store)) store[name] = m.bind(part);
-    }
+export class PgIndex {
+  readonly writer: PgIndexWriter;
+  readonly reader: PgIndexReader;
+  readonly runs: PgRunLog;
+  readonly dump: PgIndexDump;
+
+  constructor(
+    readonly db: PgDb,
+    search: VectorSearchDefaults = {},
+  ) {
+    this.writer = new PgIndexWriter(db, db.mode === 'dryrun');
+    this.reader = new PgIndexReader(db, search);
+    this.runs = new PgRunLog(db);
+    this.dump = new PgIndexDump(db);
   }
-  return store as unknown as PgIndex;
+
+  async close(): Promise<void> {
+    await this.runs.releaseAll();
+    await this.db.close();
+  }
+}
+
+export interface PgIndex extends IndexWriter, IndexReader, RunLog, IndexDump {}
+
+delegateRoles(PgIndex, { writer: PgIndexWriter, reader: PgIndexReader, runs: PgRunLog, dump: PgIndexDump });
+
+export function openPostgres(url: string, mode: PgMode, search: VectorSearchDefaults = {}): PgIndex {
+  return new PgIndex(new PgDb(pgLocation(url), mode), search);
 }
 
 /** Whether the URL's schema holds a ragsync index (false when the server cannot be reached). */

@@ -1,8 +1,9 @@
 import type { ChunkFilter, FieldValueShape, StoredHit } from '../../core/types.ts';
 import { indexOfSorted } from '../../core/sorted-ids.ts';
 import { normalizeRows } from '../../core/quantize.ts';
-import type { ChunkText, IndexReader, KeywordQuery, LexiconRow, MatchSets, NearestQuery, RefScore, VectorSet, VectorSink } from '../roles.ts';
-import type { PgDb, Queryable } from './db.ts';
+import { lineRange } from '../line-range.ts';
+import type { ChunkText, IndexReader, KeywordQuery, LexiconRow, MatchSets, NearestQuery, RefScore } from '../roles.ts';
+import type { PgDb } from './db.ts';
 import { field, pgFilterSql } from './filter.ts';
 import { decodeVectorSend, vectorLiteral } from './vectors.ts';
 import { annType } from './writer.ts';
@@ -15,16 +16,13 @@ type HitRow = Omit<StoredHit, 'startLine' | 'endLine'> & { startLine: number | n
 /** A chunk's line range only where it was recorded (as the SQLite reader gives it). */
 const toHit = ({ startLine, endLine, ...r }: HitRow): StoredHit => ({
   ...r,
-  ...(startLine !== null && endLine !== null ? { startLine, endLine } : {}),
+  ...lineRange(startLine, endLine),
 });
 const HIT_JOINS = `JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id`;
 
 /** FTS5's bm25 constants, so both backends rank keyword hits alike. */
 const K1 = 1.2;
 const B = 0.75;
-
-/** Rows of vectors read per round trip when streaming them to the caller. */
-const VECTOR_PAGE = 2000;
 
 /**
  * HNSW candidates kept when the config sets none: pgvector's own 40 found .75 of the true top 10 on
@@ -40,9 +38,8 @@ export interface VectorSearchDefaults {
 
 /**
  * Search's view of a Postgres index. Ranking happens in the server: `nearest` (HNSW, or exact) and
- * `keyword` (BM25 over the analyzer's tokens, computed as SQLite's FTS5 does). The streaming
- * methods of the reader role (loadVectors, scanVectors, streamVectors) remain for export-style
- * reads; search does not call them here.
+ * `keyword` (BM25 over the analyzer's tokens, computed as SQLite's FTS5 does); no vector crosses
+ * to this process but the few hybrid search compares (vectorsOf).
  */
 export class PgIndexReader implements IndexReader {
   constructor(
@@ -66,7 +63,7 @@ export class PgIndexReader implements IndexReader {
     normalizeRows(unit, unit.length);
     const params: unknown[] = [vectorLiteral(unit), q.k + TIE_MARGIN];
     const filter = pgFilterSql(q.filter, params);
-    const without = q.exclude?.length ? `AND NOT (c.id = ANY ($${params.push(q.exclude)}::bigint[]))` : '';
+    const without = q.exclude?.size ? `AND NOT (c.id = ANY ($${params.push([...q.exclude])}::bigint[]))` : '';
     // The fingerprint as a literal: the partial HNSW index is chosen only when the planner sees it.
     const fp = `'${q.fingerprint.replace(/'/g, "''")}'`;
     // Approximate: ordered by the indexed expression alone, so the planner walks the HNSW index
@@ -126,16 +123,6 @@ export class PgIndexReader implements IndexReader {
        LIMIT $3`,
       params,
     );
-  }
-
-  async keywordRefs(q: KeywordQuery): Promise<RefScore[]> {
-    return this.keyword(q);
-  }
-
-  async keywordSearch(q: KeywordQuery): Promise<StoredHit[]> {
-    const refs = await this.keyword(q);
-    const score = new Map(refs.map((r) => [r.ref, r.score]));
-    return (await this.getChunks(refs.map((r) => r.ref))).map((h) => ({ ...h, score: score.get(h.ref)! }));
   }
 
   async matchSets(tokenLists: string[][], filter?: ChunkFilter): Promise<MatchSets> {
@@ -201,10 +188,6 @@ export class PgIndexReader implements IndexReader {
       this.generationCache = { generation, refs: Int32Array.from(rows.map((r) => r.id)), matches: new MatchCache(generation), counts: new Map() };
     }
     return this.generationCache;
-  }
-
-  async refFilter(): Promise<null> {
-    return null;
   }
 
   async filterRefs(refs: readonly number[], filter?: ChunkFilter): Promise<number[]> {
@@ -284,17 +267,6 @@ export class PgIndexReader implements IndexReader {
     );
   }
 
-  async vectorScores(fingerprint: string, refs: readonly number[], query: Float32Array): Promise<Map<number, number>> {
-    if (!refs.length) return new Map();
-    const rows = await this.db.query<{ id: number; score: number }>(
-      `SELECT c.id, 1 - (v.embedding <=> $3::vector) AS score FROM chunks c
-       JOIN vectors v ON v.fingerprint = $1 AND v.text_hash = c.text_hash AND v.dims = $4
-       WHERE c.id = ANY ($2::bigint[])`,
-      [fingerprint, refs, vectorLiteral(query), query.length],
-    );
-    return new Map(rows.map((r) => [r.id, r.score]));
-  }
-
   async vectorsOf(fingerprint: string, refs: readonly number[]): Promise<Map<number, Float32Array>> {
     if (!refs.length) return new Map();
     const rows = await this.db.query<{ id: number; e: Buffer }>(
@@ -304,56 +276,4 @@ export class PgIndexReader implements IndexReader {
     );
     return new Map(rows.map((r) => [r.id, decodeVectorSend(r.e)]));
   }
-
-  async loadVectors(fingerprint: string): Promise<VectorSet> {
-    let refs = new Int32Array(0);
-    let vectors = new Float32Array(0);
-    const r = await this.scanVectors(fingerprint, {
-      start(count, dims) {
-        refs = new Int32Array(count);
-        vectors = new Float32Array(count * dims);
-      },
-      row(i, ref, v) {
-        refs[i] = ref;
-        vectors.set(v, i * v.length);
-      },
-    });
-    return { generation: r.generation, dims: r.dims, refs: refs.subarray(0, r.count), vectors: vectors.subarray(0, r.count * r.dims) };
-  }
-
-  async scanVectors(fingerprint: string, sink: VectorSink): Promise<{ generation: number; dims: number; count: number }> {
-    // One snapshot (REPEATABLE READ): the generation and every page of rows agree.
-    return this.db.tx(async (c) => {
-      if (this.db.mode !== 'dryrun') await c.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
-      return vectorRows(c, fingerprint, sink);
-    });
-  }
-
-  async streamVectors(fingerprint: string, sink: VectorSink): Promise<{ generation: number; dims: number; count: number }> {
-    return this.scanVectors(fingerprint, sink);
-  }
-}
-
-/** Chunks' vectors of `fingerprint` in id order, a page at a time, to `sink`. */
-async function vectorRows(c: Queryable, fingerprint: string, sink: VectorSink): Promise<{ generation: number; dims: number; count: number }> {
-  const [g] = (await c.query<{ generation: number; dims: number | null; total: number }>(
-    `SELECT (SELECT value FROM meta WHERE key = 'generation') AS generation,
-            (SELECT dims FROM embedders WHERE fingerprint = $1) AS dims,
-            (SELECT count(*) FROM chunks c JOIN vectors v ON v.fingerprint = $1 AND v.text_hash = c.text_hash) AS total`,
-    [fingerprint],
-  )).rows;
-  const dims = g!.dims ?? 0;
-  sink.start(g!.total, dims);
-  let i = 0;
-  for (let after = 0; ; ) {
-    const rows = (await c.query<{ id: number; e: Buffer }>(
-      `SELECT c.id, vector_send(v.embedding) AS e FROM chunks c JOIN vectors v ON v.fingerprint = $1 AND v.text_hash = c.text_hash
-       WHERE c.id > $2 AND v.dims = $3 ORDER BY c.id LIMIT ${VECTOR_PAGE}`,
-      [fingerprint, after, dims],
-    )).rows;
-    for (const r of rows) sink.row(i++, r.id, decodeVectorSend(r.e));
-    if (rows.length < VECTOR_PAGE) break;
-    after = rows.at(-1)!.id;
-  }
-  return { generation: g!.generation, dims, count: i };
 }

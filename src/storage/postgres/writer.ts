@@ -3,7 +3,7 @@ import { failpoint } from '../../core/failpoint.ts';
 import type { DocumentRecord, EmbedderInfo, LexiconEntry, StoredDocument } from '../../core/types.ts';
 import type { DocumentWrite, IndexWriter, RefillPage, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
 import { ident, type PgDb, type Queryable } from './db.ts';
-import { postingsOf, tsvectorOf } from './terms.ts';
+import { chunkKeywords, type ChunkKeywords } from './terms.ts';
 import { vectorLiteral } from './vectors.ts';
 import { writeInOne } from '../document-write.ts';
 
@@ -94,14 +94,11 @@ export class PgIndexWriter implements IndexWriter {
   }
 
   /**
-   * At the end of a run: merges the keyword index's pending entries, refreshes the postings'
-   * statistics when stale, and builds the fingerprint's approximate (HNSW) index when it has none: one
+   * At the end of a run: refreshes the postings' statistics when stale, and builds the fingerprint's approximate (HNSW) index when it has none: one
    * build over the loaded vectors costs a fraction of keeping the graph up to date through every
    * insert of a first index (~10 ms per 1024-dim vector); later runs' few inserts maintain it.
    */
   async refreshCodePack(fingerprint: string): Promise<boolean> {
-    // The keyword index's pending entries, merged once per run (searches scan the list linearly).
-    await this.db.query(`SELECT gin_clean_pending_list(${[`'chunks_head'`, `'chunks_body'`].map((i) => `to_regclass(${i})`).join('), gin_clean_pending_list(')})`);
     // Keyword ranking plans by the postings' statistics: made fresh after a run that changed a
     // tenth of them (autovacuum would too, later; a first run's searches should not wait for it).
     const [st] = await this.db.query<{ stale: boolean }>(
@@ -309,15 +306,15 @@ async function insertChunks(c: Queryable, documentId: number, d: DocumentRecord)
     metadata: [] as string[],
     terms: [] as string[],
     head: [] as string[],
-    body: [] as string[],
     headLen: [] as number[],
     bodyLen: [] as number[],
     startLine: [] as (number | null)[],
     endLine: [] as (number | null)[],
   };
+  const keywords: ChunkKeywords[] = [];
   for (const ch of d.chunks) {
-    const head = tsvectorOf(ch.headTerms);
-    const body = tsvectorOf(ch.terms);
+    const kw = chunkKeywords(ch.headTerms, ch.terms);
+    keywords.push(kw);
     cols.ordinal.push(ch.ordinal);
     cols.key.push(ch.key);
     cols.heading.push(ch.heading);
@@ -327,26 +324,26 @@ async function insertChunks(c: Queryable, documentId: number, d: DocumentRecord)
     cols.tokens.push(ch.tokens);
     cols.metadata.push(JSON.stringify(ch.metadata));
     cols.terms.push(ch.terms);
-    cols.head.push(head.vector);
-    cols.body.push(body.vector);
-    cols.headLen.push(head.length);
-    cols.bodyLen.push(body.length);
+    cols.head.push(kw.head);
+    cols.headLen.push(kw.headLen);
+    cols.bodyLen.push(kw.bodyLen);
     cols.startLine.push(ch.startLine ?? null);
     cols.endLine.push(ch.endLine ?? null);
   }
   const ids = await c.query<{ id: number; ordinal: number }>(
-    `INSERT INTO chunks (document_id, ordinal, key, heading, content, text, text_hash, tokens, metadata, terms, head, body, head_len, body_len, start_line, end_line)
+    `INSERT INTO chunks (document_id, ordinal, key, heading, content, text, text_hash, tokens, metadata, terms, head, head_len, body_len, start_line, end_line)
      SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::jsonb[],
-       $10::text[], $11::tsvector[], $12::tsvector[], $13::int[], $14::int[], $15::int[], $16::int[])
+       $10::text[], $11::tsvector[], $12::int[], $13::int[], $14::int[], $15::int[])
      RETURNING id, ordinal`,
-    [documentId, cols.ordinal, cols.key, cols.heading, cols.content, cols.text, cols.hash, cols.tokens, cols.metadata, cols.terms, cols.head, cols.body, cols.headLen, cols.bodyLen, cols.startLine, cols.endLine],
+    [documentId, cols.ordinal, cols.key, cols.heading, cols.content, cols.text, cols.hash, cols.tokens, cols.metadata, cols.terms, cols.head, cols.headLen, cols.bodyLen, cols.startLine, cols.endLine],
   );
   const idOf = new Map(ids.rows.map((r) => [r.ordinal, r.id]));
   const p = { term: [] as string[], chunk: [] as number[], head: [] as number[], body: [] as number[], len: [] as number[] };
   d.chunks.forEach((ch, i) => {
     const id = idOf.get(ch.ordinal)!;
-    const len = cols.headLen[i]! + cols.bodyLen[i]!;
-    for (const [term, tf] of postingsOf(ch.headTerms, ch.terms)) {
+    const kw = keywords[i]!;
+    const len = kw.headLen + kw.bodyLen;
+    for (const [term, tf] of kw.postings) {
       p.term.push(term);
       p.chunk.push(id);
       p.head.push(tf.head);

@@ -1,9 +1,7 @@
 import type { ChunkFilter } from '../../core/types.ts';
-import type { IndexReader, RefScore } from '../roles.ts';
+import type { RefScore } from '../roles.ts';
 import type { VectorSource } from './vector-index.ts';
-
-/** What a filtered vector ranking reads of the store beside the vectors. */
-export type FilterStore = Pick<IndexReader, 'refFilter' | 'filterRefs'>;
+import type { RefFilters } from './vector-rows.ts';
 
 /**
  * Vector top-n passing the filter from a vector source ranking in this process: exact top-k, then
@@ -12,7 +10,7 @@ export type FilterStore = Pick<IndexReader, 'refFilter' | 'filterRefs'>;
  * and scores only, best first.
  */
 export async function nearestRefs(
-  store: FilterStore,
+  store: RefFilters,
   vectors: VectorSource,
   query: Float32Array,
   n: number,

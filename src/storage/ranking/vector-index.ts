@@ -1,4 +1,4 @@
-import type { IndexReader, VectorSet } from '../roles.ts';
+import type { VectorRows, VectorSet } from './vector-rows.ts';
 import { encodeInt8, normalizeRows } from '../../core/quantize.ts';
 import { createDotKernel, createInt8Kernel, type DotKernel, type Int8Kernel } from './simd-dots.ts';
 import { indexOfSorted } from '../../core/sorted-ids.ts';
@@ -121,7 +121,7 @@ export function topKOfScores(
 }
 
 /** What the index needs of the store: the rows once per generation, exact vectors for rescoring. */
-export type VectorStore = Pick<IndexReader, 'loadVectors' | 'scanVectors' | 'streamCodes' | 'vectorsOf' | 'vectorScores' | 'generation'>;
+export type VectorStore = Pick<VectorRows, 'loadVectors' | 'scanVectors' | 'streamCodes' | 'vectorsOf' | 'vectorScores' | 'generation'>;
 
 export interface VectorIndexOptions {
   /**

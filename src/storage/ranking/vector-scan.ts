@@ -1,4 +1,4 @@
-import type { CodeSink, IndexReader, VectorSink } from '../roles.ts';
+import type { CodeSink, VectorRows, VectorSink } from './vector-rows.ts';
 import { createDotKernel, createInt8Kernel, type DotKernel, type Int8Kernel } from './simd-dots.ts';
 import { dotAt, int8Query, int8Rank, normalizeRows, RESCORE, topKOfScores, type Int8Query, type Rank, type RankScope, type VectorSource } from './vector-index.ts';
 
@@ -21,7 +21,7 @@ function inChunkOrder(refs: Int32Array, count: number): <T extends Float32Array 
 }
 
 /** What the scan reads of the store. */
-export type ScanStore = Pick<IndexReader, 'streamVectors' | 'streamCodes' | 'vectorScores' | 'vectorsOf'>;
+export type ScanStore = Pick<VectorRows, 'streamVectors' | 'streamCodes' | 'vectorScores' | 'vectorsOf'>;
 
 /** Rows scored per kernel call: 256 × 1024 dims is 1 MB of wasm memory, whatever the index size. */
 const BLOCK = 256;

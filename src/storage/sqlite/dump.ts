@@ -1,20 +1,18 @@
 import type { Database } from 'better-sqlite3';
-import type { ChunkRecord, DocumentRecord, EmbedderInfo, LexiconEntry } from '../../core/types.ts';
+import type { SqliteConnection } from './statements.ts';
+import type { DocumentRecord, EmbedderInfo } from '../../core/types.ts';
 import type { IndexDump, SourceDump, VectorRecord } from '../roles.ts';
 import { decodeVector } from './blob.ts';
 import { parseJson } from './connection.ts';
-
-type DocRow = Omit<DocumentRecord, 'metadata' | 'chunks' | 'lexicon'> & { id: number; metadata: string; headwords: string | null };
-type ChunkRow = Omit<ChunkRecord, 'metadata' | 'startLine' | 'endLine'> & {
-  documentId: number;
-  metadata: string;
-  startLine: number | null;
-  endLine: number | null;
-};
+import { dumpedDocuments, headwordsOf, pagesAfter, type ChunkRow, type DocumentRow, type GlossRow } from '../dump-pages.ts';
 
 /** The index read back whole (storage/roles.ts IndexDump): what `ragsync copy` moves. */
 export class SqliteIndexDump implements IndexDump {
-  constructor(readonly db: Database) {}
+  constructor(private readonly c: SqliteConnection) {}
+
+  private get db(): Database {
+    return this.c.db;
+  }
 
   async dumpSources(): Promise<SourceDump[]> {
     return this.db
@@ -36,32 +34,21 @@ export class SqliteIndexDump implements IndexDump {
        FROM chunks c LEFT JOIN chunks_fts f ON f.rowid = c.id
        WHERE c.document_id IN (SELECT value FROM json_each(?)) ORDER BY c.document_id, c.ordinal`,
     );
-    const glosses = this.db.prepare('SELECT gloss, sense FROM lexicon_glosses WHERE headword = ? ORDER BY sense, gloss');
-    for (let after = ''; ; ) {
-      const docs = page.all(source, after, batch) as DocRow[];
-      if (!docs.length) return;
-      const chunks = new Map<number, ChunkRecord[]>();
-      for (const { documentId, metadata, startLine, endLine, ...c } of chunksOf.all(JSON.stringify(docs.map((d) => d.id))) as ChunkRow[]) {
-        let list = chunks.get(documentId);
-        if (!list) chunks.set(documentId, (list = []));
-        list.push({ ...c, metadata: parseJson(metadata), ...(startLine !== null && endLine !== null ? { startLine, endLine } : {}) });
-      }
-      yield docs.map(({ id, metadata, headwords, ...d }) => ({
+    const glossesOf = this.db.prepare(
+      'SELECT headword, gloss, sense FROM lexicon_glosses WHERE headword IN (SELECT value FROM json_each(?)) ORDER BY headword, sense, gloss',
+    );
+    // As stored: metadata and headwords JSON text.
+    type Row<T> = Omit<T, 'metadata'> & { metadata: string };
+    const rows = (after: string) => page.all(source, after, batch) as (Row<DocumentRow> & { headwords: string | null })[];
+    for await (const found of pagesAfter(rows, (d) => d.path)) {
+      const docs = found.map(({ metadata, headwords, ...d }): DocumentRow => ({
         ...d,
         metadata: parseJson(metadata),
-        chunks: chunks.get(id) ?? [],
-        ...(headwords === null
-          ? {}
-          : {
-              lexicon: (JSON.parse(headwords) as string[]).map(
-                (headword): LexiconEntry => ({
-                  headword,
-                  glosses: (glosses.all(headword) as { gloss: string; sense: number }[]).map((g) => [g.gloss, g.sense] as const),
-                }),
-              ),
-            }),
+        headwords: headwords === null ? null : (JSON.parse(headwords) as string[]),
       }));
-      after = docs.at(-1)!.path;
+      const chunks = (chunksOf.all(JSON.stringify(docs.map((d) => d.id))) as Row<ChunkRow>[]).map(({ metadata, ...c }) => ({ ...c, metadata: parseJson(metadata) }));
+      const words = headwordsOf(docs);
+      yield dumpedDocuments(docs, chunks, words.length ? (glossesOf.all(JSON.stringify(words)) as GlossRow[]) : []);
     }
   }
 
@@ -73,11 +60,7 @@ export class SqliteIndexDump implements IndexDump {
     const page = this.db.prepare(
       'SELECT text_hash AS textHash, embedding FROM vectors WHERE fingerprint = ? AND text_hash > ? ORDER BY text_hash LIMIT ?',
     );
-    for (let after = ''; ; ) {
-      const rows = page.all(fingerprint, after, batch) as { textHash: string; embedding: Buffer }[];
-      if (!rows.length) return;
-      yield rows.map((r) => ({ textHash: r.textHash, vector: decodeVector(r.embedding) }));
-      after = rows.at(-1)!.textHash;
-    }
+    const rows = (after: string) => page.all(fingerprint, after, batch) as { textHash: string; embedding: Buffer }[];
+    for await (const found of pagesAfter(rows, (r) => r.textHash)) yield found.map((r) => ({ textHash: r.textHash, vector: decodeVector(r.embedding) }));
   }
 }

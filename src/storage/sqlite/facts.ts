@@ -30,17 +30,26 @@ export const FACTS_OF_ID_SQL = `SELECT s.name, coalesce(json_extract(c.metadata,
 
 /** Every chunk's facts in memory, rebuilt when the generation moves (long-lived readers). */
 export class CachedFacts implements Facts {
+  private held: ChunkFacts | null = null;
+
   constructor(
     private readonly db: Database,
     private readonly generation: () => number,
   ) {}
 
+  /** The facts of the current generation (one query, ids ascending, when it moved). */
+  current(): ChunkFacts {
+    const generation = this.generation();
+    if (this.held?.generation !== generation) this.held = readChunkFacts(this.db, generation);
+    return this.held;
+  }
+
   filter(f: ChunkFilter | undefined) {
-    return factsFilter(chunkFacts(this.db, this.generation()), f);
+    return factsFilter(this.current(), f);
   }
 
   textHashes(ids: readonly number[]): Map<number, string> {
-    const facts = chunkFacts(this.db, this.generation());
+    const facts = this.current();
     const out = new Map<number, string>();
     for (const id of ids) {
       const h = textHashOf(facts, id);
@@ -130,12 +139,8 @@ export interface ChunkFacts {
   counts: number[];
 }
 
-const cache = new WeakMap<Database, ChunkFacts>();
-
-/** The facts of the generation `generation`, rebuilt when it moved (one query, ids ascending). */
-export function chunkFacts(db: Database, generation: number): ChunkFacts {
-  const hit = cache.get(db);
-  if (hit && hit.generation === generation) return hit;
+/** The facts of every chunk, read at `generation` (one query, ids ascending). */
+function readChunkFacts(db: Database, generation: number): ChunkFacts {
   const n = db.prepare('SELECT count(*) FROM chunks').pluck().get() as number;
   const ids = new Int32Array(n);
   const source = new Uint16Array(n);
@@ -164,7 +169,7 @@ export function chunkFacts(db: Database, generation: number): ChunkFacts {
     counts[s]!++;
     i++;
   }
-  const facts = {
+  return {
     generation,
     ids: ids.subarray(0, i),
     source: source.subarray(0, i),
@@ -173,8 +178,6 @@ export function chunkFacts(db: Database, generation: number): ChunkFacts {
     names,
     counts,
   };
-  cache.set(db, facts);
-  return facts;
 }
 
 /** Whether a filter needs nothing beyond the facts (no metadata conditions, no path glob). */

@@ -1,7 +1,6 @@
-import type { Database } from 'better-sqlite3';
 import type { FieldValueShape } from '../../core/types.ts';
 import { fieldSql } from './filter.ts';
-import { readGeneration } from './statements.ts';
+import { readGeneration, type SqliteConnection } from './statements.ts';
 
 const JOINS = 'FROM chunks c JOIN documents d ON d.id = c.document_id';
 
@@ -21,20 +20,23 @@ function valuesSql(fields: string[], shape: FieldValueShape): string {
   }
 }
 
-/** Per database: the lists asked for at one generation (reading every chunk's metadata is the slow part). */
-const cache = new WeakMap<Database, { generation: number; lists: Map<string, string[]> }>();
+/** The distinct values chunks hold in metadata fields, kept per generation (reading every chunk's metadata is the slow part). */
+export class FieldValues {
+  private held: { generation: number; lists: Map<string, string[]> } | null = null;
 
-/** The distinct values chunks hold in a metadata field, sorted; months as 'YYYY-MM'. Cached per generation. */
-export function fieldValues(db: Database, fields: string[], shape: FieldValueShape): string[] {
-  const generation = readGeneration(db);
-  let held = cache.get(db);
-  if (!held || held.generation !== generation) cache.set(db, (held = { generation, lists: new Map() }));
-  const key = `${shape}\u0000${fields.join('\u0000')}`;
-  let list = held.lists.get(key);
-  if (!list) {
-    const raw = db.prepare(valuesSql(fields, shape)).pluck().all() as string[];
-    list = (shape === 'month' ? raw.map((m) => `${m.slice(0, 4)}-${m.slice(4)}`) : raw).sort();
-    held.lists.set(key, list);
+  constructor(private readonly c: SqliteConnection) {}
+
+  /** The distinct values chunks hold in a metadata field, sorted; months as 'YYYY-MM'. */
+  of(fields: string[], shape: FieldValueShape): string[] {
+    const generation = readGeneration(this.c);
+    if (this.held?.generation !== generation) this.held = { generation, lists: new Map() };
+    const key = `${shape}\u0000${fields.join('\u0000')}`;
+    let list = this.held.lists.get(key);
+    if (!list) {
+      const raw = this.c.db.prepare(valuesSql(fields, shape)).pluck().all() as string[];
+      list = (shape === 'month' ? raw.map((m) => `${m.slice(0, 4)}-${m.slice(4)}`) : raw).sort();
+      this.held.lists.set(key, list);
+    }
+    return list;
   }
-  return list;
 }

@@ -1,19 +1,25 @@
 import type { Database } from 'better-sqlite3';
-import { openDatabase, type OpenMode } from './connection.ts';
-import { closeReaderExtras, SqliteIndexReader } from './reader.ts';
+import type { OpenMode } from './connection.ts';
+import { SqliteIndexReader } from './reader.ts';
 import { SqliteRunLog } from './run-log.ts';
 import { SqliteIndexWriter } from './writer.ts';
 import { SqliteIndexDump } from './dump.ts';
-import { openFailure, withPathOnErrors } from './annotate.ts';
-import type { DocumentWrite } from '../roles.ts';
+import { withPathOnErrors } from './annotate.ts';
+import { SqliteConnection } from './statements.ts';
+import { delegateRoles } from '../compose.ts';
+import type { DocumentWrite, IndexDump, IndexReader, IndexWriter, RunLog } from '../roles.ts';
 
 /**
- * The SQLite backend: one connection serving every role (writer, reader, run log), each role's
- * methods written in its own module and mixed in here. Callers outside storage/ see only the
- * role interfaces that storage/open.ts hands them.
+ * The SQLite backend: one connection shared by role objects (writer, reader, run log, dump), each
+ * with its own state, and the role methods delegated to them. Callers outside storage/ see only
+ * the role interfaces that storage/open.ts hands them.
  */
 export class SqliteIndex {
-  readonly db: Database;
+  readonly connection: SqliteConnection;
+  readonly writer: SqliteIndexWriter;
+  readonly reader: SqliteIndexReader;
+  readonly runs: SqliteRunLog;
+  readonly dump: SqliteIndexDump;
   readonly dryRun: boolean;
 
   constructor(
@@ -22,24 +28,28 @@ export class SqliteIndex {
     /** A one-shot reader (SqliteIndexReader.oneShot). */
     readonly oneShot = false,
   ) {
-    try {
-      this.db = openDatabase(file, mode);
-    } catch (err) {
-      throw openFailure(err, file);
-    }
+    this.connection = new SqliteConnection(file, mode);
     this.dryRun = mode !== 'write';
+    this.writer = new SqliteIndexWriter(this.connection, this.dryRun);
+    this.reader = new SqliteIndexReader(this.connection, oneShot);
+    this.runs = new SqliteRunLog(this.connection);
+    this.dump = new SqliteIndexDump(this.connection);
+  }
+
+  get db(): Database {
+    return this.connection.db;
   }
 
   async close(): Promise<void> {
-    closeReaderExtras(this.db);
-    if (this.db.open) this.db.close();
+    this.reader.close();
+    this.connection.close();
   }
 }
 
-export interface SqliteIndex extends SqliteIndexWriter, SqliteIndexReader, SqliteRunLog, SqliteIndexDump {}
+export interface SqliteIndex extends IndexWriter, IndexReader, RunLog, IndexDump {}
 
 /** A document write whose methods' errors carry the database file, as the roles' do. */
-function withTaggedWrite(begin: SqliteIndexWriter['beginDocuments']): SqliteIndexWriter['beginDocuments'] {
+function withTaggedWrite(begin: IndexWriter['beginDocuments']): IndexWriter['beginDocuments'] {
   return async function (this: SqliteIndex, source: string): Promise<DocumentWrite> {
     const w = await begin.call(this, source);
     const file = this.file;
@@ -48,14 +58,9 @@ function withTaggedWrite(begin: SqliteIndexWriter['beginDocuments']): SqliteInde
   };
 }
 
-for (const role of [SqliteIndexWriter, SqliteIndexReader, SqliteRunLog, SqliteIndexDump]) {
-  for (const name of Object.getOwnPropertyNames(role.prototype)) {
-    if (name === 'constructor') continue;
-    const d = Object.getOwnPropertyDescriptor(role.prototype, name)!;
-    // Errors leave the backend naming the database file (core/io-errors.ts puts them in words),
-    // those of a batched document write too.
-    if (typeof d.value === 'function') d.value = withPathOnErrors(d.value, (self) => (self as SqliteIndex).file);
-    if (name === 'beginDocuments') d.value = withTaggedWrite(d.value as SqliteIndexWriter['beginDocuments']);
-    Object.defineProperty(SqliteIndex.prototype, name, d);
-  }
-}
+// Errors leave the backend naming the database file (core/io-errors.ts puts them in words), those
+// of a batched document write too.
+delegateRoles(SqliteIndex, { writer: SqliteIndexWriter, reader: SqliteIndexReader, runs: SqliteRunLog, dump: SqliteIndexDump }, (delegate, name) => {
+  const tagged = withPathOnErrors(delegate, (self) => (self as SqliteIndex).file);
+  return name === 'beginDocuments' ? (withTaggedWrite(tagged as IndexWriter['beginDocuments']) as typeof delegate) : tagged;
+});

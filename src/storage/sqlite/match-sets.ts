@@ -1,8 +1,7 @@
-import type { Database } from 'better-sqlite3';
 import type { ChunkFilter } from '../../core/types.ts';
 import type { MatchSets } from '../roles.ts';
 import { factsCanFilter } from './facts.ts';
-import { prepared } from './statements.ts';
+import type { SqliteConnection } from './statements.ts';
 
 /** FTS5 query holding all of a token list (each token a quoted string). */
 export const allTokens = (tokens: readonly string[]) => tokens.map((t) => `"${t.replaceAll('"', '""')}"`).join(' AND ');
@@ -17,26 +16,22 @@ const isBroken = (v: unknown) => v === 1 || v === 'true';
  * document and own broken flag) and each document's source and flag are read once. Positions index the ascending ids of the chunks matched, which
  * orders them as the facts' positions do (ids ascending), so scores and ties come out the same.
  */
-export function matchSetsOnce(db: Database, tokenLists: string[][], filter: ChunkFilter | undefined): MatchSets {
+export function matchSetsOnce(c: SqliteConnection, tokenLists: string[][], filter: ChunkFilter | undefined): MatchSets {
   const narrow = factsCanFilter(filter);
   const sources = narrow && filter?.sources?.length ? new Set(filter.sources) : null;
   const skipBroken = narrow && !filter?.includeBroken;
-  const rows = prepared(
-    db,
-    `SELECT c.id, c.document_id, json_extract(c.metadata, '$.broken')
+  const rows = c.prepared(`SELECT c.id, c.document_id, json_extract(c.metadata, '$.broken')
      FROM chunks_fts f CROSS JOIN chunks c INDEXED BY chunks_facts ON c.id = f.rowid WHERE chunks_fts MATCH ? ORDER BY c.id`,
   ).raw();
-  const docStmt = prepared(
-    db,
-    `SELECT d.id, s.name, json_extract(d.metadata, '$.broken') FROM json_each(?) j
+  const docStmt = c.prepared(`SELECT d.id, s.name, json_extract(d.metadata, '$.broken') FROM json_each(?) j
      CROSS JOIN documents d ON d.id = j.value JOIN sources s ON s.id = d.source_id`,
   ).raw();
   const docs = new Map<number, { source: string; broken: boolean }>();
   // Every source (a plain search): FTS rows are chunks (written and deleted with them), so the
   // FTS match and the broken chunks, few and indexed (migration 018), are all it takes.
-  const broken = sources ? null : skipBroken ? brokenChunks(db) : new Set<number>();
+  const broken = sources ? null : skipBroken ? brokenChunks(c) : new Set<number>();
   // One JSON array per list: a common word's tens of thousands of ids cost a row step each otherwise.
-  const ftsRows = prepared(db, 'SELECT json_group_array(rowid) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid)').pluck();
+  const ftsRows = c.prepared('SELECT json_group_array(rowid) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid)').pluck();
   const ids = tokenLists.map((tokens) => {
     if (!tokens.length) return [];
     if (broken) {
@@ -59,14 +54,12 @@ export function matchSetsOnce(db: Database, tokenLists: string[][], filter: Chun
   const { refs, sets } = positionsOf(ids);
   // Chunks searched: those of the named sources (broken ones count, as in the facts' share).
   const total = sources
-    ? (prepared(
-        db,
-        `SELECT count(*) FROM chunks WHERE document_id IN
+    ? (c.prepared(`SELECT count(*) FROM chunks WHERE document_id IN
            (SELECT d.id FROM documents d JOIN sources s ON s.id = d.source_id WHERE s.name IN (SELECT value FROM json_each(?)))`,
       )
         .pluck()
         .get(JSON.stringify([...sources])) as number)
-    : (prepared(db, 'SELECT count(*) FROM chunks').pluck().get() as number);
+    : (c.prepared('SELECT count(*) FROM chunks').pluck().get() as number);
   return { sets, refs, total, filtered: narrow };
 }
 
@@ -101,14 +94,12 @@ export function positionsOf(lists: readonly (readonly number[])[]): { refs: Int3
  * The chunks the facts count as broken (their own flag true, or none and their document's true),
  * from the partial indexes of migration 018: the marked rows alone are read.
  */
-function brokenChunks(db: Database): Set<number> {
-  const own = prepared(db, `SELECT id FROM chunks INDEXED BY chunks_broken WHERE json_extract(metadata, '$.broken') IN (1, 'true')`)
+function brokenChunks(c: SqliteConnection): Set<number> {
+  const own = c.prepared(`SELECT id FROM chunks INDEXED BY chunks_broken WHERE json_extract(metadata, '$.broken') IN (1, 'true')`)
     .pluck()
     .all() as number[];
   // CROSS JOIN keeps the broken documents the outer loop: left to itself the planner scanned every chunk.
-  const ofDocuments = prepared(
-    db,
-    `SELECT c.id FROM documents d INDEXED BY documents_broken CROSS JOIN chunks c ON c.document_id = d.id
+  const ofDocuments = c.prepared(`SELECT c.id FROM documents d INDEXED BY documents_broken CROSS JOIN chunks c ON c.document_id = d.id
      WHERE json_extract(d.metadata, '$.broken') IN (1, 'true') AND json_extract(c.metadata, '$.broken') IS NULL`,
   )
     .pluck()

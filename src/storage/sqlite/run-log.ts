@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import type { SqliteConnection } from './statements.ts';
 import type { WorkCounts } from '../../core/types.ts';
 import type {
   ExportRow,
@@ -33,7 +34,11 @@ export function listRuns(db: Database, limit: number): RunRecord[] {
 }
 
 export class SqliteRunLog implements RunLog {
-  constructor(readonly db: Database) {}
+  constructor(private readonly c: SqliteConnection) {}
+
+  private get db(): Database {
+    return this.c.db;
+  }
 
   async startRun(run: RunStart): Promise<number> {
     const r = this.db

@@ -39,25 +39,6 @@ interface Cache {
   single: Statement;
 }
 
-const caches = new WeakMap<Database, Cache>();
-
-function cacheOf(db: Database, facts: ChunkFacts, headWeight: number): Cache {
-  let c = caches.get(db);
-  if (!c || c.generation !== facts.generation || c.headWeight !== headWeight || c.acc.length !== facts.ids.length) {
-    c = {
-      generation: facts.generation,
-      headWeight,
-      terms: new Map(),
-      bytes: 0,
-      acc: new Float64Array(facts.ids.length),
-      count: new Uint16Array(facts.ids.length),
-      single: c?.single ?? db.prepare('SELECT rowid, -bm25(chunks_fts, ?, 1) FROM chunks_fts WHERE chunks_fts MATCH ?').raw(),
-    };
-    caches.set(db, c);
-  }
-  return c;
-}
-
 function termList(c: Cache, facts: ChunkFacts, term: string): TermList {
   const hit = c.terms.get(term);
   if (hit) {
@@ -87,35 +68,51 @@ function termList(c: Cache, facts: ChunkFacts, term: string): TermList {
   return list;
 }
 
-/**
- * The best k rows passing `pass` for the terms ORed, as `ORDER BY -bm25(chunks_fts, head, 1) DESC,
- * rowid` would rank them. `pass` tests chunk ids.
- */
-export function mergedTermScores(
-  db: Database,
-  facts: ChunkFacts,
-  tokens: readonly string[],
-  headWeight: number,
-  k: number,
-  pass: (id: number) => boolean,
-): RefScore[] {
-  const c = cacheOf(db, facts, headWeight);
-  const { acc, count } = c;
-  const touched: number[] = [];
-  try {
-    for (const term of tokens) {
-      const { rows, scores } = termList(c, facts, term);
-      for (let i = 0; i < rows.length; i++) {
-        const r = rows[i]!;
-        // Scores are > 0 (FTS5 floors IDF at 1e-6), so 0 means "not yet seen".
-        if (acc[r] === 0) touched.push(r);
-        acc[r]! += scores[i]!;
-        count[r]!++;
-      }
+/** The term lists of one connection (a long-lived reader's), for the generation and head weight last asked. */
+export class TermScores {
+  private cache: Cache | null = null;
+
+  constructor(private readonly db: Database) {}
+
+  private cacheOf(facts: ChunkFacts, headWeight: number): Cache {
+    const c = this.cache;
+    if (!c || c.generation !== facts.generation || c.headWeight !== headWeight || c.acc.length !== facts.ids.length) {
+      this.cache = {
+        generation: facts.generation,
+        headWeight,
+        terms: new Map(),
+        bytes: 0,
+        acc: new Float64Array(facts.ids.length),
+        count: new Uint16Array(facts.ids.length),
+        single: c?.single ?? this.db.prepare('SELECT rowid, -bm25(chunks_fts, ?, 1) FROM chunks_fts WHERE chunks_fts MATCH ?').raw(),
+      };
     }
-    // Top k by score, then row (= chunk id) ascending, among rows that pass.
-    return topPositions(acc, touched, k, (r) => pass(facts.ids[r]!)).map((r) => ({ ref: facts.ids[r]!, score: acc[r]!, terms: count[r]! }));
-  } finally {
-    for (const r of touched) (acc[r] = 0), (count[r] = 0);
+    return this.cache!;
+  }
+
+  /**
+   * The best k rows passing `pass` for the terms ORed, as `ORDER BY -bm25(chunks_fts, head, 1) DESC,
+   * rowid` would rank them. `pass` tests chunk ids.
+   */
+  merged(facts: ChunkFacts, tokens: readonly string[], headWeight: number, k: number, pass: (id: number) => boolean): RefScore[] {
+    const c = this.cacheOf(facts, headWeight);
+    const { acc, count } = c;
+    const touched: number[] = [];
+    try {
+      for (const term of tokens) {
+        const { rows, scores } = termList(c, facts, term);
+        for (let i = 0; i < rows.length; i++) {
+          const r = rows[i]!;
+          // Scores are > 0 (FTS5 floors IDF at 1e-6), so 0 means "not yet seen".
+          if (acc[r] === 0) touched.push(r);
+          acc[r]! += scores[i]!;
+          count[r]!++;
+        }
+      }
+      // Top k by score, then row (= chunk id) ascending, among rows that pass.
+      return topPositions(acc, touched, k, (r) => pass(facts.ids[r]!)).map((r) => ({ ref: facts.ids[r]!, score: acc[r]!, terms: count[r]! }));
+    } finally {
+      for (const r of touched) (acc[r] = 0), (count[r] = 0);
+    }
   }
 }

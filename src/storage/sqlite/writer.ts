@@ -3,18 +3,23 @@ import { failpoint } from '../../core/failpoint.ts';
 import type { DocumentRecord, EmbedderInfo, LexiconEntry, StoredDocument } from '../../core/types.ts';
 import type { DocumentWrite, IndexWriter, RefillPage, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
 import { encodeVector } from './blob.ts';
-import { codeWriter, refreshCodePack } from './codes.ts';
+import { codeWriter } from './codes.ts';
+import { refreshCodePack } from './code-packs.ts';
 import { bumpGeneration, now, slices } from './connection.ts';
 import { listSources } from './sources.ts';
-import { readGeneration, vectorCount } from './statements.ts';
+import { readGeneration, vectorCount, type SqliteConnection } from './statements.ts';
 import { writeInOne } from '../document-write.ts';
 
 export class SqliteIndexWriter implements IndexWriter {
   constructor(
-    readonly db: Database,
+    private readonly c: SqliteConnection,
     /** Dry runs read a snapshot and write nothing, not even source rows. */
     readonly dryRun = false,
   ) {}
+
+  private get db(): Database {
+    return this.c.db;
+  }
 
   async ensureSource(info: SourceInfo): Promise<SourceState> {
     if (!this.dryRun) {
@@ -104,8 +109,8 @@ export class SqliteIndexWriter implements IndexWriter {
     // change: once the check below finds none, the generation and the fingerprint's vector count
     // are remembered in meta, and later calls with both unchanged skip it (a run with nothing new
     // then reads no chunk index at all).
-    const generation = readGeneration(this.db);
-    const stored = vectorCount(this.db, fingerprint);
+    const generation = readGeneration(this.c);
+    const stored = vectorCount(this.c, fingerprint);
     const seen = this.db.prepare('SELECT 1 FROM vectors_complete WHERE fingerprint = ? AND generation = ? AND vectors = ?');
     if (seen.get(fingerprint, generation, stored)) return [];
     // Decided from the text_hash index alone (covering, no row reads) before touching the chunk
@@ -139,7 +144,7 @@ export class SqliteIndexWriter implements IndexWriter {
   }
 
   async refreshCodePack(fingerprint: string): Promise<boolean> {
-    return refreshCodePack(this.db, fingerprint);
+    return refreshCodePack(this.c, fingerprint);
   }
 
   async putVectors(fingerprint: string, vectors: VectorRecord[]): Promise<void> {
