@@ -121,13 +121,14 @@ export async function planSource(
   let filesRead = 0;
   try {
     if (toRead.length) await pipeline.chunker.prepare?.(toRead.map((f) => f.path));
-    for await (const { path, bytes, mediaType } of snapshot.read(toRead.map((f) => f.path))) {
+    for await (const read of snapshot.read(toRead.map((f) => f.path))) {
+      const { path } = read;
       filesRead++;
       let doc: DocumentRecord | null = null;
       let outlined: ReturnType<typeof outlineOf>;
       try {
-        if (spill) outlined = outlineOf((doc = buildDocument(listed.get(path)!, bytes, pipeline, mediaType)));
-        else outlined = outlineDocument(listed.get(path)!, bytes, pipeline, mediaType);
+        if (spill) outlined = outlineOf((doc = buildDocument(listed.get(path)!, read, pipeline)));
+        else outlined = outlineDocument(listed.get(path)!, read, pipeline);
       } catch (err) {
         skipped.push({ path, reason: errorMessage(err) });
         continue;
