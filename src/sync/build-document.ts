@@ -21,9 +21,23 @@ export interface Pipeline {
 export const pipelineFingerprint = (p: Pipeline) =>
   `${p.chunker.fingerprint}+${analyzerFingerprint(p.analyzer)}${p.lexicon ? `+${p.lexicon.id}` : ''}`;
 
-/** A document's fingerprint: its source's pipeline, and the content step its media type goes through (HTML: the converter). */
-export const documentFingerprint = (p: Pipeline, mediaType: string) =>
-  pipelineFingerprint(p) + contentFingerprint(mediaType, !!p.chunker.takesAsWritten, p.content ?? DEFAULT_CONTENT);
+/**
+ * A document's fingerprint by its media type, for one pipeline: its source's pipeline, and the
+ * content step its media type goes through (HTML: the converter). Each media type's made once.
+ */
+export type Fingerprints = (mediaType: string) => string;
+
+export function documentFingerprints(p: Pipeline): Fingerprints {
+  const made = new Map<string, string>();
+  return (mediaType) => {
+    let f = made.get(mediaType);
+    if (f === undefined) {
+      f = pipelineFingerprint(p) + contentFingerprint(mediaType, !!p.chunker.takesAsWritten, p.content ?? DEFAULT_CONTENT);
+      made.set(mediaType, f);
+    }
+    return f;
+  };
+}
 
 /** The pipeline's content step for HTML pages their source parses (a web crawl): none when its chunker reads HTML as written. */
 export const htmlPreparerOf = (p: Pipeline): HtmlPreparer | undefined => htmlPreparer(!!p.chunker.takesAsWritten, p.content ?? DEFAULT_CONTENT);
@@ -39,8 +53,10 @@ export const fileMediaType = (file: SourceFile, declared?: string) => mediaTypeO
 export interface DocumentOutline {
   path: string;
   contentHash: string;
-  /** What the file is (documentFingerprint depends on it). */
+  /** What the file is (its fingerprint depends on it). */
   mediaType: string;
+  /** The document's fingerprint (documents.chunker). */
+  chunker: string;
   chunks: { textHash: string }[];
   /** Why the chunker left the file out or fell back (its metadata `skipped` / `fallback`), for the run's log. */
   note?: { level: 'info' | 'warn'; message: string };
@@ -81,6 +97,7 @@ export function outlineOf(doc: DocumentRecord): { outline: DocumentOutline; toke
       path: doc.path,
       contentHash: doc.contentHash,
       mediaType: doc.mediaType!,
+      chunker: doc.chunker,
       chunks: doc.chunks.map((c) => ({ textHash: c.textHash })),
       ...(note ? { note } : {}),
     },
@@ -89,13 +106,14 @@ export function outlineOf(doc: DocumentRecord): { outline: DocumentOutline; toke
 }
 
 /** A file's outline and the token estimate of each of its chunk texts, without building it (a dry run; throws what decoding throws). */
-export function outlineDocument(file: SourceFile, read: FileRead, pipeline: Pipeline): { outline: DocumentOutline; tokens: number[] } {
+export function outlineDocument(file: SourceFile, read: FileRead, pipeline: Pipeline, fingerprints = documentFingerprints(pipeline)): { outline: DocumentOutline; tokens: number[] } {
   const { chunked, mediaType: type } = chunkFile(file, read, pipeline);
   return {
     outline: {
       path: file.path,
       contentHash: sha256(read.bytes),
       mediaType: type,
+      chunker: fingerprints(type),
       chunks: chunked.chunks.map((c) => ({ textHash: sha256(c.text) })),
       ...(noteOf(chunked.metadata) ? { note: noteOf(chunked.metadata) } : {}),
     },
@@ -104,7 +122,7 @@ export function outlineDocument(file: SourceFile, read: FileRead, pipeline: Pipe
 }
 
 /** Reads, validates and chunks one file into the document record that is written. */
-export function buildDocument(file: SourceFile, read: FileRead, pipeline: Pipeline): DocumentRecord {
+export function buildDocument(file: SourceFile, read: FileRead, pipeline: Pipeline, fingerprints = documentFingerprints(pipeline)): DocumentRecord {
   const { bytes } = read;
   const { text, chunked, mediaType: type } = chunkFile(file, read, pipeline);
   const chunks: ChunkRecord[] = chunked.chunks.map((c, ordinal) => ({
@@ -120,7 +138,7 @@ export function buildDocument(file: SourceFile, read: FileRead, pipeline: Pipeli
     contentHash: sha256(bytes),
     stamp: file.stamp,
     size: bytes.length,
-    chunker: documentFingerprint(pipeline, type),
+    chunker: fingerprints(type),
     mediaType: type,
     title: chunked.title,
     metadata: chunked.metadata,
