@@ -9,6 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeProvider } from '../helpers/fake-provider.ts';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
 
 let t: ReturnType<typeof tempDir>;
@@ -102,4 +103,40 @@ describe('ragsync mcp --manage-sources', () => {
     expect(gone.content[0]!.text).toMatch(/unknown source "papers"/);
     expect(readFileSync(join(t.dir, 'papers', 'raft.md'), 'utf8')).toContain('Raft');
   });
+});
+
+describe('ragsync mcp --manage-sources with a local embedder of unknown size', () => {
+  it('sourceAdd with index asks the server for the size once (the run and the new searcher share the answer)', async () => {
+    const d = tempDir('ragsync-mcp-dims-');
+    const fake = await FakeProvider.start({ dims: 48, wire: 'ollama' });
+    let c: Client | undefined;
+    try {
+      mkdirSync(join(d.dir, 'base'));
+      writeFileSync(join(d.dir, 'base', 'base.md'), '# Base\n\nCompilers and parsers.\n');
+      mkdirSync(join(d.dir, 'papers'));
+      writeFileSync(join(d.dir, 'papers', 'raft.md'), '# Raft\n\nRaft elects a leader with randomized election timeouts.\n');
+      const file = join(d.dir, 'ragsync.jsonc');
+      writeFileSync(
+        file,
+        JSON.stringify({ db: 'index.db', embedder: { provider: 'ollama', model: 'nomic-embed-text', baseUrl: fake.baseUrl }, sources: [{ name: 'base', kind: 'dir', path: './base' }] }),
+      );
+      c = new Client({ name: 'ragsync-test', version: '1.0.0' });
+      await c.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'src/cli/run.ts', 'mcp', '--manage-sources', '-c', file], cwd: REPO_ROOT, stderr: 'pipe' }));
+      const probes = () => fake.requests.filter((q) => q.inputs.length === 1 && q.inputs[0] === 'dimensions').length;
+      await c.listTools();
+      expect(probes()).toBe(1); // the session's searcher
+      const added = (await c.callTool({ name: 'sourceAdd', arguments: { location: join(d.dir, 'papers'), index: true } })) as ToolOut;
+      expect(added.isError, added.content[0]?.text).toBeFalsy();
+      expect(body(added)).toMatchObject({ index: { status: 'ok', sources: [{ name: 'papers', written: { added: 1 } }] } });
+      expect(probes()).toBe(2);
+      const hits = (await c.callTool({ name: 'search', arguments: { query: 'leader election timeouts', source: 'papers', k: 1 } })) as ToolOut;
+      expect(hits.isError, hits.content[0]?.text).toBeFalsy();
+      expect((body(hits).results as { path: string }[])[0]?.path).toBe('raft.md');
+      expect(probes()).toBe(2);
+    } finally {
+      await c?.close();
+      await fake.close();
+      d.cleanup();
+    }
+  }, 60_000);
 });
