@@ -6,6 +6,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,8 @@ import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
 let t: ReturnType<typeof tempDir>;
 let cfg: string;
 let client: Client;
+/** notifications/tools/list_changed the client has received. */
+let listChanged = 0;
 
 const CONFIG = `{
   // the agent's own index
@@ -45,6 +48,9 @@ beforeAll(async () => {
     stderr: 'pipe',
   });
   client = new Client({ name: 'ragsync-test', version: '1.0.0' });
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    listChanged++;
+  });
   await client.connect(transport);
 });
 afterAll(async () => {
@@ -70,6 +76,39 @@ describe('ragsync mcp --manage-sources', () => {
     expect(unknown.isError).toBe(true);
     expect(unknown.content[0]!.text).toBe('unknown source "nosuch" (known: base)');
     expect(readFileSync(cfg).equals(before)).toBe(true);
+  });
+
+  it('after sourceAdd and sourceRemove the client is told the tools changed, and lists them as the new config makes them', async () => {
+    mkdirSync(join(t.dir, 'lib'));
+    writeFileSync(join(t.dir, 'lib', 'retry.ts'), 'export function retryWithBackoff(attempts: number): number {\n  return attempts * 2;\n}\n');
+    const sourceField = async () => {
+      const { tools } = await client.listTools();
+      const search = tools.find((x) => x.name === 'search')!;
+      return { names: tools.map((x) => x.name), source: (search.inputSchema.properties as Record<string, { description?: string }>).source!.description };
+    };
+    const before = await sourceField();
+    // No index yet, so no searcher: no profile tools, no sources named.
+    expect(before.names.sort()).toEqual(['related', 'search', 'sourceAdd', 'sourceList', 'sourceRemove']);
+    expect(before.source).toBe('only this source');
+    const seen = listChanged;
+    const added = await call('sourceAdd', { location: join(t.dir, 'lib'), chunker: 'code', index: true });
+    expect(added.isError, added.content[0]?.text).toBeFalsy();
+    // Sent before the answer, on the same stream: here by now, once.
+    expect(listChanged).toBe(seen + 1);
+    const after = await sourceField();
+    expect(after.names.sort()).toEqual(['codeSearch', 'docSearch', 'related', 'search', 'sourceAdd', 'sourceList', 'sourceRemove']);
+    expect(after.source).toBe('only this source (base, lib)');
+    const found = await call('codeSearch', { query: 'retryWithBackoff', k: 1 });
+    expect(found.isError, found.content[0]?.text).toBeFalsy();
+    expect((body(found).results as { path: string; symbol: string }[])[0]).toMatchObject({ path: 'retry.ts', symbol: 'retryWithBackoff' });
+
+    const removed = await call('sourceRemove', { name: 'lib' });
+    expect(removed.isError, removed.content[0]?.text).toBeFalsy();
+    expect(listChanged).toBe(seen + 2);
+    const gone = await sourceField();
+    expect(gone.names.sort()).toEqual(['docSearch', 'related', 'search', 'sourceAdd', 'sourceList', 'sourceRemove']);
+    expect(gone.source).toBe('only this source (base)');
+    expect(readFileSync(cfg, 'utf8')).toBe(CONFIG);
   });
 
   it('sourceAdd with index, then search finds it in the same session; sourceRemove takes it out again', async () => {
