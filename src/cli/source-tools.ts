@@ -8,16 +8,17 @@ import { withDimensions } from './options.ts';
 
 /**
  * The MCP source tools over the config file `file`: the functions `ragsync source add|list|remove`
- * call, and one index run of an added source when asked. `changed` hears of each new config (the
- * server then searches with it).
+ * call, and one index run of an added source when asked. `changed` hears of each new config, its
+ * embedder's size filled in (withDimensions, asked once per change): the server then searches with it.
  */
 export function sourceTools(file: string, log: Logger, changed: (cfg: Config) => Promise<void>): SourceTools {
   return {
     async add({ index, ...req }) {
       const r = await addSource(builtinProfiles, file, req);
       const name = r.entry.name as string;
-      const run = index ? runSummary(await runIndex(await withDimensions(r.config, log), { sources: [name], log, trigger: 'mcp' })) : undefined;
-      await changed(r.config);
+      const cfg = await withDimensions(r.config, log);
+      const run = index ? runSummary(await runIndex(cfg, { sources: [name], log, trigger: 'mcp' })) : undefined;
+      await changed(cfg);
       return { file: r.file, source: r.shown, ...(run ? { index: run } : { next: `index it: sourceAdd with index, or \`ragsync index --source ${name}\`` }) };
     },
     async list() {
@@ -25,7 +26,7 @@ export function sourceTools(file: string, log: Logger, changed: (cfg: Config) =>
     },
     async remove(name) {
       const r = await removeSource(builtinProfiles, file, name, { log });
-      await changed(loadConfig(file));
+      await changed(await withDimensions(loadConfig(file), log));
       return r;
     },
   };

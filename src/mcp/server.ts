@@ -1,4 +1,4 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer, type RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 import type { Expansion } from '../core/profile.ts';
@@ -30,23 +30,63 @@ const toolError = (err: unknown) => ({ isError: true, content: [{ type: 'text' a
 export function createMcpServer(source: Searcher | Error, version?: string, answerer?: Answerer | null, sources?: SourceTools): McpServer {
   const info = serverInfo(); // package.json, read once
   const server = new McpServer({ name: info.name, version: version ?? info.version });
-  const specs = source instanceof Error ? [] : source.filterSpecs();
   const searcher = (): Searcher => {
     // After a source tool changed the config, the searcher opened on the new one.
     const now = sources?.searcher?.() ?? source;
     if (now instanceof Error) throw now;
     return now;
   };
-  server.registerTool(
+  const searchTools = registerSearchTools(server, source, searcher);
+  if (answerer) {
+    server.registerTool(
+      'ask',
+      {
+        description:
+          'Answer a question from the index with the configured chat model: it searches when the question is about the indexed sources and cites them as [1], [2]. Returns JSON {answer, sources:[{id,title,url,transcript,score,metadata}]}.',
+        inputSchema: {
+          question: z.string().min(1).describe('the question, in any language'),
+          source: z.string().optional().describe('only this source'),
+          k: z.number().int().min(1).max(MAX_PASSAGES).optional().describe('passages given to the model'),
+        },
+      },
+      async ({ question, source, k }) => {
+        try {
+          const req = parseChatRequest({ messages: [{ role: 'user', parts: [{ type: 'text', text: question }] }], source, k }, answerer.chat);
+          const a = await collectAnswer(answerer.stream(req));
+          if (a.error) return toolError(new Error(`the answer failed: ${a.error}`));
+          return { content: [{ type: 'text' as const, text: JSON.stringify({ answer: a.text, sources: a.sources }) }] };
+        } catch (err) {
+          return toolError(err);
+        }
+      },
+    );
+  }
+  if (sources) registerSourceTools(server, sources, () => searchTools.refresh(sources.searcher?.() ?? source));
+  return server;
+}
+
+/**
+ * search, related and the profiles' tools (codeSearch, docSearch, when a source of theirs is
+ * configured), their schemas made from a searcher's config: the known sources and the profiles'
+ * filters. `refresh` makes them again from another (after a source tool changed the config) and
+ * tells the client once (notifications/tools/list_changed: the server declares tools.listChanged).
+ */
+function registerSearchTools(server: McpServer, first: Searcher | Error, searcher: () => Searcher): { refresh(now: Searcher | Error): void } {
+  let specs = first instanceof Error ? [] : first.filterSpecs();
+  const searchFields = (s: Searcher | Error) => {
+    const names = s instanceof Error ? [] : s.scope.sources.map((x) => x.name);
+    return {
+      ...contractFields(),
+      source: z.string().optional().describe(`only this source${names.length ? ` (${names.join(', ')})` : ''}`),
+      ...filterFields(specs),
+    };
+  };
+  const search = server.registerTool(
     'search',
     {
       description:
         'Search the ragsync index (hybrid keyword + vector). Returns JSON {results:[{source,path,title,heading,content,score,metadata,…}]}.',
-      inputSchema: {
-        ...contractFields(),
-        source: z.string().optional().describe('only this source'),
-        ...filterFields(specs),
-      },
+      inputSchema: searchFields(first),
     },
     async (args) => {
       try {
@@ -82,42 +122,47 @@ export function createMcpServer(source: Searcher | Error, version?: string, answ
       }
     },
   );
-  // The profiles' own tools (codeSearch, docSearch), when a source of theirs is configured.
-  for (const spec of source instanceof Error ? [] : toolsOf(source)) {
-    server.registerTool(spec.name, { description: spec.description, inputSchema: toolFields(spec.params) }, async (args: Record<string, unknown>) => {
-      try {
-        return { content: [{ type: 'text' as const, text: JSON.stringify({ results: await runTool(searcher(), spec, args) }) }] };
-      } catch (err) {
-        return toolError(err);
-      }
-    });
-  }
-  if (answerer) {
-    server.registerTool(
-      'ask',
-      {
-        description:
-          'Answer a question from the index with the configured chat model: it searches when the question is about the indexed sources and cites them as [1], [2]. Returns JSON {answer, sources:[{id,title,url,transcript,score,metadata}]}.',
-        inputSchema: {
-          question: z.string().min(1).describe('the question, in any language'),
-          source: z.string().optional().describe('only this source'),
-          k: z.number().int().min(1).max(MAX_PASSAGES).optional().describe('passages given to the model'),
-        },
-      },
-      async ({ question, source, k }) => {
+  const profileTools = new Map<string, RegisteredTool>();
+  const registerProfileTools = (s: Searcher | Error) => {
+    const wanted = s instanceof Error ? [] : toolsOf(s);
+    for (const [name, tool] of profileTools) {
+      if (wanted.some((w) => w.name === name)) continue;
+      tool.remove();
+      profileTools.delete(name);
+    }
+    for (const spec of wanted) {
+      if (profileTools.has(spec.name)) continue;
+      const tool = server.registerTool(spec.name, { description: spec.description, inputSchema: toolFields(spec.params) }, async (args: Record<string, unknown>) => {
         try {
-          const req = parseChatRequest({ messages: [{ role: 'user', parts: [{ type: 'text', text: question }] }], source, k }, answerer.chat);
-          const a = await collectAnswer(answerer.stream(req));
-          if (a.error) return toolError(new Error(`the answer failed: ${a.error}`));
-          return { content: [{ type: 'text' as const, text: JSON.stringify({ answer: a.text, sources: a.sources }) }] };
+          return { content: [{ type: 'text' as const, text: JSON.stringify({ results: await runTool(searcher(), spec, args) }) }] };
         } catch (err) {
           return toolError(err);
         }
-      },
-    );
+      });
+      profileTools.set(spec.name, tool);
+    }
+  };
+  registerProfileTools(first);
+  return {
+    refresh(now) {
+      heldNotifications(server, () => {
+        specs = now instanceof Error ? [] : now.filterSpecs();
+        search.update({ paramsSchema: searchFields(now) });
+        registerProfileTools(now);
+      });
+    },
+  };
+}
+
+/** Makes changes to the tools with the list_changed each would send held back, then sends one. */
+function heldNotifications(server: McpServer, change: () => void): void {
+  server.sendToolListChanged = () => {};
+  try {
+    change();
+  } finally {
+    Reflect.deleteProperty(server, 'sendToolListChanged');
   }
-  if (sources) registerSourceTools(server, sources);
-  return server;
+  server.sendToolListChanged();
 }
 
 /**
@@ -134,8 +179,8 @@ export interface SourceTools {
 
 const json = (value: unknown) => ({ content: [{ type: 'text' as const, text: JSON.stringify(value) }] });
 
-/** sourceAdd, sourceList, sourceRemove: for agents that manage their own knowledge. */
-function registerSourceTools(server: McpServer, tools: SourceTools): void {
+/** sourceAdd, sourceList, sourceRemove: for agents that manage their own knowledge. `changed`: after an add or a remove. */
+function registerSourceTools(server: McpServer, tools: SourceTools, changed: () => void): void {
   const globs = z.array(z.string().min(1)).optional();
   server.registerTool(
     'sourceAdd',
@@ -155,7 +200,9 @@ function registerSourceTools(server: McpServer, tools: SourceTools): void {
     },
     async (args) => {
       try {
-        return json(await tools.add(args));
+        const added = await tools.add(args);
+        changed();
+        return json(added);
       } catch (err) {
         return toolError(err);
       }
@@ -186,7 +233,9 @@ function registerSourceTools(server: McpServer, tools: SourceTools): void {
     },
     async ({ name }) => {
       try {
-        return json(await tools.remove(name));
+        const removed = await tools.remove(name);
+        changed();
+        return json(removed);
       } catch (err) {
         return toolError(err);
       }

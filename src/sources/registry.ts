@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { SourceConfig } from '../config/load.ts';
+import type { HtmlPreparer } from '../core/html-page.ts';
 import { redactUrl } from '../core/redact.ts';
 import { dirSnapshot } from './dir.ts';
 import { gitSnapshot } from './git.ts';
@@ -18,6 +19,8 @@ export interface SnapshotContext {
   /** What the index holds of the source (path → stamp): a web crawl revalidates these pages. */
   stored(): Promise<ReadonlyMap<string, string>>;
   signal?: AbortSignal;
+  /** web: the source's content step for the HTML pages the crawl parses (none: the chunker reads HTML as written). */
+  prepareHtml?: HtmlPreparer;
 }
 
 /** A file or page the snapshot could not take, and why (the run reports it and ends partial). */
@@ -64,7 +67,7 @@ const KINDS: Record<SourceConfig['kind'], SourceKind> = {
   },
   web: {
     kind: 'web',
-    snapshot: async (s, ctx) => webSnapshot(s, await ctx.stored(), ctx.signal, ctx.dryRun),
+    snapshot: async (s, ctx) => webSnapshot(s, await ctx.stored(), { signal: ctx.signal, dryRun: ctx.dryRun, prepareHtml: ctx.prepareHtml }),
     describe: (s) => redactUrl(s.url ?? s.sitemap!),
     record: (s) => ({ url: redactUrl(s.url ?? s.sitemap!), branch: null }),
     listingKey: false,

@@ -1,3 +1,5 @@
+import type { PreparedText } from '../core/html-page.ts';
+
 /** A file as listed by a source, before it is read. */
 export interface SourceFile {
   /** Relative to the source root, '/' separated. */
@@ -9,12 +11,24 @@ export interface SourceFile {
   mediaType?: string;
 }
 
+/** A file's bytes as read, and what it is. */
+export interface ReadFile {
+  path: string;
+  bytes: Buffer;
+  mediaType?: string;
+  /**
+   * Its text through the content step already (SnapshotContext.prepareHtml), when the source
+   * parsed it for its own needs (a web page, for its links): not parsed a second time.
+   */
+  prepared?: PreparedText;
+}
+
 /** One consistent view of a source: the files at one commit (or one listing of a folder). */
 export interface Snapshot {
   commit: string | null;
   files: SourceFile[];
   /** Reads the given files' bytes; yields in any order. */
-  read(paths: string[]): AsyncIterable<{ path: string; bytes: Buffer; mediaType?: string }>;
+  read(paths: string[]): AsyncIterable<ReadFile>;
   /**
    * Brings the source's own copy to this snapshot (a git checkout's work tree to the commit):
    * called only once the run has indexed the snapshot in full, so a refused or failed run leaves

@@ -2,9 +2,10 @@ import { analyzerFingerprint, indexTerms, type Analyzer } from '../core/text/ana
 import { estimateTokens } from '../core/text/tokens.ts';
 import { sha256 } from '../core/hash.ts';
 import type { Chunker, ChunkRecord, DocumentRecord } from '../core/types.ts';
-import { contentFingerprint, DEFAULT_CONTENT, mediaTypeOf, prepareContent, type ContentOptions } from '../chunking/content/index.ts';
+import { contentFingerprint, DEFAULT_CONTENT, htmlPreparer, mediaTypeOf, prepareContent, type ContentOptions } from '../chunking/content/index.ts';
 import { decodeText } from '../sources/decode.ts';
-import type { SourceFile } from '../sources/types.ts';
+import type { HtmlPreparer } from '../core/html-page.ts';
+import type { ReadFile, SourceFile } from '../sources/types.ts';
 import type { LazyLexicon } from './lexicon/cedict.ts';
 
 /** What turns a source's files into chunks and index terms; its fingerprint is stored per document. */
@@ -20,9 +21,26 @@ export interface Pipeline {
 export const pipelineFingerprint = (p: Pipeline) =>
   `${p.chunker.fingerprint}+${analyzerFingerprint(p.analyzer)}${p.lexicon ? `+${p.lexicon.id}` : ''}`;
 
-/** A document's fingerprint: its source's pipeline, and the content step its media type goes through (HTML: the converter). */
-export const documentFingerprint = (p: Pipeline, mediaType: string) =>
-  pipelineFingerprint(p) + contentFingerprint(mediaType, !!p.chunker.takesAsWritten, p.content ?? DEFAULT_CONTENT);
+/**
+ * A document's fingerprint by its media type, for one pipeline: its source's pipeline, and the
+ * content step its media type goes through (HTML: the converter). Each media type's made once.
+ */
+export type Fingerprints = (mediaType: string) => string;
+
+export function documentFingerprints(p: Pipeline): Fingerprints {
+  const made = new Map<string, string>();
+  return (mediaType) => {
+    let f = made.get(mediaType);
+    if (f === undefined) {
+      f = pipelineFingerprint(p) + contentFingerprint(mediaType, !!p.chunker.takesAsWritten, p.content ?? DEFAULT_CONTENT);
+      made.set(mediaType, f);
+    }
+    return f;
+  };
+}
+
+/** The pipeline's content step for HTML pages their source parses (a web crawl): none when its chunker reads HTML as written. */
+export const htmlPreparerOf = (p: Pipeline): HtmlPreparer | undefined => htmlPreparer(!!p.chunker.takesAsWritten, p.content ?? DEFAULT_CONTENT);
 
 /** A listed file's media type: as its source declared it (a web page), else as its name tells. */
 export const fileMediaType = (file: SourceFile, declared?: string) => mediaTypeOf(file.path, declared ?? file.mediaType);
@@ -35,8 +53,10 @@ export const fileMediaType = (file: SourceFile, declared?: string) => mediaTypeO
 export interface DocumentOutline {
   path: string;
   contentHash: string;
-  /** What the file is (documentFingerprint depends on it). */
+  /** What the file is (its fingerprint depends on it). */
   mediaType: string;
+  /** The document's fingerprint (documents.chunker). */
+  chunker: string;
   chunks: { textHash: string }[];
   /** Why the chunker left the file out or fell back (its metadata `skipped` / `fallback`), for the run's log. */
   note?: { level: 'info' | 'warn'; message: string };
@@ -54,10 +74,18 @@ export function headText(c: { heading: string; metadata: Record<string, unknown>
   return Array.isArray(tags) ? [c.heading, ...tags.filter((t) => typeof t === 'string')].join(' ') : c.heading;
 }
 
-/** Decoded, through the content step its media type calls for (HTML → Markdown), and chunked. */
-function chunkFile(file: SourceFile, bytes: Buffer, pipeline: Pipeline, declared?: string) {
-  const mediaType = fileMediaType(file, declared);
-  const c = prepareContent({ path: file.path, text: decodeText(file.path, bytes), mediaType }, !!pipeline.chunker.takesAsWritten, pipeline.content ?? DEFAULT_CONTENT);
+/** What a plan reads of a file: its bytes, its media type as declared, and its text as its source prepared it. */
+export type FileRead = Pick<ReadFile, 'bytes' | 'mediaType' | 'prepared'>;
+
+/**
+ * Decoded, through the content step its media type calls for (HTML → Markdown) unless its source
+ * did that already (ReadFile.prepared), and chunked.
+ */
+function chunkFile(file: SourceFile, read: FileRead, pipeline: Pipeline) {
+  const mediaType = fileMediaType(file, read.mediaType);
+  // Decoded in any case: what decoding refuses (binary, an LFS pointer) is refused however it came.
+  const text = decodeText(file.path, read.bytes);
+  const c = read.prepared ?? prepareContent({ path: file.path, text, mediaType }, !!pipeline.chunker.takesAsWritten, pipeline.content ?? DEFAULT_CONTENT);
   return { text: c.text, mediaType, chunked: pipeline.chunker.chunk({ path: file.path, text: c.text, mediaType: c.mediaType }) };
 }
 
@@ -69,6 +97,7 @@ export function outlineOf(doc: DocumentRecord): { outline: DocumentOutline; toke
       path: doc.path,
       contentHash: doc.contentHash,
       mediaType: doc.mediaType!,
+      chunker: doc.chunker,
       chunks: doc.chunks.map((c) => ({ textHash: c.textHash })),
       ...(note ? { note } : {}),
     },
@@ -77,13 +106,14 @@ export function outlineOf(doc: DocumentRecord): { outline: DocumentOutline; toke
 }
 
 /** A file's outline and the token estimate of each of its chunk texts, without building it (a dry run; throws what decoding throws). */
-export function outlineDocument(file: SourceFile, bytes: Buffer, pipeline: Pipeline, mediaType?: string): { outline: DocumentOutline; tokens: number[] } {
-  const { chunked, mediaType: type } = chunkFile(file, bytes, pipeline, mediaType);
+export function outlineDocument(file: SourceFile, read: FileRead, pipeline: Pipeline, fingerprints = documentFingerprints(pipeline)): { outline: DocumentOutline; tokens: number[] } {
+  const { chunked, mediaType: type } = chunkFile(file, read, pipeline);
   return {
     outline: {
       path: file.path,
-      contentHash: sha256(bytes),
+      contentHash: sha256(read.bytes),
       mediaType: type,
+      chunker: fingerprints(type),
       chunks: chunked.chunks.map((c) => ({ textHash: sha256(c.text) })),
       ...(noteOf(chunked.metadata) ? { note: noteOf(chunked.metadata) } : {}),
     },
@@ -92,8 +122,9 @@ export function outlineDocument(file: SourceFile, bytes: Buffer, pipeline: Pipel
 }
 
 /** Reads, validates and chunks one file into the document record that is written. */
-export function buildDocument(file: SourceFile, bytes: Buffer, pipeline: Pipeline, mediaType?: string): DocumentRecord {
-  const { text, chunked, mediaType: type } = chunkFile(file, bytes, pipeline, mediaType);
+export function buildDocument(file: SourceFile, read: FileRead, pipeline: Pipeline, fingerprints = documentFingerprints(pipeline)): DocumentRecord {
+  const { bytes } = read;
+  const { text, chunked, mediaType: type } = chunkFile(file, read, pipeline);
   const chunks: ChunkRecord[] = chunked.chunks.map((c, ordinal) => ({
     ...c,
     ordinal,
@@ -107,7 +138,7 @@ export function buildDocument(file: SourceFile, bytes: Buffer, pipeline: Pipelin
     contentHash: sha256(bytes),
     stamp: file.stamp,
     size: bytes.length,
-    chunker: documentFingerprint(pipeline, type),
+    chunker: fingerprints(type),
     mediaType: type,
     title: chunked.title,
     metadata: chunked.metadata,

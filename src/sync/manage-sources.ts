@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, fchmodSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
@@ -49,18 +50,41 @@ function validateEdit(profiles: ProfileRegistry, file: string, next: string, exp
   return config;
 }
 
-/** Replaces the file's content at once (a reader sees the old text or the new, never half), keeping its mode. */
+/**
+ * Replaces the file's content at once (a reader sees the old text or the new, never half), keeping
+ * its mode. The temporary file is created, never opened: something already at its name (a file, a
+ * symlink planted there) is left alone and another name taken, and until it replaces the config
+ * (which may hold secrets) only its owner can read it.
+ */
 function writeInPlace(file: string, text: string): void {
   const real = realpathSync(file);
-  const tmp = join(dirname(real), `.${basename(real)}.${process.pid}.tmp`);
-  writeFileSync(tmp, text, { mode: statSync(real).mode & 0o777 });
+  const mode = statSync(real).mode & 0o777;
+  let tmp = '';
+  let fd = -1;
+  for (let attempt = 0; fd < 0; attempt++) {
+    tmp = join(dirname(real), `.${basename(real)}.${process.pid}${attempt ? `.${randomBytes(4).toString('hex')}` : ''}.tmp`);
+    try {
+      fd = openSync(tmp, 'wx', 0o600);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= TEMP_ATTEMPTS) throw err;
+    }
+  }
   try {
+    try {
+      writeFileSync(fd, text);
+      fchmodSync(fd, mode);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(tmp, real);
   } catch (err) {
     rmSync(tmp, { force: true });
     throw err;
   }
 }
+
+/** Names tried for the temporary file after the first is found taken. */
+const TEMP_ATTEMPTS = 8;
 
 /** The names the index holds (none when there is no index yet, or it cannot be read). */
 async function indexedSources(cfg: Config): Promise<{ sources: SourceState[]; runs: RunRecord[] } | null> {

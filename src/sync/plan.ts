@@ -5,7 +5,7 @@ import type { DocumentCounts, DocumentRecord, StoredDocument, WorkCounts } from 
 import type { SourceConfig } from '../config/load.ts';
 import type { Snapshot, SourceFile } from '../sources/types.ts';
 import type { IndexWriter } from '../storage/roles.ts';
-import { buildDocument, documentFingerprint, fileMediaType, outlineDocument, outlineOf, type DocumentOutline, type Pipeline } from './build-document.ts';
+import { buildDocument, documentFingerprints, fileMediaType, outlineDocument, outlineOf, type DocumentOutline, type Pipeline } from './build-document.ts';
 import { DocumentSpill } from './document-spill.ts';
 
 export { headText, pipelineFingerprint, type Pipeline } from './build-document.ts';
@@ -96,8 +96,10 @@ export async function planSource(
   pipeline: Pipeline,
   opts: PlanOptions,
 ): Promise<SourcePlan> {
-  // Per document: the source's pipeline, and the content step of the file's media type.
-  const made = (f: SourceFile) => documentFingerprint(pipeline, fileMediaType(f));
+  // Per document: the source's pipeline, and the content step of the file's media type (made once
+  // per media type; a file read carries its own in its outline).
+  const fingerprints = documentFingerprints(pipeline);
+  const made = (f: SourceFile) => fingerprints(fileMediaType(f));
   const stored = new Map<string, StoredDocument>((await store.listDocuments(source.name)).map((d) => [d.path, d]));
   const listed = new Map(snapshot.files.map((f) => [f.path, f]));
   const skipped: SkippedFile[] = [];
@@ -121,13 +123,14 @@ export async function planSource(
   let filesRead = 0;
   try {
     if (toRead.length) await pipeline.chunker.prepare?.(toRead.map((f) => f.path));
-    for await (const { path, bytes, mediaType } of snapshot.read(toRead.map((f) => f.path))) {
+    for await (const read of snapshot.read(toRead.map((f) => f.path))) {
+      const { path } = read;
       filesRead++;
       let doc: DocumentRecord | null = null;
       let outlined: ReturnType<typeof outlineOf>;
       try {
-        if (spill) outlined = outlineOf((doc = buildDocument(listed.get(path)!, bytes, pipeline, mediaType)));
-        else outlined = outlineDocument(listed.get(path)!, bytes, pipeline, mediaType);
+        if (spill) outlined = outlineOf((doc = buildDocument(listed.get(path)!, read, pipeline, fingerprints)));
+        else outlined = outlineDocument(listed.get(path)!, read, pipeline, fingerprints);
       } catch (err) {
         skipped.push({ path, reason: errorMessage(err) });
         continue;
@@ -156,7 +159,7 @@ export async function planSource(
     if (!old) {
       const from = goneByHash.get(doc.contentHash)?.shift();
       write.push(from ? { kind: 'renamed', from, doc } : { kind: 'added', doc });
-    } else if (!opts.force && old.contentHash === doc.contentHash && old.chunker === documentFingerprint(pipeline, doc.mediaType)) {
+    } else if (!opts.force && old.contentHash === doc.contentHash && old.chunker === doc.chunker) {
       // Same bytes under a new stamp (a touched file): rewritten for the stamp, counted unchanged.
       write.push({ kind: 'changed', restamp: true, doc });
       unchanged++;

@@ -5,7 +5,7 @@ import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { silentLogger } from '../core/log.ts';
 import { defaultAnalyzer } from '../core/text/analyzer.ts';
 import { createEmbedder } from '../embedding/create.ts';
-import { sourceKind } from '../sources/registry.ts';
+import { sourceKind, type SnapshotContext } from '../sources/registry.ts';
 import type { Snapshot, UnlistedSnapshot } from '../sources/types.ts';
 import { openIndex } from '../storage/open.ts';
 import type { RunSourceRecord, SyncStore } from '../storage/roles.ts';
@@ -13,6 +13,7 @@ import type { Progress } from './apply.ts';
 import { EmbedderFailure } from './embedder-failure.ts';
 import { acquireIndexLock, type IndexLock } from './lock.ts';
 import { cedictLexicon } from './lexicon/cedict.ts';
+import { htmlPreparerOf } from './build-document.ts';
 import { pipelineFingerprint, type Pipeline } from './plan.ts';
 import { listingKey } from './listing.ts';
 import { emptyResult, type IndexOptions, type IndexResult, type IndexStatus, type SourceResult } from './run-result.ts';
@@ -30,10 +31,10 @@ export const STATUS_EXIT: Record<IndexStatus, number> = {
 
 export { selectSources };
 
-async function snapshotOf(source: SourceConfig, store: SyncStore, dryRun: boolean, log: Logger, unlistedAt: string | undefined, signal?: AbortSignal): Promise<Snapshot | UnlistedSnapshot> {
+async function snapshotOf(source: SourceConfig, store: SyncStore, ctx: Omit<SnapshotContext, 'stored' | 'indexedCommit'>): Promise<Snapshot | UnlistedSnapshot> {
   const stored = async () => new Map((await store.listDocuments(source.name)).map((d) => [d.path, d.stamp]));
   const indexedCommit = (await store.sourceListing(source.name))?.commit ?? null;
-  return sourceKind(source.kind).snapshot(source, { dryRun, log, unlistedAt, indexedCommit, stored, signal });
+  return sourceKind(source.kind).snapshot(source, { ...ctx, indexedCommit, stored });
 }
 
 /**
@@ -119,7 +120,8 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
     for (const s of unusable ? [] : selected) unlistedAt.set(s.name, await unlistedCommit(store, s, keyOf(s), opts));
     const snapshots = new Map(
       (unusable ? [] : selected).map((s) => {
-        const p = snapshotOf(s, store, dryRun, log, unlistedAt.get(s.name), opts.signal);
+        const prepareHtml = htmlPreparerOf(pipelines.get(s.name)!);
+        const p = snapshotOf(s, store, { dryRun, log, unlistedAt: unlistedAt.get(s.name), signal: opts.signal, prepareHtml });
         p.catch(() => {}); // handled in the loop below
         return [s.name, p] as const;
       }),

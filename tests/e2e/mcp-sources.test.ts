@@ -6,14 +6,18 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeProvider } from '../helpers/fake-provider.ts';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
 
 let t: ReturnType<typeof tempDir>;
 let cfg: string;
 let client: Client;
+/** notifications/tools/list_changed the client has received. */
+let listChanged = 0;
 
 const CONFIG = `{
   // the agent's own index
@@ -44,6 +48,9 @@ beforeAll(async () => {
     stderr: 'pipe',
   });
   client = new Client({ name: 'ragsync-test', version: '1.0.0' });
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    listChanged++;
+  });
   await client.connect(transport);
 });
 afterAll(async () => {
@@ -69,6 +76,39 @@ describe('ragsync mcp --manage-sources', () => {
     expect(unknown.isError).toBe(true);
     expect(unknown.content[0]!.text).toBe('unknown source "nosuch" (known: base)');
     expect(readFileSync(cfg).equals(before)).toBe(true);
+  });
+
+  it('after sourceAdd and sourceRemove the client is told the tools changed, and lists them as the new config makes them', async () => {
+    mkdirSync(join(t.dir, 'lib'));
+    writeFileSync(join(t.dir, 'lib', 'retry.ts'), 'export function retryWithBackoff(attempts: number): number {\n  return attempts * 2;\n}\n');
+    const sourceField = async () => {
+      const { tools } = await client.listTools();
+      const search = tools.find((x) => x.name === 'search')!;
+      return { names: tools.map((x) => x.name), source: (search.inputSchema.properties as Record<string, { description?: string }>).source!.description };
+    };
+    const before = await sourceField();
+    // No index yet, so no searcher: no profile tools, no sources named.
+    expect(before.names.sort()).toEqual(['related', 'search', 'sourceAdd', 'sourceList', 'sourceRemove']);
+    expect(before.source).toBe('only this source');
+    const seen = listChanged;
+    const added = await call('sourceAdd', { location: join(t.dir, 'lib'), chunker: 'code', index: true });
+    expect(added.isError, added.content[0]?.text).toBeFalsy();
+    // Sent before the answer, on the same stream: here by now, once.
+    expect(listChanged).toBe(seen + 1);
+    const after = await sourceField();
+    expect(after.names.sort()).toEqual(['codeSearch', 'docSearch', 'related', 'search', 'sourceAdd', 'sourceList', 'sourceRemove']);
+    expect(after.source).toBe('only this source (base, lib)');
+    const found = await call('codeSearch', { query: 'retryWithBackoff', k: 1 });
+    expect(found.isError, found.content[0]?.text).toBeFalsy();
+    expect((body(found).results as { path: string; symbol: string }[])[0]).toMatchObject({ path: 'retry.ts', symbol: 'retryWithBackoff' });
+
+    const removed = await call('sourceRemove', { name: 'lib' });
+    expect(removed.isError, removed.content[0]?.text).toBeFalsy();
+    expect(listChanged).toBe(seen + 2);
+    const gone = await sourceField();
+    expect(gone.names.sort()).toEqual(['docSearch', 'related', 'search', 'sourceAdd', 'sourceList', 'sourceRemove']);
+    expect(gone.source).toBe('only this source (base)');
+    expect(readFileSync(cfg, 'utf8')).toBe(CONFIG);
   });
 
   it('sourceAdd with index, then search finds it in the same session; sourceRemove takes it out again', async () => {
@@ -102,4 +142,40 @@ describe('ragsync mcp --manage-sources', () => {
     expect(gone.content[0]!.text).toMatch(/unknown source "papers"/);
     expect(readFileSync(join(t.dir, 'papers', 'raft.md'), 'utf8')).toContain('Raft');
   });
+});
+
+describe('ragsync mcp --manage-sources with a local embedder of unknown size', () => {
+  it('sourceAdd with index asks the server for the size once (the run and the new searcher share the answer)', async () => {
+    const d = tempDir('ragsync-mcp-dims-');
+    const fake = await FakeProvider.start({ dims: 48, wire: 'ollama' });
+    let c: Client | undefined;
+    try {
+      mkdirSync(join(d.dir, 'base'));
+      writeFileSync(join(d.dir, 'base', 'base.md'), '# Base\n\nCompilers and parsers.\n');
+      mkdirSync(join(d.dir, 'papers'));
+      writeFileSync(join(d.dir, 'papers', 'raft.md'), '# Raft\n\nRaft elects a leader with randomized election timeouts.\n');
+      const file = join(d.dir, 'ragsync.jsonc');
+      writeFileSync(
+        file,
+        JSON.stringify({ db: 'index.db', embedder: { provider: 'ollama', model: 'nomic-embed-text', baseUrl: fake.baseUrl }, sources: [{ name: 'base', kind: 'dir', path: './base' }] }),
+      );
+      c = new Client({ name: 'ragsync-test', version: '1.0.0' });
+      await c.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'src/cli/run.ts', 'mcp', '--manage-sources', '-c', file], cwd: REPO_ROOT, stderr: 'pipe' }));
+      const probes = () => fake.requests.filter((q) => q.inputs.length === 1 && q.inputs[0] === 'dimensions').length;
+      await c.listTools();
+      expect(probes()).toBe(1); // the session's searcher
+      const added = (await c.callTool({ name: 'sourceAdd', arguments: { location: join(d.dir, 'papers'), index: true } })) as ToolOut;
+      expect(added.isError, added.content[0]?.text).toBeFalsy();
+      expect(body(added)).toMatchObject({ index: { status: 'ok', sources: [{ name: 'papers', written: { added: 1 } }] } });
+      expect(probes()).toBe(2);
+      const hits = (await c.callTool({ name: 'search', arguments: { query: 'leader election timeouts', source: 'papers', k: 1 } })) as ToolOut;
+      expect(hits.isError, hits.content[0]?.text).toBeFalsy();
+      expect((body(hits).results as { path: string }[])[0]?.path).toBe('raft.md');
+      expect(probes()).toBe(2);
+    } finally {
+      await c?.close();
+      await fake.close();
+      d.cleanup();
+    }
+  }, 60_000);
 });

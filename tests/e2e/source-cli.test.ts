@@ -5,10 +5,12 @@
  * removal takes the source's documents, chunks and then-unused vectors out of the index.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtinProfiles } from '../../src/builtin.ts';
+import { addSource } from '../../src/sync/manage-sources.ts';
 import { runCli } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -17,6 +19,34 @@ let cfg: string;
 let upstream: string;
 let notes: string;
 let original: string;
+
+describe('source add: the temporary file it writes the config through', () => {
+  it('is created, never opened: a symlink or file already at its name is left alone, another name taken; the mode kept', async () => {
+    const d = tempDir('ragsync-source-tmp-');
+    try {
+      const file = join(d.dir, 'ragsync.jsonc');
+      writeFileSync(file, CONFIG, { mode: 0o640 });
+      mkdirSync(join(d.dir, 'notes'));
+      mkdirSync(join(d.dir, 'more'));
+      // What another user (or an earlier crash) left at the name the first attempt uses.
+      const victim = join(d.dir, 'victim.txt');
+      writeFileSync(victim, 'not yours\n');
+      const planted = join(d.dir, `.ragsync.jsonc.${process.pid}.tmp`);
+      symlinkSync(victim, planted);
+      const r = await addSource(builtinProfiles, file, { location: join(d.dir, 'more') }, { cwd: d.dir });
+      expect(r.written).toBe(true);
+      expect(readFileSync(victim, 'utf8')).toBe('not yours\n');
+      expect(lstatSync(planted).isSymbolicLink()).toBe(true);
+      expect(lstatSync(file).isFile()).toBe(true);
+      expect(statSync(file).mode & 0o777).toBe(0o640);
+      expect(readFileSync(file, 'utf8')).toContain('"name": "more"');
+      // Nothing of its own left behind: only what was there before, and the config.
+      expect(readdirSync(d.dir).sort()).toEqual(['.ragsync.jsonc.' + process.pid + '.tmp', 'more', 'notes', 'ragsync.jsonc', 'victim.txt']);
+    } finally {
+      d.cleanup();
+    }
+  });
+});
 
 const SHARED = '# Shared\n\nThis paragraph about orchards and harvests appears in both sources, word for word.\n';
 

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { DEFAULT_CONTENT, prepareContent } from '../../src/chunking/content/index.ts';
+import { DEFAULT_CONTENT, htmlPreparer, prepareContent } from '../../src/chunking/content/index.ts';
 import { crawlSite, type WebSnapshot } from '../../src/sources/web/crawl.ts';
+import type { ReadFile } from '../../src/sources/types.ts';
 import { WEB_DEFAULTS, type WebOptions } from '../../src/sources/web/types.ts';
 import { needCorpora } from '../helpers/corpora.ts';
 import { CORPORA, tempDir } from '../helpers/tmp.ts';
@@ -87,6 +90,19 @@ describe.runIf(corpora.ok)(corpora.title('web crawl of a loopback site rendered 
     expect(hub).toMatch(new RegExp(`\\]\\(${site.base.replace(/[.]/g, '\\.')}/b/`));
   });
 
+  it('given the content step, hands each HTML page on converted from the document it parsed for the links: the text converting the page anew gives', async () => {
+    const mark = site.requests.length;
+    const s = await crawlSite(opts, new Map(), { prepareHtml: htmlPreparer(false, DEFAULT_CONTENT) });
+    expect(site.since(mark).filter((r) => r.status === 304)).toEqual([]);
+    const anew = await texts(s);
+    for await (const r of s.read(s.files.map((f) => f.path))) {
+      expect(r.prepared, r.path).toBeDefined();
+      expect(r.prepared!.mediaType).toBe('text/markdown');
+      expect(r.prepared!.text, r.path).toBe(anew.get(r.path));
+    }
+    expect(anew.size).toBe(s.files.length);
+  }, 60_000);
+
   it('a second crawl asks with both validators: unchanged pages cost one 304 each, changed, added and deleted pages follow', async () => {
     site.version = 2;
     const known = new Map(first.files.map((f) => [f.path, f.stamp]));
@@ -125,6 +141,35 @@ describe.runIf(corpora.ok)(corpora.title('web crawl of a loopback site rendered 
     expect(again.files.find((f) => f.path === p)!.stamp).toBe(known.get(p));
     expect((await texts(again, [p])).get(p)).toContain(site.pages[0]!.title);
   }, 60_000);
+});
+
+describe('web crawl: a page known by a canonical URL other than where it was fetched', () => {
+  it('keeps resolving its relative links against where it was fetched, in the text handed on as in the text converted anew', async () => {
+    const body = (canonical: string) =>
+      `<!doctype html><html><head><title>Moved</title><link rel="canonical" href="${canonical}"></head><body><main><h1>Moved</h1><p>See <a href="next.html">the next page</a>.</p></main></body></html>`;
+    const server = createServer((req, res) => {
+      const html = (text: string) => res.writeHead(200, { 'content-type': 'text/html' }).end(text);
+      if (req.url === '/') html('<html><body><a href="/old/page.html">old</a></body></html>');
+      else if (req.url === '/old/page.html') html(body('/new/page.html'));
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const s = await crawlSite({ ...WEB_DEFAULTS, url: `${base}/`, maxDepth: 1 }, new Map(), { prepareHtml: htmlPreparer(false, DEFAULT_CONTENT) });
+      expect(s.files.map((f) => f.path).sort()).toEqual([`${base}/`, `${base}/new/page.html`]);
+      const anew = await texts(s);
+      const read = new Map<string, ReadFile>();
+      for await (const r of s.read([`${base}/new/page.html`])) read.set(r.path, r);
+      const page = read.get(`${base}/new/page.html`)!;
+      expect(page.bytes.toString('utf8').startsWith(`<base href="${base}/old/page.html">`)).toBe(true);
+      expect(page.prepared!.text).toBe(anew.get(`${base}/new/page.html`));
+      expect(page.prepared!.text).toBe(`---\ntitle: Moved\nurl: ${base}/new/page.html\n---\n\n# Moved\n\nSee [the next page](${base}/old/next.html).\n`);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
 });
 
 describe('web crawl: robots.txt crawl-delay and a failing robots.txt', () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
@@ -154,4 +155,38 @@ describe.skipIf(!backend.ok)(backend.title('a web source through ragsync index r
     }
   }, 60_000);
 });
+});
+
+describe('a full crawl through ragsync index parses each HTML page once', () => {
+  it('the document parsed for its links is the one the content step converts: one parse per page fetched', async () => {
+    const t = tempDir('ragsync-webparse-');
+    const site = new Website(pages, 10_000);
+    // domino's own module object, as every caller loads it: its parses counted, each still done.
+    const domino = createRequire(import.meta.url)('@mixmark-io/domino') as { createDocument: (html: string, force?: boolean) => unknown };
+    const parse = domino.createDocument;
+    let parses = 0;
+    domino.createDocument = (html, force) => (parses++, parse.call(domino, html, force));
+    try {
+      const base = await site.start();
+      const config = parseConfig({
+        db: join(t.dir, 'index.db'),
+        embedder: { provider: 'hash', dims: 64 },
+        sources: [{ name: 'site', kind: 'web', url: `${base}/`, maxDepth: 3, timeoutMs: 1000, maxFileBytes: 200_000 }],
+      });
+      const r = await index(config);
+      expect(r.sources[0]!.status).toBe('partial');
+      // Pages answered 200 and parsed: all but robots.txt, the sitemap, the image, the page over
+      // maxFileBytes and the one answered after the crawl gave up on it.
+      const notParsed = new Set(['/robots.txt', '/sitemap.xml', '/binary', '/huge.html', '/slow.html']);
+      const htmlPages = site.requests.filter((q) => q.status === 200 && !notParsed.has(q.path)).length;
+      expect(htmlPages).toBeGreaterThan(pages.length);
+      expect(parses).toBe(htmlPages);
+      const written = r.sources[0]!.plan!.write.map((w) => w.doc.path);
+      expect(written.length).toBe(htmlPages);
+    } finally {
+      domino.createDocument = parse;
+      await site.stop();
+      t.cleanup();
+    }
+  }, 60_000);
 });

@@ -137,6 +137,44 @@ describe('plan and apply', () => {
     expect(() => [...p.documents(['a.md'])]).toThrow(/already applied or released/);
   });
 
+  it("a plan makes each document's fingerprint once per media type, not again per file or per step", async () => {
+    // The markdown chunker, its fingerprint counted each time it is read (every fingerprint made reads it once).
+    let reads = 0;
+    let version = 'a';
+    const inner = pipeline.chunker;
+    const counted: Pipeline = {
+      ...pipeline,
+      chunker: {
+        ...inner,
+        chunk: (input) => inner.chunk(input),
+        get fingerprint() {
+          reads++;
+          return `${inner.fingerprint}+${version}`;
+        },
+      },
+    };
+    const files = { 'a.md': doc('A', 'alpha'), 'b.md': doc('B', 'beta'), 'c.md': doc('C', 'gamma'), 'd.txt': 'plain delta\n' };
+    const e = recording();
+    await store.registerEmbedder(e.info);
+    const planWith = (opts: { outlineOnly?: boolean } = {}) =>
+      planSource(store, source, snapshot(files), counted, { force: false, fingerprint: e.info.fingerprint, commitBefore: null, ...opts });
+    const first = await planWith();
+    expect(first.counts.documents.added).toBe(4);
+    expect(reads).toBe(2); // text/markdown and text/plain
+    await apply(first, e);
+    // The pipeline changed: every file (same stamps) is listed as made by another, read again, compared, rewritten.
+    version = 'b';
+    reads = 0;
+    const second = await planWith();
+    expect(second.counts.documents).toMatchObject({ changed: 4, unchanged: 0 });
+    expect(reads).toBe(2);
+    second.release();
+    reads = 0;
+    version = 'c';
+    await planWith({ outlineOnly: true });
+    expect(reads).toBe(2);
+  });
+
   it('a dry-run plan keeps nothing for apply', async () => {
     const e = recording();
     await store.registerEmbedder(e.info);

@@ -1,10 +1,9 @@
 import { createRequire } from 'node:module';
 import TurndownService from 'turndown';
+import { parseHtml } from '../../core/html-page.ts';
 import { frontMatter } from '../../core/media-type.ts';
 
 const require = createRequire(import.meta.url);
-// turndown parses HTML with domino; the page is parsed by it and handed over as a DOM node.
-const domino = require('@mixmark-io/domino') as { createDocument(html: string, force?: boolean): Document };
 const { gfm } = require('@joplin/turndown-plugin-gfm') as { gfm: TurndownService.Plugin };
 
 /** Left out of every page's text: navigation, chrome and code that is not content. */
@@ -70,7 +69,14 @@ export interface HtmlOptions {
  * article or [role=main], else body) picks what is kept.
  */
 export function htmlToMarkdown(html: string, path: string, o: HtmlOptions): string {
-  const doc = domino.createDocument(html, true);
+  return documentToMarkdown(parseHtml(html), path, o);
+}
+
+/**
+ * As htmlToMarkdown, from a page parsed already (turndown is handed a DOM node, never a string to
+ * parse again). The document is changed: what is left out is removed from it.
+ */
+export function documentToMarkdown(doc: Document, path: string, o: HtmlOptions): string {
   const pageUrl = absolute(path, path);
   const base = (pageUrl && absolute(doc.querySelector('base[href]')?.getAttribute('href') ?? '', pageUrl)) || pageUrl;
   const abs = (href: string) => (base ? absolute(href, base) : null) ?? href;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { htmlToMarkdown, type HtmlOptions } from './html.ts';
+import { parseHtml, type HtmlPreparer, type PreparedText } from '../../core/html-page.ts';
+import { documentToMarkdown, type HtmlOptions } from './html.ts';
 import { HTML, MARKDOWN, mediaTypeOfHeader, mediaTypeOfPath } from './media-type.ts';
 
 export { type HtmlOptions } from './html.ts';
@@ -33,12 +34,15 @@ interface ContentPipeline {
 
 const hashOf = (v: unknown) => createHash('sha256').update(JSON.stringify(v)).digest('hex').slice(0, 8);
 
+/** HTML → Markdown from a parsed page: what the HTML pipeline converts, whoever parsed the page. */
+const htmlFromDocument = (doc: Document, path: string, o: ContentOptions): PreparedText => ({ text: documentToMarkdown(doc, path, o.html), mediaType: MARKDOWN });
+
 /** Bump a pipeline's version when its output for the same input changes. */
 const PIPELINES: ContentPipeline[] = [
   {
     mediaType: HTML,
     fingerprint: (o) => `html@1${o.html.contentSelector || o.html.excludeSelectors.length ? `:${hashOf(o.html)}` : ''}`,
-    convert: (c, o) => ({ path: c.path, text: htmlToMarkdown(c.text, c.path, o.html), mediaType: MARKDOWN }),
+    convert: (c, o) => ({ path: c.path, ...htmlFromDocument(parseHtml(c.text), c.path, o) }),
   },
 ];
 
@@ -57,6 +61,15 @@ export const mediaTypeOf = (path: string, declared?: string): string => (declare
 export function contentFingerprint(mediaType: string, takesAsWritten: boolean, o: ContentOptions): string {
   const p = pipelineFor(mediaType, takesAsWritten);
   return p ? `+${p.fingerprint(o)}` : '';
+}
+
+/**
+ * The content step for HTML pages a source parses itself (a web crawl reads their links): the
+ * document converted as prepareContent would convert its text, not parsed again. None when the
+ * chunker reads HTML as written.
+ */
+export function htmlPreparer(takesAsWritten: boolean, o: ContentOptions): HtmlPreparer | undefined {
+  return pipelineFor(HTML, takesAsWritten) ? (doc, url) => htmlFromDocument(doc, url, o) : undefined;
 }
 
 /** Converts a document for its chunker; text the chunker reads as it is passes through unchanged. */

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { HASH_ALGORITHM, HASH_VERSION } from '../../embedding/hash.ts';
 import { PRESETS, type RemoteProvider } from '../../config/presets.ts';
+import { columns } from '../columns.ts';
 import { out } from '../options.ts';
 
 /** One row of `ragsync embedders`: what a config naming only the provider gets. */
@@ -58,12 +59,9 @@ function table(rows: EmbedderRow[]): string {
     r.apiKeyEnv ?? (r.local ? '-' : 'apiKeyEnv'),
   ]);
   const head = ['provider', 'where', 'default model', 'dims', 'url', 'key'];
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]) => c.map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i]!))).join('  ');
   const hints = rows.filter((r) => r.local && r.wire).map((r) => `  ${r.provider.padEnd(9)} ${r.hint}`);
   return [
-    line(head),
-    ...cells.map(line),
+    columns([head, ...cells]),
     '',
     'Local servers need no key (set apiKeyEnv if yours wants one). Another model than the default:',
     'set "model", and "dims" if you know it, else the server is asked once and the size logged.',

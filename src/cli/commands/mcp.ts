@@ -51,7 +51,7 @@ export function register(program: Command): void {
           const log = createLogger({ defaultLevel: 'warn' });
           tools = {
             ...sourceTools(resolveConfigPath(o.config), log, async (cfg) => {
-              reopened.push(Searcher.open(await withDimensions(cfg, log)));
+              reopened.push(Searcher.open(cfg));
             }),
             searcher: () => reopened.at(-1),
           };

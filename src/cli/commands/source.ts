@@ -5,6 +5,7 @@ import { resolveConfigPath } from '../../config/load.ts';
 import { RagsyncError, EXIT } from '../../core/errors.ts';
 import { createLogger } from '../../core/log.ts';
 import { addSource, knownSourceNames, listSources, removeSource, type SourceListing } from '../../sync/manage-sources.ts';
+import { columns } from '../columns.ts';
 import { collect, config, configOption, out } from '../options.ts';
 
 const when = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, 'Z') : '');
@@ -30,8 +31,7 @@ function listText(rows: SourceListing[]): string {
       s.location ?? '',
     ]),
   ];
-  const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
-  return table.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n');
+  return columns(table);
 }
 
 /** Asks on a terminal; elsewhere (scripts, agents) --yes is required. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
+import { parseHtml, type HtmlPreparer, type PreparedText } from '../../core/html-page.ts';
 import { frontMatter, HTML, MARKDOWN, PLAIN } from '../../core/media-type.ts';
-import type { Snapshot, SourceFile } from '../types.ts';
+import type { ReadFile, Snapshot, SourceFile } from '../types.ts';
 import { fetchOnce, type Fetched } from './http.ts';
 import { pageLinks } from './links.ts';
 import { ALLOW_ALL, DISALLOW_ALL, parseRobots, type RobotsRules } from './robots.ts';
@@ -60,9 +61,23 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Page {
   bytes?: Buffer;
+  /** An HTML page through the content step, from the document parsed for its links. */
+  prepared?: PreparedText;
   stamp: string;
   /** 'text/html', 'text/markdown' or 'text/plain': the content step converts HTML before chunking. */
   mediaType: string;
+}
+
+/** What a crawl is asked to do besides the source's settings. */
+export interface CrawlRun {
+  signal?: AbortSignal;
+  /** Request no page (see CrawlPreview). */
+  dryRun?: boolean;
+  /**
+   * The content step for HTML pages: each page is parsed once, for its links, and that document
+   * converted here, so the page is not parsed again when it is read (none: read as served).
+   */
+  prepareHtml?: HtmlPreparer;
 }
 
 /** A page indexed before media types were recorded was stored converted: Markdown. */
@@ -77,10 +92,10 @@ const mediaTypeOfStamp = (stamp: string) => decodeStamp(stamp)?.mediaType ?? MAR
  * with If-None-Match and If-Modified-Since, and a 304 lists it unchanged with nothing read; a
  * 404 or 410 leaves it out (the run removes it, through the delete guard); any other failure keeps
  * it listed as it was. robots.txt is read first and a path it disallows is never requested; its
- * Crawl-delay, when longer than delayMs, spaces the requests. `dryRun`: no page is requested (see
- * CrawlPreview).
+ * Crawl-delay, when longer than delayMs, spaces the requests. See CrawlRun for `run`.
  */
-export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string>, signal?: AbortSignal, dryRun = false): Promise<WebSnapshot> {
+export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string>, run: CrawlRun = {}): Promise<WebSnapshot> {
+  const { signal, dryRun = false, prepareHtml } = run;
   const start = normalizeUrl(o.url ?? o.sitemap ?? '');
   if (!start) throw new Error(`not an http(s) URL: ${o.url ?? o.sitemap}`);
   const origins = new Set([new URL(start).origin, ...o.allowOrigins.flatMap((a) => normalizeUrl(a) ?? []).map((a) => new URL(a).origin)]);
@@ -200,13 +215,22 @@ export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string
     stats.fetched++;
     let links: string[];
     let id = answer.url;
+    let dom: Document | undefined;
     if (isHtml) {
-      const page = pageLinks(text, answer.url);
+      dom = parseHtml(text);
+      const page = pageLinks(dom, answer.url);
       links = page.links;
       if (page.canonical && page.canonical !== answer.url && origins.has(new URL(page.canonical).origin) && inScope(page.canonical)) {
         id = page.canonical;
-        // Known by its canonical URL, its relative links still resolve against where it was fetched.
-        if (!page.hasBase) text = `<base href="${answer.url.replace(/"/g, '%22')}">${text}`;
+        // Known by its canonical URL, its relative links still resolve against where it was fetched
+        // (the document gets the <base> the stored text starts with, where parsing puts it).
+        if (!page.hasBase) {
+          const href = answer.url.replace(/"/g, '%22');
+          text = `<base href="${href}">${text}`;
+          const base = dom.createElement('base');
+          base.setAttribute('href', href);
+          dom.head.insertBefore(base, dom.head.firstChild);
+        }
       }
     } else {
       links = markdownLinks(text, answer.url);
@@ -217,7 +241,11 @@ export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string
     seen.add(id);
     const doc = Buffer.from(text);
     const mediaType = isHtml ? HTML : MARKDOWN_ONLY.test(f.contentType) ? MARKDOWN : PLAIN;
-    pages.set(id, { bytes: doc, mediaType, stamp: encodeStamp({ hash: sha256(doc), etag: f.etag, lastModified: f.lastModified, mediaType }) });
+    const fresh = encodeStamp({ hash: sha256(doc), etag: f.etag, lastModified: f.lastModified, mediaType });
+    // A page served again as it was indexed (a server without validators) is not read unless the
+    // run asks for it (then it is fetched again, unconditionally): not converted until then.
+    const prepared = dom && prepareHtml && (!conditional || known.get(id) !== fresh) ? prepareHtml(dom, id) : undefined;
+    pages.set(id, { bytes: doc, mediaType, prepared, stamp: fresh });
     return links;
   };
 
@@ -308,17 +336,18 @@ export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string
     skipped,
     stats,
     async *read(paths) {
+      const asRead = (path: string, p: Page): ReadFile => ({ path, bytes: p.bytes!, mediaType: p.mediaType, ...(p.prepared ? { prepared: p.prepared } : {}) });
       for (const path of paths) {
         const held = pages.get(path);
         if (held?.bytes) {
-          yield { path, bytes: held.bytes, mediaType: held.mediaType };
+          yield asRead(path, held);
           continue;
         }
         // Listed unchanged (a 304) and asked for after all (--force, a new chunker): fetched again in full.
         await visit(path, false);
         const page = pages.get(path);
         if (!page?.bytes) throw new Error(`${path}: could not fetch the page again`);
-        yield { path, bytes: page.bytes, mediaType: page.mediaType };
+        yield asRead(path, page);
       }
     },
   };

@@ -1,5 +1,5 @@
 import type { SourceConfig } from '../../config/load.ts';
-import { crawlSite, type WebSnapshot } from './crawl.ts';
+import { crawlSite, type CrawlRun, type WebSnapshot } from './crawl.ts';
 import { WEB_DEFAULTS, type WebOptions } from './types.ts';
 
 export type { WebSnapshot, SkippedPage, CrawlStats, CrawlPreview } from './crawl.ts';
@@ -28,5 +28,5 @@ export function webOptions(s: SourceConfig): WebOptions {
 }
 
 /** Crawls a web source; `known` is what the index holds of it (URL → stamp). */
-export const webSnapshot = (s: SourceConfig, known: ReadonlyMap<string, string>, signal?: AbortSignal, dryRun = false): Promise<WebSnapshot> =>
-  crawlSite(webOptions(s), known, signal, dryRun);
+export const webSnapshot = (s: SourceConfig, known: ReadonlyMap<string, string>, run: CrawlRun = {}): Promise<WebSnapshot> =>
+  crawlSite(webOptions(s), known, run);

@@ -1,7 +1,4 @@
-import { createRequire } from 'node:module';
 import { normalizeUrl } from './url.ts';
-
-const domino = createRequire(import.meta.url)('@mixmark-io/domino') as { createDocument(html: string, force?: boolean): Document };
 
 export interface PageLinks {
   /** <link rel="canonical">, absolute; null when absent or not http(s). */
@@ -12,9 +9,8 @@ export interface PageLinks {
   links: string[];
 }
 
-/** What the crawl needs of an HTML page to go on: its links and canonical URL (its text is converted later, by the content step). */
-export function pageLinks(html: string, pageUrl: string): PageLinks {
-  const doc = domino.createDocument(html, true);
+/** What the crawl needs of a parsed HTML page to go on: its links and canonical URL (its text is the content step's to convert). */
+export function pageLinks(doc: Document, pageUrl: string): PageLinks {
   const baseHref = doc.querySelector('base[href]')?.getAttribute('href') ?? null;
   const base = (baseHref && normalizeUrl(baseHref, pageUrl)) || pageUrl;
   const abs = (href: string | null) => (href ? normalizeUrl(href, base) : null);
