@@ -69,32 +69,37 @@ export function scoreConcepts(
   sets: readonly (readonly Int32Array[])[],
   total: number,
   size: number,
-): { score: Float64Array; scored: number[] } {
+): { score: Float64Array; scored: Int32Array } {
   const score = new Float64Array(size);
   const like = new Float64Array(size);
-  const scored: number[] = [];
-  const touched: number[] = [];
+  // Typed lists of positions (a common term's passages run to tens of thousands), long enough for
+  // every listing: a term of weight 0 touches a passage without marking it.
+  const listed = sets.map((c) => c.reduce((n, set) => n + set.length, 0));
+  const scored = new Int32Array(listed.reduce((a, b) => a + b, 0));
+  const touched = new Int32Array(Math.max(0, ...listed));
+  let nScored = 0;
   concepts.forEach((c, ci) => {
     let df = 0;
+    let nTouched = 0;
     c.terms.forEach((t, ti) => {
       const set = sets[ci]![ti]!;
       df += t.weight * set.length;
       for (let i = 0; i < set.length; i++) {
         const p = set[i]!;
-        if (like[p] === 0) touched.push(p);
+        if (like[p] === 0) touched[nTouched++] = p;
         like[p] = like[p]! + t.weight;
       }
     });
-    if (!touched.length) return;
+    if (!nTouched) return;
     const w = idf(Math.max(1, df), Math.max(total, 1));
-    for (const p of touched) {
-      if (score[p] === 0) scored.push(p);
+    for (let i = 0; i < nTouched; i++) {
+      const p = touched[i]!;
+      if (score[p] === 0) scored[nScored++] = p;
       score[p] = score[p]! + w * Math.min(1, like[p]!);
       like[p] = 0;
     }
-    touched.length = 0;
   });
-  return { score, scored };
+  return { score, scored: scored.subarray(0, nScored) };
 }
 
 

@@ -10,12 +10,13 @@ export const allTokens = (tokens: readonly string[]) => tokens.map((t) => `"${t.
 const isBroken = (v: unknown) => v === 1 || v === 'true';
 
 /**
- * matchSets for a process that searches once: the same sets, positions and count as the cached
- * facts give (reader.ts), read for the matching chunks alone instead of building the facts of
- * every chunk first. Over every source the FTS rows are filtered by the set of broken chunks;
- * scoped to sources, a matching chunk's row comes from the narrow chunks_facts index (its id,
- * document and own broken flag) and each document's source and flag are read once. Positions index the ascending ids of the chunks matched, which
- * orders them as the facts' positions do (ids ascending), so scores and ties come out the same.
+ * matchSets for a process that searches once: the same sets and count as the cached facts give
+ * (reader.ts), read for the matching chunks alone instead of building the facts of every chunk
+ * first. Over every source the FTS rows are filtered by the broken chunks; scoped to sources, a
+ * matching chunk's row comes from the narrow chunks_facts index (its id, document and own broken
+ * flag) and each document's source and flag are read once. Positions are the chunk ids less the
+ * smallest matched (byOffset), or index their ascending union: either way they ascend with the
+ * ids as the facts' positions do, so scores and ties come out the same.
  */
 export function matchSetsOnce(db: Database, tokenLists: string[][], filter: ChunkFilter | undefined): MatchSets {
   const narrow = factsCanFilter(filter);
@@ -34,14 +35,14 @@ export function matchSetsOnce(db: Database, tokenLists: string[][], filter: Chun
   const docs = new Map<number, { source: string; broken: boolean }>();
   // Every source (a plain search): FTS rows are chunks (written and deleted with them), so the
   // FTS match and the broken chunks, few and indexed (migration 018), are all it takes.
-  const broken = sources ? null : skipBroken ? brokenChunks(db) : new Set<number>();
+  const broken = sources ? null : skipBroken ? brokenChunks(db) : new Int32Array(0);
   // One JSON array per list: a common word's tens of thousands of ids cost a row step each otherwise.
   const ftsRows = prepared(db, 'SELECT json_group_array(rowid) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid)').pluck();
-  const ids = tokenLists.map((tokens) => {
+  const ids = tokenLists.map((tokens): readonly number[] => {
     if (!tokens.length) return [];
     if (broken) {
       const found = JSON.parse(ftsRows.get(allTokens(tokens)) as string) as number[];
-      return broken.size ? found.filter((id) => !broken.has(id)) : found;
+      return broken.length ? withoutSorted(found, broken) : found;
     }
     const found = rows.all(allTokens(tokens)) as [number, number, unknown][];
     // A chunk's own flag decides when it has one (the facts' coalesce); else its document's.
@@ -56,7 +57,6 @@ export function matchSetsOnce(db: Database, tokenLists: string[][], filter: Chun
       })
       .map((r) => r[0]);
   });
-  const { refs, sets } = positionsOf(ids);
   // Chunks searched: those of the named sources (broken ones count, as in the facts' share).
   const total = sources
     ? (prepared(
@@ -67,7 +67,49 @@ export function matchSetsOnce(db: Database, tokenLists: string[][], filter: Chun
         .pluck()
         .get(JSON.stringify([...sources])) as number)
     : (prepared(db, 'SELECT count(*) FROM chunks').pluck().get() as number);
+  const { refs, sets } = byOffset(ids, total) ?? positionsOf(ids);
   return { sets, refs, total, filtered: narrow };
+}
+
+/**
+ * Each ascending id list as positions `id - first`, where `first` is the smallest id listed, with
+ * `refs` mapping them back: no union to sort and merge (a common word's list holds tens of
+ * thousands of ids), and positions still ascend with the ids, so scores and ties come out as
+ * positionsOf's. Null when the ids spread over more than a few times the chunks searched (ids left
+ * sparse by deletions): the flat arrays a caller scores in would be mostly empty.
+ */
+function byOffset(lists: readonly (readonly number[])[], chunks: number): { refs: Int32Array; sets: Int32Array[] } | null {
+  let first = Infinity;
+  let last = -Infinity;
+  for (const list of lists) {
+    if (!list.length) continue;
+    for (let i = 1; i < list.length; i++) if (list[i - 1]! >= list[i]!) return null;
+    first = Math.min(first, list[0]!);
+    last = Math.max(last, list[list.length - 1]!);
+  }
+  const size = last >= first ? last - first + 1 : 0;
+  if (size > 2 * chunks + 1024) return null;
+  const refs = new Int32Array(size);
+  for (let p = 0; p < size; p++) refs[p] = first + p;
+  const sets = lists.map((list) => {
+    const out = new Int32Array(list.length);
+    for (let i = 0; i < list.length; i++) out[i] = list[i]! - first;
+    return out;
+  });
+  return { refs, sets };
+}
+
+/** `list` less the ids of `drop` (both ascending), order kept. */
+function withoutSorted(list: readonly number[], drop: Int32Array): number[] {
+  const out: number[] = [];
+  let d = 0;
+  for (let i = 0; i < list.length; i++) {
+    const id = list[i]!;
+    while (d < drop.length && drop[d]! < id) d++;
+    if (d < drop.length && drop[d] === id) continue;
+    out.push(id);
+  }
+  return out;
 }
 
 /**
@@ -99,9 +141,9 @@ export function positionsOf(lists: readonly (readonly number[])[]): { refs: Int3
 
 /**
  * The chunks the facts count as broken (their own flag true, or none and their document's true),
- * from the partial indexes of migration 018: the marked rows alone are read.
+ * ascending, from the partial indexes of migration 018: the marked rows alone are read.
  */
-function brokenChunks(db: Database): Set<number> {
+function brokenChunks(db: Database): Int32Array {
   const own = prepared(db, `SELECT id FROM chunks INDEXED BY chunks_broken WHERE json_extract(metadata, '$.broken') IN (1, 'true')`)
     .pluck()
     .all() as number[];
@@ -113,5 +155,5 @@ function brokenChunks(db: Database): Set<number> {
   )
     .pluck()
     .all() as number[];
-  return new Set([...own, ...ofDocuments]);
+  return Int32Array.from(new Set([...own, ...ofDocuments])).sort();
 }
