@@ -59,6 +59,7 @@ export class LookupFacts implements Facts {
   private at = -1;
   private one: Statement | null = null;
   private anyDocument: Statement | null = null;
+  private exists: Statement | null = null;
 
   constructor(
     private readonly db: Database,
@@ -92,6 +93,14 @@ export class LookupFacts implements Facts {
     );
     const share = sources && !this.anyDocument.get(JSON.stringify([...sources])) ? 0 : 1;
     const includeBroken = !!f?.includeBroken;
+    if (!sources && !includeBroken) {
+      // Every source, broken chunks out (a plain search): the few broken ids decide, and a chunk
+      // need only exist (its rowid alone; the facts' lookup joins its document and source).
+      const broken = brokenChunkIds(this.db, this.at);
+      this.exists ??= this.db.prepare('SELECT 1 FROM chunks WHERE id = ?').pluck();
+      const exists = this.exists;
+      return { share, pass: (id: number) => indexOfSorted(broken, id) < 0 && exists.get(id) !== undefined };
+    }
     return {
       share,
       pass: (id: number) => {
@@ -216,4 +225,28 @@ export function factsFilter(facts: ChunkFacts, f: ChunkFilter | undefined): { pa
       return includeBroken || !facts.broken[row];
     },
   };
+}
+
+const brokenIds = new WeakMap<Database, { generation: number; ids: Int32Array }>();
+
+/**
+ * The chunks the facts count as broken (their own flag true, or none and their document's true),
+ * ascending, from the partial indexes of migration 018: the marked rows alone are read. Kept for
+ * the generation.
+ */
+export function brokenChunkIds(db: Database, generation: number): Int32Array {
+  const hit = brokenIds.get(db);
+  if (hit && hit.generation === generation) return hit.ids;
+  const own = db.prepare(`SELECT id FROM chunks INDEXED BY chunks_broken WHERE json_extract(metadata, '$.broken') IN (1, 'true')`).pluck().all() as number[];
+  // CROSS JOIN keeps the broken documents the outer loop: left to itself the planner scanned every chunk.
+  const ofDocuments = db
+    .prepare(
+      `SELECT c.id FROM documents d INDEXED BY documents_broken CROSS JOIN chunks c ON c.document_id = d.id
+       WHERE json_extract(d.metadata, '$.broken') IN (1, 'true') AND json_extract(c.metadata, '$.broken') IS NULL`,
+    )
+    .pluck()
+    .all() as number[];
+  const ids = Int32Array.from(new Set([...own, ...ofDocuments])).sort();
+  brokenIds.set(db, { generation, ids });
+  return ids;
 }

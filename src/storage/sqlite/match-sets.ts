@@ -1,8 +1,8 @@
 import type { Database } from 'better-sqlite3';
 import type { ChunkFilter } from '../../core/types.ts';
 import type { MatchSets } from '../roles.ts';
-import { factsCanFilter } from './facts.ts';
-import { prepared } from './statements.ts';
+import { brokenChunkIds, factsCanFilter } from './facts.ts';
+import { prepared, readGeneration } from './statements.ts';
 
 /** FTS5 query holding all of a token list (each token a quoted string). */
 export const allTokens = (tokens: readonly string[]) => tokens.map((t) => `"${t.replaceAll('"', '""')}"`).join(' AND ');
@@ -35,7 +35,7 @@ export function matchSetsOnce(db: Database, tokenLists: string[][], filter: Chun
   const docs = new Map<number, { source: string; broken: boolean }>();
   // Every source (a plain search): FTS rows are chunks (written and deleted with them), so the
   // FTS match and the broken chunks, few and indexed (migration 018), are all it takes.
-  const broken = sources ? null : skipBroken ? brokenChunks(db) : new Int32Array(0);
+  const broken = sources ? null : skipBroken ? brokenChunkIds(db, readGeneration(db)) : new Int32Array(0);
   // One JSON array per list: a common word's tens of thousands of ids cost a row step each otherwise.
   const ftsRows = prepared(db, 'SELECT json_group_array(rowid) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid)').pluck();
   const ids = tokenLists.map((tokens): readonly number[] => {
@@ -137,23 +137,4 @@ export function positionsOf(lists: readonly (readonly number[])[]): { refs: Int3
     return out;
   });
   return { refs, sets };
-}
-
-/**
- * The chunks the facts count as broken (their own flag true, or none and their document's true),
- * ascending, from the partial indexes of migration 018: the marked rows alone are read.
- */
-function brokenChunks(db: Database): Int32Array {
-  const own = prepared(db, `SELECT id FROM chunks INDEXED BY chunks_broken WHERE json_extract(metadata, '$.broken') IN (1, 'true')`)
-    .pluck()
-    .all() as number[];
-  // CROSS JOIN keeps the broken documents the outer loop: left to itself the planner scanned every chunk.
-  const ofDocuments = prepared(
-    db,
-    `SELECT c.id FROM documents d INDEXED BY documents_broken CROSS JOIN chunks c ON c.document_id = d.id
-     WHERE json_extract(d.metadata, '$.broken') IN (1, 'true') AND json_extract(c.metadata, '$.broken') IS NULL`,
-  )
-    .pluck()
-    .all() as number[];
-  return Int32Array.from(new Set([...own, ...ofDocuments])).sort();
 }
