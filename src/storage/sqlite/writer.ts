@@ -4,6 +4,7 @@ import type { DocumentRecord, EmbedderInfo, LexiconEntry, StoredDocument } from 
 import type { DocumentWrite, IndexWriter, RefillPage, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
 import { encodeVector } from './blob.ts';
 import { codeWriter, refreshCodePack } from './codes.ts';
+import { compactKeywordIndex } from './keyword-segments.ts';
 import { bumpGeneration, now, slices } from './connection.ts';
 import { listSources } from './sources.ts';
 import { readGeneration, vectorCount } from './statements.ts';
@@ -139,7 +140,10 @@ export class SqliteIndexWriter implements IndexWriter {
   }
 
   async refreshCodePack(fingerprint: string): Promise<boolean> {
-    return refreshCodePack(this.db, fingerprint);
+    const wrote = refreshCodePack(this.db, fingerprint);
+    // The run's end is the keyword index's upkeep too: its segments merged once they pile up.
+    compactKeywordIndex(this.db);
+    return wrote;
   }
 
   async putVectors(fingerprint: string, vectors: VectorRecord[]): Promise<void> {
