@@ -38,24 +38,24 @@ export function matchSetsOnce(db: Database, tokenLists: string[][], filter: Chun
   const broken = sources ? null : skipBroken ? brokenChunkIds(db, readGeneration(db)) : new Int32Array(0);
   // One JSON array per list: a common word's tens of thousands of ids cost a row step each otherwise.
   const ftsRows = prepared(db, 'SELECT json_group_array(rowid) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rowid)').pluck();
-  const ids = tokenLists.map((tokens): readonly number[] => {
-    if (!tokens.length) return [];
-    if (broken) {
-      const found = JSON.parse(ftsRows.get(allTokens(tokens)) as string) as number[];
-      return broken.length ? withoutSorted(found, broken) : found;
-    }
+  // Each list ascending (ORDER BY), as its own typed array.
+  const ids = tokenLists.map((tokens): Int32Array => {
+    if (!tokens.length) return new Int32Array(0);
+    if (broken) return withoutSorted(JSON.parse(ftsRows.get(allTokens(tokens)) as string) as number[], broken);
     const found = rows.all(allTokens(tokens)) as [number, number, unknown][];
     // A chunk's own flag decides when it has one (the facts' coalesce); else its document's.
     const needed = [...new Set(found.map((r) => r[1]))].filter((d) => !docs.has(d));
     if (needed.length) {
       for (const [id, source, broken] of docStmt.all(JSON.stringify(needed)) as [number, string, unknown][]) docs.set(id, { source, broken: isBroken(broken) });
     }
-    return found
-      .filter(([, doc, own]) => {
-        if (!sources!.has(docs.get(doc)?.source ?? '')) return false;
-        return !skipBroken || !(own === null ? docs.get(doc)?.broken : isBroken(own));
-      })
-      .map((r) => r[0]);
+    return Int32Array.from(
+      found
+        .filter(([, doc, own]) => {
+          if (!sources!.has(docs.get(doc)?.source ?? '')) return false;
+          return !skipBroken || !(own === null ? docs.get(doc)?.broken : isBroken(own));
+        })
+        .map((r) => r[0]),
+    );
   });
   // Chunks searched: those of the named sources (broken ones count, as in the facts' share).
   const total = sources
@@ -72,18 +72,17 @@ export function matchSetsOnce(db: Database, tokenLists: string[][], filter: Chun
 }
 
 /**
- * Each ascending id list as positions `id - first`, where `first` is the smallest id listed, with
- * `refs` mapping them back: no union to sort and merge (a common word's list holds tens of
- * thousands of ids), and positions still ascend with the ids, so scores and ties come out as
- * positionsOf's. Null when the ids spread over more than a few times the chunks searched (ids left
- * sparse by deletions): the flat arrays a caller scores in would be mostly empty.
+ * Each ascending id list as positions `id - first`, in place, where `first` is the smallest id
+ * listed, with `refs` mapping them back: no union to sort and merge (a common word's list holds
+ * tens of thousands of ids), and positions still ascend with the ids, so scores and ties come out
+ * as positionsOf's. Null (the lists untouched) when the ids spread over more than a few times the
+ * chunks searched (ids left sparse by deletions): the flat arrays a caller scores in would be mostly empty.
  */
-function byOffset(lists: readonly (readonly number[])[], chunks: number): { refs: Int32Array; sets: Int32Array[] } | null {
+function byOffset(lists: Int32Array[], chunks: number): { refs: Int32Array; sets: Int32Array[] } | null {
   let first = Infinity;
   let last = -Infinity;
   for (const list of lists) {
     if (!list.length) continue;
-    for (let i = 1; i < list.length; i++) if (list[i - 1]! >= list[i]!) return null;
     first = Math.min(first, list[0]!);
     last = Math.max(last, list[list.length - 1]!);
   }
@@ -91,32 +90,29 @@ function byOffset(lists: readonly (readonly number[])[], chunks: number): { refs
   if (size > 2 * chunks + 1024) return null;
   const refs = new Int32Array(size);
   for (let p = 0; p < size; p++) refs[p] = first + p;
-  const sets = lists.map((list) => {
-    const out = new Int32Array(list.length);
-    for (let i = 0; i < list.length; i++) out[i] = list[i]! - first;
-    return out;
-  });
-  return { refs, sets };
+  for (const list of lists) for (let i = 0; i < list.length; i++) list[i]! -= first;
+  return { refs, sets: lists };
 }
 
-/** `list` less the ids of `drop` (both ascending), order kept. */
-function withoutSorted(list: readonly number[], drop: Int32Array): number[] {
-  const out: number[] = [];
+/** `list` less the ids of `drop` (both ascending), order kept, as a typed array. */
+function withoutSorted(list: readonly number[], drop: Int32Array): Int32Array {
+  const out = new Int32Array(list.length);
+  let n = 0;
   let d = 0;
   for (let i = 0; i < list.length; i++) {
     const id = list[i]!;
     while (d < drop.length && drop[d]! < id) d++;
     if (d < drop.length && drop[d] === id) continue;
-    out.push(id);
+    out[n++] = id;
   }
-  return out;
+  return n === list.length ? out : out.slice(0, n);
 }
 
 /**
  * The ascending union of id lists, and each list as positions in it (ascending): typed arrays and
  * merges, as a one-shot search's common words list tens of thousands of ids.
  */
-export function positionsOf(lists: readonly (readonly number[])[]): { refs: Int32Array; sets: Int32Array[] } {
+export function positionsOf(lists: readonly ArrayLike<number>[]): { refs: Int32Array; sets: Int32Array[] } {
   let size = 0;
   for (const list of lists) size += list.length;
   const all = new Int32Array(size);
