@@ -5,7 +5,7 @@ export function topPositions(score: Float64Array, scored: ArrayLike<number>, n: 
   // The last of a full head: most candidates fall below it, tested without a call.
   let floor = -Infinity;
   let floorAt = -1;
-  for (let j = 0; j < scored.length; j++) {
+  for (let j = 0, size = scored.length; j < size; j++) {
     const p = scored[j]!;
     const s = score[p]!;
     if (top.length >= n && (s < floor || (s === floor && p >= floorAt))) continue;

@@ -78,27 +78,34 @@ export function scoreConcepts(
   const scored = new Int32Array(listed.reduce((a, b) => a + b, 0));
   const touched = new Int32Array(Math.max(0, ...listed));
   let nScored = 0;
-  concepts.forEach((c, ci) => {
+  // Plain loops over locals: a one-shot process runs these once, over tens of thousands of
+  // positions, mostly before the optimising compiler has caught up.
+  for (let ci = 0; ci < concepts.length; ci++) {
+    const terms = concepts[ci]!.terms;
     let df = 0;
     let nTouched = 0;
-    c.terms.forEach((t, ti) => {
+    for (let ti = 0; ti < terms.length; ti++) {
       const set = sets[ci]![ti]!;
-      df += t.weight * set.length;
-      for (let i = 0; i < set.length; i++) {
+      const weight = terms[ti]!.weight;
+      const size = set.length;
+      df += weight * size;
+      for (let i = 0; i < size; i++) {
         const p = set[i]!;
-        if (like[p] === 0) touched[nTouched++] = p;
-        like[p] = like[p]! + t.weight;
+        const l = like[p]!;
+        if (l === 0) touched[nTouched++] = p;
+        like[p] = l + weight;
       }
-    });
-    if (!nTouched) return;
+    }
+    if (!nTouched) continue;
     const w = idf(Math.max(1, df), Math.max(total, 1));
     for (let i = 0; i < nTouched; i++) {
       const p = touched[i]!;
-      if (score[p] === 0) scored[nScored++] = p;
-      score[p] = score[p]! + w * Math.min(1, like[p]!);
+      const s = score[p]!;
+      if (s === 0) scored[nScored++] = p;
+      score[p] = s + w * Math.min(1, like[p]!);
       like[p] = 0;
     }
-  });
+  }
   return { score, scored: scored.subarray(0, nScored) };
 }
 

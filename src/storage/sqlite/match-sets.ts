@@ -90,22 +90,24 @@ function byOffset(lists: Int32Array[], chunks: number): { refs: Int32Array; sets
   if (size > 2 * chunks + 1024) return null;
   const refs = new Int32Array(size);
   for (let p = 0; p < size; p++) refs[p] = first + p;
-  for (const list of lists) for (let i = 0; i < list.length; i++) list[i]! -= first;
+  for (const list of lists) for (let i = 0, size = list.length; i < size; i++) list[i]! -= first;
   return { refs, sets: lists };
 }
 
 /** `list` less the ids of `drop` (both ascending), order kept, as a typed array. */
 function withoutSorted(list: readonly number[], drop: Int32Array): Int32Array {
-  const out = new Int32Array(list.length);
+  const size = list.length;
+  const drops = drop.length;
+  const out = new Int32Array(size);
   let n = 0;
   let d = 0;
-  for (let i = 0; i < list.length; i++) {
+  for (let i = 0; i < size; i++) {
     const id = list[i]!;
-    while (d < drop.length && drop[d]! < id) d++;
-    if (d < drop.length && drop[d] === id) continue;
+    while (d < drops && drop[d]! < id) d++;
+    if (d < drops && drop[d] === id) continue;
     out[n++] = id;
   }
-  return n === list.length ? out : out.slice(0, n);
+  return n === size ? out : out.slice(0, n);
 }
 
 /**
