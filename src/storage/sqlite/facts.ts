@@ -95,9 +95,11 @@ export class LookupFacts implements Facts {
     const includeBroken = !!f?.includeBroken;
     if (!sources && !includeBroken) {
       // Every source, broken chunks out (a plain search): the few broken ids decide, and a chunk
-      // need only exist (its rowid alone; the facts' lookup joins its document and source).
+      // need only exist. Its keyword row's size record says so (written and deleted with the chunk,
+      // as match-sets.ts relies on): a few bytes a row, so the ids a search tests share pages,
+      // where the chunk rows or the facts' index with its document and source cost a page each.
       const broken = brokenChunkIds(this.db, this.at);
-      this.exists ??= this.db.prepare('SELECT 1 FROM chunks WHERE id = ?').pluck();
+      this.exists ??= this.db.prepare('SELECT 1 FROM chunks_fts_docsize WHERE id = ?').pluck();
       const exists = this.exists;
       return { share, pass: (id: number) => indexOfSorted(broken, id) < 0 && exists.get(id) !== undefined };
     }
