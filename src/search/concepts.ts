@@ -69,32 +69,44 @@ export function scoreConcepts(
   sets: readonly (readonly Int32Array[])[],
   total: number,
   size: number,
-): { score: Float64Array; scored: number[] } {
+): { score: Float64Array; scored: Int32Array } {
   const score = new Float64Array(size);
   const like = new Float64Array(size);
-  const scored: number[] = [];
-  const touched: number[] = [];
-  concepts.forEach((c, ci) => {
+  // Typed lists of positions (a common term's passages run to tens of thousands), long enough for
+  // every listing: a term of weight 0 touches a passage without marking it.
+  const listed = sets.map((c) => c.reduce((n, set) => n + set.length, 0));
+  const scored = new Int32Array(listed.reduce((a, b) => a + b, 0));
+  const touched = new Int32Array(Math.max(0, ...listed));
+  let nScored = 0;
+  // Plain loops over locals: a one-shot process runs these once, over tens of thousands of
+  // positions, mostly before the optimising compiler has caught up.
+  for (let ci = 0; ci < concepts.length; ci++) {
+    const terms = concepts[ci]!.terms;
     let df = 0;
-    c.terms.forEach((t, ti) => {
+    let nTouched = 0;
+    for (let ti = 0; ti < terms.length; ti++) {
       const set = sets[ci]![ti]!;
-      df += t.weight * set.length;
-      for (let i = 0; i < set.length; i++) {
+      const weight = terms[ti]!.weight;
+      const size = set.length;
+      df += weight * size;
+      for (let i = 0; i < size; i++) {
         const p = set[i]!;
-        if (like[p] === 0) touched.push(p);
-        like[p] = like[p]! + t.weight;
+        const l = like[p]!;
+        if (l === 0) touched[nTouched++] = p;
+        like[p] = l + weight;
       }
-    });
-    if (!touched.length) return;
+    }
+    if (!nTouched) continue;
     const w = idf(Math.max(1, df), Math.max(total, 1));
-    for (const p of touched) {
-      if (score[p] === 0) scored.push(p);
-      score[p] = score[p]! + w * Math.min(1, like[p]!);
+    for (let i = 0; i < nTouched; i++) {
+      const p = touched[i]!;
+      const s = score[p]!;
+      if (s === 0) scored[nScored++] = p;
+      score[p] = s + w * Math.min(1, like[p]!);
       like[p] = 0;
     }
-    touched.length = 0;
-  });
-  return { score, scored };
+  }
+  return { score, scored: scored.subarray(0, nScored) };
 }
 
 

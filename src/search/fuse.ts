@@ -124,6 +124,40 @@ export function jaccard(a: Float64Array, b: Float64Array): number {
 }
 
 /**
+ * Whether jaccard(a, b) ≥ threshold, the same answer, but the walk stops once the bigrams left
+ * cannot bring the shared count to what the threshold needs (texts that differ part early).
+ */
+export function jaccardAtLeast(a: Float64Array, b: Float64Array, threshold: number): boolean {
+  if (!a.length && !b.length) return 1 >= threshold;
+  const total = a.length + b.length;
+  // The ratio grows with the shared count: the least count that reaches the threshold, as jaccard computes the ratio.
+  const reaches = (inter: number) => inter / (total - inter) >= threshold;
+  let need = Math.max(0, Math.floor((threshold * total) / (1 + threshold)) - 2);
+  while (need <= Math.min(a.length, b.length) && !reaches(need)) need++;
+  if (need > Math.min(a.length, b.length)) return false;
+  let inter = 0;
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    if (a[i] === b[j]) inter++, i++, j++;
+    else {
+      if (a[i]! < b[j]!) i++;
+      else j++;
+      if (inter + Math.min(a.length - i, b.length - j) < need) return false;
+    }
+  }
+  return reaches(inter);
+}
+
+/** Shingles of a candidate's text, kept for the next call over the same candidates (collapse reruns on a longer head). */
+const shinglesOf = new WeakMap<Candidate, { content: string; sh: Float64Array }>();
+function candidateShingles(c: Candidate): Float64Array {
+  const hit = shinglesOf.get(c);
+  if (hit && hit.content === c.content) return hit.sh;
+  const sh = shingles(c.content);
+  shinglesOf.set(c, { content: c.content, sh });
+  return sh;
+}
+
+/**
  * Keeps the best of each group of identical or near-identical texts (Jaccard of character bigrams ≥
  * threshold): corpora reprint passages across files. Input must be best-first.
  */
@@ -131,10 +165,10 @@ export function collapseDuplicates<T extends Candidate>(list: T[], threshold = 0
   const kept: { c: T; sh: Float64Array }[] = [];
   for (const c of list) {
     if (kept.length >= limit) break; // callers that need only the top `limit` stop here
-    const sh = shingles(c.content);
+    const sh = candidateShingles(c);
     // Jaccard ≥ t needs the smaller set to be ≥ t × the larger: skip the set walk otherwise.
     const same = kept.find(
-      (k) => Math.min(k.sh.length, sh.length) >= threshold * Math.max(k.sh.length, sh.length) && jaccard(k.sh, sh) >= threshold,
+      (k) => Math.min(k.sh.length, sh.length) >= threshold * Math.max(k.sh.length, sh.length) && jaccardAtLeast(k.sh, sh, threshold),
     );
     if (same) (same.c.duplicates ??= []).push(c.ref);
     else kept.push({ c, sh });

@@ -237,7 +237,8 @@ export interface IndexWriter {
   beginDocuments(source: string): Promise<DocumentWrite>;
   /**
    * Rewrites a derived copy of `fingerprint`'s vectors that one-shot searches read, when it no
-   * longer matches the index (absent in a backend without one); true when it wrote.
+   * longer matches the index (absent in a backend without one); true when it wrote. Called at the
+   * end of a run, it also does the backend's keyword index upkeep (merging what has piled up).
    */
   refreshCodePack?(fingerprint: string): Promise<boolean>;
 }

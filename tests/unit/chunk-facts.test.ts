@@ -31,7 +31,7 @@ describe('chunk facts', () => {
     const store = new SqliteIndex(fx.db);
     await writeFixture(store, 'classics', [
       { path: 'torn.md', chunks: [['a', '魁罡日主', { broken: true }], ['b', '日刃格局', { broken: 'true' }], ['c', '金神入火']] },
-      { path: 'bad.md', metadata: { broken: true }, chunks: [['d', '六秀日生']] },
+      { path: 'bad.md', metadata: { broken: true }, chunks: [['d', '六秀日生'], ['e', '天元坐禄', { broken: false }]] },
     ]);
     await store.close();
     const db = new BetterSqlite3(fx.db, { readonly: true });
@@ -48,6 +48,11 @@ describe('chunk facts', () => {
       expect(cached.pass(id)).toBe(passing.includes(id));
       expect(lookup.pass(id)).toBe(passing.includes(id));
     }
+    // Every source (a plain search): the lookup strategy tests the broken ids alone, to the same answers.
+    const every = [new CachedFacts(db, generation).filter(undefined), new LookupFacts(db, generation).filter(undefined)];
+    const unbroken = fromRows.filter(([, , , , broken]) => !broken).map(([id]) => id);
+    expect(unbroken.length).toBe(fromRows.length - before - 3);
+    for (const [id] of fromRows) for (const f of every) expect(f.pass(id)).toBe(unbroken.includes(id));
     db.close();
   });
 });

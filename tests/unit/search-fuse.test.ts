@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { capPerDocument, collapseDuplicates, jaccard, mmr, rrf, RRF_K, shingles, temporalDecay, type Candidate } from '../../src/search/fuse.ts';
+import { capPerDocument, collapseDuplicates, jaccard, jaccardAtLeast, mmr, rrf, RRF_K, shingles, temporalDecay, type Candidate } from '../../src/search/fuse.ts';
 import { topK } from '../../src/storage/ranking/vector-index.ts';
 
 const h = (ref: number, content = `text ${ref}`, score = 1) => ({ ref, content, score });
@@ -49,6 +49,29 @@ describe('shingles', () => {
       expect(shingles(a).length).toBe(reference(a).size);
       for (const b of texts) expect(jaccard(shingles(a), shingles(b))).toBe(setJaccard(reference(a), reference(b)));
     }
+  });
+
+  it('answer a threshold as jaccard does, stopping early or not (texts near and far, every threshold)', () => {
+    // Texts sharing most, some or none of their bigrams: a seeded walk of edits from one base.
+    let seed = 7;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const base = Array.from({ length: 300 }, () => String.fromCodePoint(0x4e00 + rand(60))).join('');
+    const texts = ['', 'a', base];
+    for (const edits of [1, 3, 10, 30, 100, 300]) {
+      const t = Array.from(base);
+      for (let e = 0; e < edits; e++) t[rand(t.length)] = String.fromCodePoint(0x4e00 + rand(200));
+      texts.push(t.join(''), t.join('').slice(rand(50)));
+    }
+    let checked = 0;
+    for (const a of texts.map(shingles)) {
+      for (const b of texts.map(shingles)) {
+        for (const t of [0, 0.1, 0.5, 0.8, 0.9, 0.95, 1, jaccard(a, b)]) {
+          expect(jaccardAtLeast(a, b, t), `${a.length} ${b.length} ${t}`).toBe(jaccard(a, b) >= t);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBe(15 * 15 * 8);
   });
 });
 

@@ -111,7 +111,7 @@ export function topKOfScores(
 ): VectorMatch[] {
   const best: VectorMatch[] = [];
   let floor = -Infinity;
-  for (let row = 0; row < scores.length; row++) {
+  for (let row = 0, rows = scores.length; row < rows; row++) {
     const dot = scores[row]!;
     if (best.length === k && dot <= floor) continue;
     if (accept && !accept(row)) continue;
@@ -304,8 +304,9 @@ export function int8Rank(
       let band: number[] = [];
       const cut = floor - maxBound;
       for (let row = 0; row < n; row++) {
-        if (approx[row]! < cut) continue;
-        if (approx[row]! + bound(row) >= floor && !taken.has(row) && (!pass || pass(row))) band.push(row);
+        const a = approx[row]!;
+        if (a < cut) continue;
+        if (a + bound(row) >= floor && !taken.has(row) && (!pass || pass(row))) band.push(row);
       }
       const cap = Math.ceil(k * rescoreCap);
       if (band.length > cap) band = band.sort((a, b) => approx[b]! + bound(b) - approx[a]! - bound(a)).slice(0, cap);

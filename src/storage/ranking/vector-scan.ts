@@ -28,7 +28,7 @@ const BLOCK = 256;
 
 /** dots[row] += w × column[row] for every row of the column. */
 function addScaled(dots: Int32Array, column: Int8Array, w: number): void {
-  for (let row = 0; row < column.length; row++) dots[row]! += w * column[row]!;
+  for (let row = 0, rows = column.length; row < rows; row++) dots[row]! += w * column[row]!;
 }
 
 /** A query with at most one non-zero dimension in this many is scored from the codes of those dimensions alone. */
@@ -134,7 +134,8 @@ export class VectorScan implements VectorSource {
           if (w) addScaled(dots, cols[j]!, w);
         }
         // As flush computes it from the kernel's dots: the same float32 values.
-        for (let row = 0; row < dots.length; row++) approx[first + row] = dots[row]! * scales[first + row]! * iq!.qscale;
+        const qscale = iq!.qscale;
+        for (let row = 0, rows = dots.length; row < rows; row++) approx[first + row] = dots[row]! * scales[first + row]! * qscale;
         base = first + r.length;
       },
     };
@@ -151,7 +152,9 @@ export class VectorScan implements VectorSource {
     const pick = inChunkOrder(refs, done.count);
     const rows = { refs: pick(refs), scales: pick(scales), residuals: pick(residuals), approx: pick(approx), maxResidual: 0 };
     // As the in-memory index keeps it: rows far below the k-th exact score then skip their bound.
-    for (let row = 0; row < rows.residuals.length; row++) rows.maxResidual = Math.max(rows.maxResidual, rows.residuals[row]!);
+    let maxResidual = 0;
+    for (let row = 0, picked = rows.residuals, n = picked.length; row < n; row++) maxResidual = Math.max(maxResidual, picked[row]!);
+    rows.maxResidual = maxResidual;
     return int8Rank(rows, iq!, (missing, exact) => this.rescoreExact(q, missing, exact), RESCORE);
   }
 

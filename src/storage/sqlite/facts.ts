@@ -68,6 +68,8 @@ export class LookupFacts implements Facts {
   private at = -1;
   private one: Statement | null = null;
   private anyDocument: Statement | null = null;
+  private exists: Statement | null = null;
+  private broken: Int32Array | null = null;
 
   constructor(
     private readonly db: Database,
@@ -76,7 +78,7 @@ export class LookupFacts implements Facts {
 
   private fresh(): void {
     const gen = this.generation();
-    if (gen !== this.at) (this.seen = new Map()), (this.at = gen);
+    if (gen !== this.at) (this.seen = new Map()), (this.broken = null), (this.at = gen);
   }
 
   private factsOf(id: number): { source: string; broken: boolean } | null {
@@ -92,6 +94,12 @@ export class LookupFacts implements Facts {
     return f;
   }
 
+  /** The broken chunks' ids ascending, read once for the generation. */
+  brokenIds(): Int32Array {
+    this.fresh();
+    return (this.broken ??= brokenChunkIds(this.db));
+  }
+
   filter(f: ChunkFilter | undefined) {
     this.fresh();
     const sources = f?.sources?.length ? new Set(f.sources) : null;
@@ -101,6 +109,16 @@ export class LookupFacts implements Facts {
     );
     const share = sources && !this.anyDocument.get(JSON.stringify([...sources])) ? 0 : 1;
     const includeBroken = !!f?.includeBroken;
+    if (!sources && !includeBroken) {
+      // Every source, broken chunks out (a plain search): the few broken ids decide, and a chunk
+      // need only exist. Its keyword row's size record says so (written and deleted with the chunk,
+      // as match-sets.ts relies on): a few bytes a row, so the ids a search tests share pages,
+      // where the chunk rows or the facts' index with its document and source cost a page each.
+      const broken = this.brokenIds();
+      this.exists ??= this.db.prepare('SELECT 1 FROM chunks_fts_docsize WHERE id = ?').pluck();
+      const exists = this.exists;
+      return { share, pass: (id: number) => indexOfSorted(broken, id) < 0 && exists.get(id) !== undefined };
+    }
     return {
       share,
       pass: (id: number) => {
@@ -219,4 +237,21 @@ export function factsFilter(facts: ChunkFacts, f: ChunkFilter | undefined): { pa
       return includeBroken || !facts.broken[row];
     },
   };
+}
+
+/**
+ * The chunks the facts count as broken (their own flag true, or none and their document's true),
+ * ascending, from the partial indexes of migration 018: the marked rows alone are read.
+ */
+export function brokenChunkIds(db: Database): Int32Array {
+  const own = db.prepare(`SELECT id FROM chunks INDEXED BY chunks_broken WHERE json_extract(metadata, '$.broken') IN (1, 'true')`).pluck().all() as number[];
+  // CROSS JOIN keeps the broken documents the outer loop: left to itself the planner scanned every chunk.
+  const ofDocuments = db
+    .prepare(
+      `SELECT c.id FROM documents d INDEXED BY documents_broken CROSS JOIN chunks c ON c.document_id = d.id
+       WHERE json_extract(d.metadata, '$.broken') IN (1, 'true') AND json_extract(c.metadata, '$.broken') IS NULL`,
+    )
+    .pluck()
+    .all() as number[];
+  return Int32Array.from(new Set([...own, ...ofDocuments])).sort();
 }

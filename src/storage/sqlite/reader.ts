@@ -66,7 +66,11 @@ export class SqliteIndexReader implements IndexReader, RefFilters {
 
   /** The chunk facts in the strategy of the process's lifetime (facts.ts). */
   private facts(): Facts {
-    return this.oneShot ? (this.lookup ??= new LookupFacts(this.db, () => readGeneration(this.c))) : this.allFacts();
+    return this.oneShot ? this.lookupFacts() : this.allFacts();
+  }
+
+  private lookupFacts(): LookupFacts {
+    return (this.lookup ??= new LookupFacts(this.db, () => readGeneration(this.c)));
   }
 
   async lexiconLookup(keys: string[]): Promise<LexiconRow[]> {
@@ -91,7 +95,7 @@ export class SqliteIndexReader implements IndexReader, RefFilters {
   }
 
   async matchSets(tokenLists: string[][], filter?: ChunkFilter): Promise<MatchSets> {
-    if (this.oneShot) return matchSetsOnce(this.c, tokenLists, filter);
+    if (this.oneShot) return matchSetsOnce(this.c, tokenLists, filter, () => this.lookupFacts().brokenIds());
     const facts = this.allFacts().current();
     // A filter the facts answer narrows the sets and the count (rarity among the searched chunks).
     const narrow = factsCanFilter(filter);

@@ -5,6 +5,7 @@ import type { DocumentWrite, IndexWriter, RefillPage, SourceInfo, SourceState, T
 import { encodeVector } from './blob.ts';
 import { codeWriter } from './codes.ts';
 import { refreshCodePack } from './code-packs.ts';
+import { compactKeywordIndex } from './keyword-segments.ts';
 import { bumpGeneration, now, slices } from './connection.ts';
 import { listSources } from './sources.ts';
 import { readGeneration, vectorCount, type SqliteConnection } from './statements.ts';
@@ -144,7 +145,10 @@ export class SqliteIndexWriter implements IndexWriter {
   }
 
   async refreshCodePack(fingerprint: string): Promise<boolean> {
-    return refreshCodePack(this.c, fingerprint);
+    const wrote = refreshCodePack(this.c, fingerprint);
+    // The run's end is the keyword index's upkeep too: its segments merged once they pile up.
+    compactKeywordIndex(this.c.db);
+    return wrote;
   }
 
   async putVectors(fingerprint: string, vectors: VectorRecord[]): Promise<void> {

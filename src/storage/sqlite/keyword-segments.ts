@@ -1,0 +1,40 @@
+import type { Database } from 'better-sqlite3';
+
+/**
+ * Segments the keyword index (FTS5) may hold before a run merges them. Each write transaction adds
+ * one and FTS5 merges them only level by level, so their number grows with the index (26 for ten
+ * copies of the bookmarks, 11 for one), and a search reads every segment's postings of each term it
+ * looks up. Merged, the postings are the same: the same rows match and rank the same.
+ */
+export const MAX_KEYWORD_SEGMENTS = 8;
+
+/** FTS5's structure record (fts5_index.c): a 4-byte cookie, a 4-byte marker in its second version, then varints: levels, segments, … */
+const STRUCTURE_ROWID = 10;
+const STRUCTURE_V2 = [0xff, 0x00, 0x00, 0x01];
+
+/** The segments the keyword index holds now, as its structure record counts them (0 when it has none). */
+export function keywordSegments(db: Database): number {
+  const block = db.prepare('SELECT block FROM chunks_fts_data WHERE id = ?').pluck().get(STRUCTURE_ROWID) as Buffer | undefined;
+  if (!block || block.length < 6) return 0;
+  let at = STRUCTURE_V2.every((b, i) => block[4 + i] === b) ? 8 : 4;
+  // SQLite's varint: big-endian groups of 7 bits while the top bit is set, the ninth byte whole.
+  const varint = () => {
+    let v = 0;
+    for (let n = 0; n < 9 && at < block.length; n++) {
+      const b = block[at++]!;
+      if (n === 8) return v * 256 + b;
+      v = v * 128 + (b & 0x7f);
+      if (!(b & 0x80)) break;
+    }
+    return v;
+  };
+  varint(); // levels
+  return varint();
+}
+
+/** Merges the keyword index into one segment when it holds more than `max`; true when it did. */
+export function compactKeywordIndex(db: Database, max = MAX_KEYWORD_SEGMENTS): boolean {
+  if (keywordSegments(db) <= max) return false;
+  db.prepare("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')").run();
+  return true;
+}
