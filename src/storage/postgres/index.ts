@@ -3,7 +3,7 @@ import { PgDb, type PgMode } from './db.ts';
 import { pgLocation } from './location.ts';
 import { PgIndexReader, type VectorSearchDefaults } from './reader.ts';
 import { PgRunLog } from './run-log.ts';
-import { PgIndexWriter } from './writer.ts';
+import { PgIndexWriter, type AnnBuild } from './writer.ts';
 import { PgIndexDump } from './dump.ts';
 
 export type PgIndex = IndexWriter & IndexReader & RunLog & IndexDump & { close(): Promise<void>; readonly db: PgDb };
@@ -13,10 +13,10 @@ export type PgIndex = IndexWriter & IndexReader & RunLog & IndexDump & { close()
  * holds the lock's connection), composed into the object storage/open.ts hands out. Connecting,
  * checking the server and migrating happen at the first call (open is synchronous for callers).
  */
-export function openPostgres(url: string, mode: PgMode, search: VectorSearchDefaults = {}): PgIndex {
+export function openPostgres(url: string, mode: PgMode, search: VectorSearchDefaults = {}, build: AnnBuild = {}): PgIndex {
   const db = new PgDb(pgLocation(url), mode);
   const runs = new PgRunLog(db);
-  const parts: object[] = [new PgIndexWriter(db, mode === 'dryrun'), new PgIndexReader(db, search), runs, new PgIndexDump(db)];
+  const parts: object[] = [new PgIndexWriter(db, mode === 'dryrun', build), new PgIndexReader(db, search), runs, new PgIndexDump(db)];
   const store: Record<string, unknown> = {
     db,
     async close() {
