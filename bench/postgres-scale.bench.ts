@@ -9,11 +9,12 @@
  * query sets are ranked by nearest(): the bookmarks eval queries (short) and passages (paragraphs
  * of the corpus varied as no copy in the set is) — exact (the baseline, same run) and HNSW at
  * several ef_search values: recall@10 against exact (a hit counts when it is one of the exact top 10
- * or as near as the exact 10th), p50/p90 wall per query, and the server's CPU per query (all the
- * cluster's processes, from /proc: the cluster must run on this machine for that column).
+ * or as near as the exact 10th), p50/p90 wall per query, and the CPU per query of the server process
+ * answering it (from /proc, so the cluster must run on this machine for that column; an exact
+ * scan's parallel workers are not counted): what latency comes down to on a quiet machine.
  *
  *   npx tsx bench/postgres-scale.bench.ts --pg postgres://… [--vectors 200000] [--dims 1024]
- *       [--m 16] [--ef-construction 64] [--build-memory-mb 256] [--ef 10,20,40,100,200,400]
+ *       [--m M] [--ef-construction N] [--build-memory-mb MB] [--ef 40,100,200,400,800]
  *       [--schema NAME (kept)] [--phase all|write|build|query]
  *
  * With --schema the set is kept: `--phase build` rebuilds its HNSW index with other settings and
@@ -30,6 +31,7 @@ import type { DocumentRecord } from '../src/core/types.ts';
 import { HashEmbedder } from '../src/embedding/hash.ts';
 import { readEvalFile } from '../src/search/eval.ts';
 import { openIndex } from '../src/storage/open.ts';
+import type { PgDb } from '../src/storage/postgres/db.ts';
 import { annIndexName } from '../src/storage/postgres/writer.ts';
 import { acquireIndexLock } from '../src/sync/lock.ts';
 import { varyText } from './scale-corpus.ts';
@@ -65,20 +67,20 @@ const url = `${pgBase}${pgBase.includes('?') ? '&' : '?'}schema=${schema}`;
 const secs = (t: number) => ((performance.now() - t) / 1000).toFixed(1);
 const cpuSecs = (u: NodeJS.CpuUsage) => ((u.user + u.system) / 1e6).toFixed(1);
 
-/** CPU seconds (user + system) so far of the cluster's processes: the postmaster's and its children's, from /proc. */
-async function serverCpu(c: pg.Client): Promise<number | null> {
+/** CPU seconds (user + system) so far of server processes: those given, or the cluster's all (postmaster and children), from /proc. */
+async function serverCpu(c: pg.Client, pids?: number[]): Promise<number | null> {
   const [{ dir }] = (await c.query<{ dir: string }>(`SELECT current_setting('data_directory') AS dir`)).rows as [{ dir: string }];
   const pidFile = join(dir, 'postmaster.pid');
   if (!existsSync(pidFile)) return null;
   const master = readFileSync(pidFile, 'utf8').split('\n')[0]!.trim();
   const tick = 100; // USER_HZ on Linux
   let ticks = 0;
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+  for (const pid of pids?.map(String) ?? readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       // fields after the name: state ppid … utime(12) stime(13) cutime(14) cstime(15)
-      if (pid === master || f[1] === master) ticks += Number(f[11]) + Number(f[12]) + (pid === master ? Number(f[13]) + Number(f[14]) : 0);
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (pids || pid === master || f[1] === master) ticks += Number(f[11]) + Number(f[12]);
     } catch {
       // a process that ended meanwhile
     }
@@ -172,7 +174,8 @@ try {
     const [{ n }] = (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.vectors`)).rows as [{ n: number }];
     console.log(`vectors in the set: ${n}`);
 
-    const reader = openIndex({ db: url }, 'search');
+    // One connection, so its server process is the one whose CPU a query costs.
+    const reader = openIndex({ db: `${url}&pool=1` }, 'search');
     // Passages: paragraphs spread over the corpus, varied as copy 9999 (no copy in the set) varies them.
     const all = paragraphs.flatMap(({ f, parts }) => parts.map((p, i) => ({ p, key: `${f}#${i}` })));
     const step = Math.max(1, Math.floor(all.length / passageQueries));
@@ -184,18 +187,19 @@ try {
     for (const [name, queries] of Object.entries(sets)) {
       const qv = await embedder.embed(queries);
       await reader.nearest!({ fingerprint: fp, vector: qv[0]!, k: 10 }); // connect, warm the index pages
+      const backend = (await (reader as unknown as { db: PgDb }).db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).map((r) => r.pid);
       const exact: number[][] = [];
       const tenth: number[] = [];
       const timed = async (run: (i: number) => Promise<void>) => {
         const ms: number[] = [];
-        const c0 = await serverCpu(admin);
+        const c0 = await serverCpu(admin, backend);
         const u0 = process.cpuUsage();
         for (const [i] of qv.entries()) {
           const s = performance.now();
           await run(i);
           ms.push(performance.now() - s);
         }
-        const c1 = await serverCpu(admin);
+        const c1 = await serverCpu(admin, backend);
         const u = process.cpuUsage(u0);
         return { ms, serverMs: c0 === null || c1 === null ? null : ((c1 - c0) * 1000) / qv.length, clientMs: (u.user + u.system) / 1000 / qv.length };
       };
@@ -204,7 +208,7 @@ try {
         exact[cur] = hits.map((h) => h.ref);
         tenth[cur] = hits.at(-1)!.score;
       });
-      const cpuCol = (t: { serverMs: number | null; clientMs: number }) => `server CPU ${t.serverMs === null ? '?' : t.serverMs.toFixed(1)} ms/query`;
+      const cpuCol = (t: { serverMs: number | null; clientMs: number }) => `backend CPU ${t.serverMs === null ? '?' : t.serverMs.toFixed(1)} ms/query`;
       console.log(`${name} (${qv.length}): exact  p50 ${pct(base.ms, 0.5)} ms  p90 ${pct(base.ms, 0.9)} ms  ${cpuCol(base)}`);
       for (const ef of efs) {
         let found = 0;

@@ -65,7 +65,7 @@ describe('config', () => {
     expect(parseConfig({ ...base, hnsw: { m: 24, efConstruction: 128, buildMemoryMb: 1024 } }).hnsw).toEqual({ m: 24, efConstruction: 128, buildMemoryMb: 1024 });
     expect(err(() => parseConfig({ ...base, hnsw: { m: 1 } }, 'c.json'))).toMatch(/^c\.json: hnsw\.m: .*2.*$/);
     expect(err(() => parseConfig({ ...base, hnsw: { m: 32, efConstruction: 40 } }, 'c.json'))).toBe('c.json: hnsw.efConstruction: efConstruction (40) must be at least 2 × m (32)');
-    expect(err(() => parseConfig({ ...base, hnsw: { m: 64 } }, 'c.json'))).toMatch(/^c\.json: hnsw\.m: efConstruction \(\d+\) must be at least 2 × m \(64\)$/);
+    expect(err(() => parseConfig({ ...base, hnsw: { m: 80 } }, 'c.json'))).toMatch(/^c\.json: hnsw\.m: efConstruction \(\d+\) must be at least 2 × m \(80\)$/);
     expect(err(() => parseConfig({ ...base, hnsw: { buildMemoryMb: 8 } }, 'c.json'))).toMatch(/^c\.json: hnsw\.buildMemoryMb: .*64/);
     expect(err(() => parseConfig({ ...base, hnsw: { efconstruction: 100 } }, 'c.json'))).toMatch(/^c\.json: hnsw: .*efConstruction/);
   });

@@ -147,8 +147,8 @@ export class PgIndexWriter implements IndexWriter {
       `SELECT x.reloptions AS options FROM pg_class x JOIN pg_namespace n ON n.oid = x.relnamespace WHERE n.nspname = $1 AND x.relname = $2`,
       [this.db.schema, name],
     );
-    // Built before with the settings asked for now (an index of an older ragsync has none: pgvector's
-    // own m 16, ef_construction 64, today's defaults too).
+    // Built before with the settings asked for now (an index built before they were settable has
+    // none: pgvector's own m 16, ef_construction 64).
     if (built && options.every((o) => (built.options ?? ['m=16', 'ef_construction=64']).includes(o))) return false;
     if (this.dryRun) return false;
     const fp = fingerprint.replace(/'/g, "''");
