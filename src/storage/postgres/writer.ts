@@ -163,7 +163,7 @@ export class PgIndexWriter implements IndexWriter {
         const target = built ? `${name}_next` : name;
         if (built) await c.query(`DROP INDEX IF EXISTS ${ident(target)}`);
         await c.query(
-          `CREATE INDEX ${ident(target)} ON vectors USING hnsw ((embedding::${ann.type}) ${ann.ops})
+          `CREATE INDEX ${built ? '' : 'IF NOT EXISTS '}${ident(target)} ON vectors USING hnsw ((embedding::${ann.type}) ${ann.ops})
            WITH (m = ${Math.trunc(m)}, ef_construction = ${Math.trunc(efConstruction)}) WHERE fingerprint = '${fp}'`,
         );
         if (built) {
@@ -176,7 +176,7 @@ export class PgIndexWriter implements IndexWriter {
     } catch (err) {
       // A parallel build holds the graph in shared memory of the whole maintenance_work_mem, which a
       // small /dev/shm (a container's 64 MB) refuses; a serial build keeps it in its own memory.
-      if (!/could not resize shared memory segment|No space left on device/i.test(String((err as Error).message))) throw err;
+      if (!/could not resize shared memory segment/i.test(String((err as Error).message))) throw err;
       await create(false);
     }
     return true;
