@@ -40,6 +40,8 @@ export interface Config {
   logLevel?: string;
   /** Search defaults (absent in configs built in code: expansion on). */
   search?: { expand: boolean; exact?: boolean; efSearch?: number };
+  /** A Postgres index's HNSW build settings (absent: the defaults). */
+  hnsw?: { m?: number; efConstruction?: number; buildMemoryMb?: number };
   /** The answering model (POST /api/chat, ask); absent: answering is off. */
   chat?: ChatConfig;
   /** The reranker; absent: the RAGSYNC_RERANK_* variables, else none. */
@@ -150,6 +152,7 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
     daemon: c.daemon,
     logLevel: c.logLevel,
     search: c.search,
+    ...(c.hnsw ? { hnsw: c.hnsw } : {}),
     ...(c.chat ? { chat: c.chat } : {}),
     ...(c.rerank ? { rerank: c.rerank } : {}),
     profiles,

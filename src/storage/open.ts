@@ -4,12 +4,15 @@ import { isDatabaseUrl } from '../core/db-url.ts';
 import type { AdminStore, SearchStore, SyncStore } from './roles.ts';
 import { SqliteIndex } from './sqlite/index.ts';
 import { openPostgres, postgresIndexExists } from './postgres/index.ts';
+import type { AnnBuild } from './postgres/writer.ts';
 
 /** Where the index lives: a SQLite file, or a postgres:// URL (storage/postgres). */
 export interface IndexLocation {
   db: string;
   /** A server index's vector search defaults (config `search`): exact scans, HNSW candidates. */
   search?: { exact?: boolean; efSearch?: number };
+  /** How a server index builds its HNSW graphs (config `hnsw`). */
+  hnsw?: AnnBuild;
 }
 
 export type IndexRole = 'sync' | 'search' | 'admin';
@@ -33,7 +36,7 @@ export function openIndex(
     // A missing index is found at the first call (connecting is asynchronous).
     const search = { exact: at.search?.exact, efSearch: at.search?.efSearch };
     if (role === 'search' || (role === 'admin' && opts.readOnly)) return openPostgres(at.db, 'read', search);
-    return openPostgres(at.db, role === 'sync' && opts.dryRun ? 'dryrun' : 'write', search);
+    return openPostgres(at.db, role === 'sync' && opts.dryRun ? 'dryrun' : 'write', search, at.hnsw);
   }
   if (role !== 'sync' && !existsSync(at.db)) {
     throw new RagsyncError(`no index at ${at.db}: run "ragsync index" first`, EXIT.failed);

@@ -10,7 +10,8 @@ import { openIndex } from '../../src/storage/open.ts';
 import { acquireIndexLock } from '../../src/sync/lock.ts';
 import type { LockHolder } from '../../src/storage/roles.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { loadConfig } from '../../src/builtin.ts';
+import { loadConfig, parseConfig } from '../../src/builtin.ts';
+import { HNSW_DEFAULTS } from '../../src/config/schema.ts';
 import { createEmbedder } from '../../src/embedding/create.ts';
 import { Searcher } from '../../src/search/search.ts';
 import type { SearchStore } from '../../src/storage/roles.ts';
@@ -73,7 +74,7 @@ describe.skipIf(!pg.ok)(pg.title('postgres backend'), () => {
     const [idx] = await pgQuery<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname LIKE 'vectors_hnsw_%'`, [
       new URL(url).searchParams.get('schema'),
     ]);
-    expect(idx!.indexdef).toMatch(/USING hnsw \(\(\(embedding\)::vector\(8\)\) vector_cosine_ops\) WHERE \(fingerprint = 'test:vec@1:8'::text\)/);
+    expect(idx!.indexdef).toMatch(/USING hnsw \(\(\(embedding\)::vector\(8\)\) vector_cosine_ops\) WITH \(.*\) WHERE \(fingerprint = 'test:vec@1:8'::text\)/);
     // A filter keeps k rows of the wanted source (iterative scan), still in similarity order.
     const onlyB = await r.nearest!({ fingerprint: FP, vector: q, k: 10, filter: { sources: ['b'] } });
     const bRefs = new Set(await r.findChunks({ source: 'b' }));
@@ -122,6 +123,47 @@ describe.skipIf(!pg.ok)(pg.title('postgres backend'), () => {
     // ef_search 1 keeps one candidate per step of the graph walk: recall falls well short of the wide search's.
     expect(found.wide).toBeGreaterThanOrEqual(190);
     expect(found.narrow).toBeLessThan(found.wide);
+  });
+
+  it('config hnsw: the index is built WITH its m and ef_construction; other settings rebuild it at the next refresh, the same ones do not', async () => {
+    const { url } = schema();
+    const w = sync(url);
+    await w.registerEmbedder({ fingerprint: FP, provider: 'test', model: 'v', dims: 8 });
+    const rnd = xorshift(5);
+    await w.ensureSource({ name: 'a', kind: 'dir', url: null, branch: null });
+    const d = doc('a.md', Array.from({ length: 400 }, (_, i) => `passage ${i}`));
+    await w.writeDocuments('a', [d]);
+    await w.putVectors(FP, d.chunks.map((c) => ({ textHash: c.textHash, vector: Float32Array.from({ length: 8 }, () => rnd() * 2 - 1) })));
+    const built = async () =>
+      pgQuery<{ indexname: string; options: string[] | null; indexdef: string }>(
+        `SELECT i.indexname, x.reloptions AS options, i.indexdef FROM pg_indexes i JOIN pg_namespace n ON n.nspname = i.schemaname
+         JOIN pg_class x ON x.relname = i.indexname AND x.relnamespace = n.oid WHERE i.schemaname = $1 AND i.indexname LIKE 'vectors_hnsw_%'`,
+        [new URL(url).searchParams.get('schema')],
+      );
+    // Through the config file's path: parsed, then handed to the writer by openIndex.
+    const withConfig = (hnsw?: object) => {
+      const s = openIndex(parseConfig({ db: url, sources: [{ name: 'a', kind: 'dir', path: '/nonexistent' }], ...(hnsw ? { hnsw } : {}) }), 'sync');
+      later(() => s.close());
+      return s;
+    };
+    expect(await withConfig({ m: 8, efConstruction: 40 }).refreshCodePack!(FP)).toBe(true);
+    const [first] = await built();
+    expect(first!.options).toEqual(['m=8', 'ef_construction=40']);
+    expect(first!.indexdef).toMatch(/USING hnsw .* WITH \(m='?8'?, ef_construction='?40'?\) WHERE \(fingerprint = 'test:vec@1:8'::text\)/);
+    expect(await withConfig({ m: 8, efConstruction: 40 }).refreshCodePack!(FP)).toBe(false);
+    // Other settings: one index of the same name, with the new options, and searches still use it.
+    expect(await withConfig({ m: 12, efConstruction: 48 }).refreshCodePack!(FP)).toBe(true);
+    const after = await built();
+    expect(after.map((i) => [i.indexname, i.options])).toEqual([[first!.indexname, ['m=12', 'ef_construction=48']]]);
+    const q = Float32Array.from({ length: 8 }, () => rnd() * 2 - 1);
+    const r = search(url);
+    expect((await r.nearest!({ fingerprint: FP, vector: q, k: 10, efSearch: 400 })).map((h) => h.ref)).toEqual(
+      (await r.nearest!({ fingerprint: FP, vector: q, k: 10, exact: true })).map((h) => h.ref),
+    );
+    // No hnsw in the config: the defaults, built once.
+    expect(await withConfig().refreshCodePack!(FP)).toBe(true);
+    expect((await built())[0]!.options).toEqual([`m=${HNSW_DEFAULTS.m}`, `ef_construction=${HNSW_DEFAULTS.efConstruction}`]);
+    expect(await withConfig().refreshCodePack!(FP)).toBe(false);
   });
 
   it('TLS from the URL: sslmode=require against a server without TLS is one clear line; sslmode=disable works; a missing CA file is named', async () => {

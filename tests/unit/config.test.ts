@@ -59,6 +59,17 @@ describe('config', () => {
     expect(err(() => loadConfig('/nonexistent/ragsync.json'))).toBe('config file not found: /nonexistent/ragsync.json');
   });
 
+  it('takes hnsw build settings for a Postgres index and names a bad one in one line', () => {
+    const base = { db: 'postgres://db.example/idx', sources: [{ name: 's', url: 'x' }] };
+    expect(parseConfig(base).hnsw).toBeUndefined();
+    expect(parseConfig({ ...base, hnsw: { m: 24, efConstruction: 128, buildMemoryMb: 1024 } }).hnsw).toEqual({ m: 24, efConstruction: 128, buildMemoryMb: 1024 });
+    expect(err(() => parseConfig({ ...base, hnsw: { m: 1 } }, 'c.json'))).toMatch(/^c\.json: hnsw\.m: .*2.*$/);
+    expect(err(() => parseConfig({ ...base, hnsw: { m: 32, efConstruction: 40 } }, 'c.json'))).toBe('c.json: hnsw.efConstruction: efConstruction (40) must be at least 2 × m (32)');
+    expect(err(() => parseConfig({ ...base, hnsw: { m: 80 } }, 'c.json'))).toMatch(/^c\.json: hnsw\.m: efConstruction \(\d+\) must be at least 2 × m \(80\)$/);
+    expect(err(() => parseConfig({ ...base, hnsw: { buildMemoryMb: 8 } }, 'c.json'))).toMatch(/^c\.json: hnsw\.buildMemoryMb: .*64/);
+    expect(err(() => parseConfig({ ...base, hnsw: { efconstruction: 100 } }, 'c.json'))).toMatch(/^c\.json: hnsw: .*efConstruction/);
+  });
+
   it('the shipped configs are valid', () => {
     for (const f of ['config/ragsync.json', 'config/example.json']) expect(() => loadConfig(join(REPO_ROOT, f))).not.toThrow();
   });

@@ -3,7 +3,7 @@ import { PgDb, type PgMode } from './db.ts';
 import { pgLocation } from './location.ts';
 import { PgIndexReader, type VectorSearchDefaults } from './reader.ts';
 import { PgRunLog } from './run-log.ts';
-import { PgIndexWriter } from './writer.ts';
+import { PgIndexWriter, type AnnBuild } from './writer.ts';
 import { PgIndexDump } from './dump.ts';
 import { delegateRoles } from '../compose.ts';
 
@@ -21,8 +21,9 @@ export class PgIndex {
   constructor(
     readonly db: PgDb,
     search: VectorSearchDefaults = {},
+    build: AnnBuild = {},
   ) {
-    this.writer = new PgIndexWriter(db, db.mode === 'dryrun');
+    this.writer = new PgIndexWriter(db, db.mode === 'dryrun', build);
     this.reader = new PgIndexReader(db, search);
     this.runs = new PgRunLog(db);
     this.dump = new PgIndexDump(db);
@@ -38,8 +39,8 @@ export interface PgIndex extends IndexWriter, IndexReader, RunLog, IndexDump {}
 
 delegateRoles(PgIndex, { writer: PgIndexWriter, reader: PgIndexReader, runs: PgRunLog, dump: PgIndexDump });
 
-export function openPostgres(url: string, mode: PgMode, search: VectorSearchDefaults = {}): PgIndex {
-  return new PgIndex(new PgDb(pgLocation(url), mode), search);
+export function openPostgres(url: string, mode: PgMode, search: VectorSearchDefaults = {}, build: AnnBuild = {}): PgIndex {
+  return new PgIndex(new PgDb(pgLocation(url), mode), search, build);
 }
 
 /** Whether the URL's schema holds a ragsync index (false when the server cannot be reached). */

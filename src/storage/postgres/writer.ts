@@ -6,6 +6,7 @@ import { ident, type PgDb, type Queryable } from './db.ts';
 import { chunkKeywords, type ChunkKeywords } from './terms.ts';
 import { vectorLiteral } from './vectors.ts';
 import { writeInOne } from '../document-write.ts';
+import { HNSW_DEFAULTS } from '../../config/schema.ts';
 
 export const nowIso = () => new Date().toISOString();
 
@@ -22,6 +23,30 @@ export function annType(dims: number): { type: string; ops: string } | null {
 
 /** The name of a fingerprint's HNSW index (schema-local). */
 export const annIndexName = (fingerprint: string) => `vectors_hnsw_${createHash('sha256').update(fingerprint).digest('hex').slice(0, 16)}`;
+
+/** How a fingerprint's HNSW graph is built (config `hnsw`); absent fields take the defaults. */
+export interface AnnBuild {
+  /** Neighbours kept per node (pgvector's m; 2m on the bottom layer). */
+  m?: number;
+  /** Candidates kept while inserting (pgvector's ef_construction). */
+  efConstruction?: number;
+  /** maintenance_work_mem of the build, in MB (default: what the graph needs, up to BUILD_MEMORY_CAP_MB). */
+  buildMemoryMb?: number;
+}
+
+/** The most memory a build takes unasked: a larger graph is finished on disk (slower) unless the config gives more. */
+const BUILD_MEMORY_CAP_MB = 2048;
+
+/**
+ * maintenance_work_mem (MB) that holds the graph of `rows` vectors in memory, as pgvector 0.8 lays it
+ * out: the vector, 2m neighbour slots of 16 bytes on the bottom layer, the element and allocation
+ * overhead; a quarter more for the upper layers and the estimate's error. The build stops filling
+ * memory where the graph no longer fits and inserts the rest on disk, many times slower.
+ */
+export function graphMemoryMb(rows: number, dims: number, halfvec: boolean, m: number): number {
+  const perElement = 8 + dims * (halfvec ? 2 : 4) + 2 * m * 16 + 256;
+  return Math.max(64, Math.ceil((rows * perElement * 1.25) / 2 ** 20));
+}
 
 
 export async function listSources(q: Queryable, name?: string): Promise<SourceState[]> {
@@ -42,6 +67,7 @@ export class PgIndexWriter implements IndexWriter {
     private readonly db: PgDb,
     /** Dry runs write nothing, not even source rows (their transaction is rolled back anyway). */
     private readonly dryRun = false,
+    private readonly build: AnnBuild = {},
   ) {}
 
   async ensureSource(info: SourceInfo): Promise<SourceState> {
@@ -111,15 +137,45 @@ export class PgIndexWriter implements IndexWriter {
     const ann = e ? annType(e.dims) : null;
     if (!ann) return false;
     const name = annIndexName(fingerprint);
-    const [exists] = await this.db.query(`SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname = $2`, [this.db.schema, name]);
-    if (exists) return false;
+    const m = this.build.m ?? HNSW_DEFAULTS.m;
+    const efConstruction = this.build.efConstruction ?? HNSW_DEFAULTS.efConstruction;
+    const options = [`m=${m}`, `ef_construction=${efConstruction}`];
+    const [built] = await this.db.query<{ options: string[] | null }>(
+      `SELECT x.reloptions AS options FROM pg_class x JOIN pg_namespace n ON n.oid = x.relnamespace WHERE n.nspname = $1 AND x.relname = $2`,
+      [this.db.schema, name],
+    );
+    // Built before with the settings asked for now (an index built before they were settable has
+    // none: pgvector's own m 16, ef_construction 64).
+    if (built && options.every((o) => (built.options ?? ['m=16', 'ef_construction=64']).includes(o))) return false;
+    if (this.dryRun) return false;
     const fp = fingerprint.replace(/'/g, "''");
-    await this.db.tx(async (c) => {
-      await c.query(`SET LOCAL maintenance_work_mem = '256MB'`);
-      await c.query(
-        `CREATE INDEX IF NOT EXISTS ${ident(name)} ON vectors USING hnsw ((embedding::${ann.type}) ${ann.ops}) WHERE fingerprint = '${fp}'`,
-      );
-    });
+    const [{ rows }] = (await this.db.query<{ rows: number }>('SELECT count(*) AS rows FROM vectors WHERE fingerprint = $1', [fingerprint])) as [{ rows: number }];
+    const memory = this.build.buildMemoryMb ?? Math.min(BUILD_MEMORY_CAP_MB, graphMemoryMb(rows, e!.dims, ann.type.startsWith('halfvec'), m));
+    const create = async (parallel: boolean) =>
+      this.db.tx(async (c) => {
+        await c.query(`SELECT set_config('maintenance_work_mem', $1, true)`, [`${Math.trunc(memory)}MB`]);
+        if (!parallel) await c.query(`SET LOCAL max_parallel_maintenance_workers = 0`);
+        // Settings changed: the new graph is built beside the old one, which searches keep using
+        // until the swap commits.
+        const target = built ? `${name}_next` : name;
+        if (built) await c.query(`DROP INDEX IF EXISTS ${ident(target)}`);
+        await c.query(
+          `CREATE INDEX ${built ? '' : 'IF NOT EXISTS '}${ident(target)} ON vectors USING hnsw ((embedding::${ann.type}) ${ann.ops})
+           WITH (m = ${Math.trunc(m)}, ef_construction = ${Math.trunc(efConstruction)}) WHERE fingerprint = '${fp}'`,
+        );
+        if (built) {
+          await c.query(`DROP INDEX ${ident(name)}`);
+          await c.query(`ALTER INDEX ${ident(target)} RENAME TO ${ident(name)}`);
+        }
+      });
+    try {
+      await create(true);
+    } catch (err) {
+      // A parallel build holds the graph in shared memory of the whole maintenance_work_mem, which a
+      // small /dev/shm (a container's 64 MB) refuses; a serial build keeps it in its own memory.
+      if (!/could not resize shared memory segment/i.test(String((err as Error).message))) throw err;
+      await create(false);
+    }
     return true;
   }
 
