@@ -7,9 +7,6 @@ import { StorageError } from '../errors.ts';
 import { pgStorageError } from './errors.ts';
 import type { PgLocation } from './location.ts';
 
-/** The server settings each pooled connection holds (PgDb.withSettings). */
-const sessionSettings = new WeakMap<pg.PoolClient, Map<string, string>>();
-
 /** bigint (counts, ids) as numbers: ids and counts of an index stay far below 2^53. */
 const typesOf = (lib: typeof pg): pg.CustomTypesConfig => ({
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -44,6 +41,8 @@ export const LOCK_SPACE = { migrate: 0x72616701, run: 0x72616702 } as const;
  * StorageErrors naming the server without its password.
  */
 export class PgDb {
+  /** The server settings each of this pool's connections holds (withSettings). */
+  private readonly sessionSettings = new WeakMap<pg.PoolClient, Map<string, string>>();
   /** Made at the first call: pg is loaded only by processes that use a Postgres index. */
   private poolRef: pg.Pool | null = null;
   readonly schema: string;
@@ -192,8 +191,8 @@ export class PgDb {
       });
     }
     const c = await this.ownClient();
-    let have = sessionSettings.get(c);
-    if (!have) sessionSettings.set(c, (have = new Map()));
+    let have = this.sessionSettings.get(c);
+    if (!have) this.sessionSettings.set(c, (have = new Map()));
     const q: Queryable = {
       query: async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => {
         try {

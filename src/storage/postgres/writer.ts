@@ -62,6 +62,9 @@ export async function listSources(q: Queryable, name?: string): Promise<SourceSt
 
 export const bumpGeneration = (q: Queryable) => q.query(`UPDATE meta SET value = value + 1 WHERE key = 'generation'`);
 
+/** The tables a search's plan depends on, analyzed at the end of a run that changed them. */
+const PLANNED_TABLES = ['sources', 'documents', 'chunks', 'postings', 'vectors'];
+
 export class PgIndexWriter implements IndexWriter {
   constructor(
     private readonly db: PgDb,
@@ -120,19 +123,21 @@ export class PgIndexWriter implements IndexWriter {
   }
 
   /**
-   * At the end of a run: refreshes the postings' statistics when stale, and builds the fingerprint's approximate (HNSW) index when it has none: one
+   * At the end of a run: refreshes the statistics searches plan by when stale, and builds the fingerprint's approximate (HNSW) index when it has none: one
    * build over the loaded vectors costs a fraction of keeping the graph up to date through every
    * insert of a first index (~10 ms per 1024-dim vector); later runs' few inserts maintain it.
    */
   async refreshCodePack(fingerprint: string): Promise<boolean> {
-    // Keyword ranking plans by the postings' statistics: made fresh after a run that changed a
-    // tenth of them (autovacuum would too, later; a first run's searches should not wait for it).
-    const [st] = await this.db.query<{ stale: boolean }>(
-      `SELECT coalesce(last_analyze, last_autoanalyze) IS NULL OR n_mod_since_analyze > n_live_tup / 10 AS stale
-       FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'postings'`,
-      [this.db.schema],
+    // Searches plan by these tables' statistics: made fresh after a run that changed a tenth of one
+    // (autovacuum would too, later, but never for a table of a few sources; without statistics the
+    // planner filters by source with an exact scan instead of walking the HNSW index).
+    const stale = await this.db.query<{ relname: string }>(
+      `SELECT relname FROM pg_stat_user_tables
+       WHERE schemaname = $1 AND relname = ANY ($2::text[])
+         AND (coalesce(last_analyze, last_autoanalyze) IS NULL OR n_mod_since_analyze > n_live_tup / 10)`,
+      [this.db.schema, PLANNED_TABLES],
     );
-    if (st?.stale && !this.dryRun) await this.db.query('ANALYZE postings');
+    if (stale.length && !this.dryRun) await this.db.query(`ANALYZE ${stale.map((t) => ident(t.relname)).join(', ')}`);
     const [e] = await this.db.query<{ dims: number }>('SELECT dims FROM embedders WHERE fingerprint = $1', [fingerprint]);
     const ann = e ? annType(e.dims) : null;
     if (!ann) return false;
