@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
 import { CachedFacts, FACTS_OF_ALL_SQL, FACTS_OF_ID_SQL, LookupFacts } from '../../src/storage/sqlite/facts.ts';
 import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
+import { SqliteConnection } from '../../src/storage/sqlite/statements.ts';
 import { makeFixture, writeFixture, type Fixture } from '../helpers/search-fixture.ts';
 
 let fx: Fixture;
@@ -34,14 +35,13 @@ describe('chunk facts', () => {
       { path: 'bad.md', metadata: { broken: true }, chunks: [['d', '六秀日生'], ['e', '天元坐禄', { broken: false }]] },
     ]);
     await store.close();
-    const db = new BetterSqlite3(fx.db, { readonly: true });
-    const fromRows = db
+    const c = new SqliteConnection(fx.db, 'read');
+    const fromRows = c.db
       .prepare(FACTS_OF_ALL_SQL.replace('INDEXED BY chunks_facts', 'NOT INDEXED'))
       .raw()
       .all() as [number, number, string, string, number][];
-    const generation = () => 1;
-    const cached = new CachedFacts(db, generation).filter({ sources: ['classics'] });
-    const lookup = new LookupFacts(db, generation).filter({ sources: ['classics'] });
+    const cached = new CachedFacts(c).filter({ sources: ['classics'] });
+    const lookup = new LookupFacts(c).filter({ sources: ['classics'] });
     const passing = fromRows.filter(([, , name, , broken]) => name === 'classics' && !broken).map(([id]) => id);
     expect(fromRows.filter(([, , , , broken]) => broken).length).toBe(before + 3);
     for (const [id] of fromRows) {
@@ -49,10 +49,10 @@ describe('chunk facts', () => {
       expect(lookup.pass(id)).toBe(passing.includes(id));
     }
     // Every source (a plain search): the lookup strategy tests the broken ids alone, to the same answers.
-    const every = [new CachedFacts(db, generation).filter(undefined), new LookupFacts(db, generation).filter(undefined)];
+    const every = [new CachedFacts(c).filter(undefined), new LookupFacts(c).filter(undefined)];
     const unbroken = fromRows.filter(([, , , , broken]) => !broken).map(([id]) => id);
     expect(unbroken.length).toBe(fromRows.length - before - 3);
     for (const [id] of fromRows) for (const f of every) expect(f.pass(id)).toBe(unbroken.includes(id));
-    db.close();
+    c.close();
   });
 });

@@ -1,6 +1,7 @@
-import type { Database, Statement } from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
 import type { ChunkFilter } from '../../core/types.ts';
 import { indexOfSorted } from '../../core/sorted-ids.ts';
+import { readGeneration, type SqliteConnection } from './statements.ts';
 
 /**
  * What a reader asks of chunks beside their texts: their source and broken flag (the common
@@ -32,15 +33,12 @@ export const FACTS_OF_ID_SQL = `SELECT s.name, coalesce(json_extract(c.metadata,
 export class CachedFacts implements Facts {
   private held: ChunkFacts | null = null;
 
-  constructor(
-    private readonly db: Database,
-    private readonly generation: () => number,
-  ) {}
+  constructor(private readonly c: SqliteConnection) {}
 
   /** The facts of the current generation (one query, ids ascending, when it moved). */
   current(): ChunkFacts {
-    const generation = this.generation();
-    if (this.held?.generation !== generation) this.held = readChunkFacts(this.db, generation);
+    const generation = readGeneration(this.c);
+    if (this.held?.generation !== generation) this.held = readChunkFacts(this.c.db, generation);
     return this.held;
   }
 
@@ -66,28 +64,19 @@ export class CachedFacts implements Facts {
 export class LookupFacts implements Facts {
   private seen = new Map<number, { source: string; broken: boolean } | null>();
   private at = -1;
-  private one: Statement | null = null;
-  private anyDocument: Statement | null = null;
-  private exists: Statement | null = null;
   private broken: Int32Array | null = null;
 
-  constructor(
-    private readonly db: Database,
-    private readonly generation: () => number,
-  ) {}
+  constructor(private readonly c: SqliteConnection) {}
 
   private fresh(): void {
-    const gen = this.generation();
+    const gen = readGeneration(this.c);
     if (gen !== this.at) (this.seen = new Map()), (this.broken = null), (this.at = gen);
   }
 
   private factsOf(id: number): { source: string; broken: boolean } | null {
     let f = this.seen.get(id);
     if (f === undefined) {
-      this.one ??= this.db
-        .prepare(FACTS_OF_ID_SQL)
-        .raw();
-      const row = this.one.get(id) as [string, number] | undefined;
+      const row = this.c.prepared(FACTS_OF_ID_SQL).raw().get(id) as [string, number] | undefined;
       f = row ? { source: row[0], broken: !!row[1] } : null;
       this.seen.set(id, f);
     }
@@ -97,17 +86,17 @@ export class LookupFacts implements Facts {
   /** The broken chunks' ids ascending, read once for the generation. */
   brokenIds(): Int32Array {
     this.fresh();
-    return (this.broken ??= brokenChunkIds(this.db));
+    return (this.broken ??= brokenChunkIds(this.c));
   }
 
   filter(f: ChunkFilter | undefined) {
     this.fresh();
     const sources = f?.sources?.length ? new Set(f.sources) : null;
     // Nothing can pass when no named source has a document (one indexed probe per name).
-    this.anyDocument ??= this.db.prepare(
+    const anyDocument = this.c.prepared(
       'SELECT 1 FROM sources s JOIN documents d ON d.source_id = s.id WHERE s.name IN (SELECT value FROM json_each(?)) LIMIT 1',
     );
-    const share = sources && !this.anyDocument.get(JSON.stringify([...sources])) ? 0 : 1;
+    const share = sources && !anyDocument.get(JSON.stringify([...sources])) ? 0 : 1;
     const includeBroken = !!f?.includeBroken;
     if (!sources && !includeBroken) {
       // Every source, broken chunks out (a plain search): the few broken ids decide, and a chunk
@@ -115,8 +104,7 @@ export class LookupFacts implements Facts {
       // as match-sets.ts relies on): a few bytes a row, so the ids a search tests share pages,
       // where the chunk rows or the facts' index with its document and source cost a page each.
       const broken = this.brokenIds();
-      this.exists ??= this.db.prepare('SELECT 1 FROM chunks_fts_docsize WHERE id = ?').pluck();
-      const exists = this.exists;
+      const exists = this.c.prepared('SELECT 1 FROM chunks_fts_docsize WHERE id = ?').pluck();
       return { share, pass: (id: number) => indexOfSorted(broken, id) < 0 && exists.get(id) !== undefined };
     }
     return {
@@ -131,8 +119,8 @@ export class LookupFacts implements Facts {
   }
 
   textHashes(ids: readonly number[]): Map<number, string> {
-    const rows = this.db
-      .prepare('SELECT c.id, c.text_hash FROM json_each(?) j CROSS JOIN chunks c INDEXED BY chunks_facts ON c.id = j.value')
+    const rows = this.c
+      .prepared('SELECT c.id, c.text_hash FROM json_each(?) j CROSS JOIN chunks c INDEXED BY chunks_facts ON c.id = j.value')
       .raw()
       .all(JSON.stringify(ids)) as [number, string][];
     return new Map(rows);
@@ -243,11 +231,11 @@ export function factsFilter(facts: ChunkFacts, f: ChunkFilter | undefined): { pa
  * The chunks the facts count as broken (their own flag true, or none and their document's true),
  * ascending, from the partial indexes of migration 018: the marked rows alone are read.
  */
-export function brokenChunkIds(db: Database): Int32Array {
-  const own = db.prepare(`SELECT id FROM chunks INDEXED BY chunks_broken WHERE json_extract(metadata, '$.broken') IN (1, 'true')`).pluck().all() as number[];
+function brokenChunkIds(c: SqliteConnection): Int32Array {
+  const own = c.prepared(`SELECT id FROM chunks INDEXED BY chunks_broken WHERE json_extract(metadata, '$.broken') IN (1, 'true')`).pluck().all() as number[];
   // CROSS JOIN keeps the broken documents the outer loop: left to itself the planner scanned every chunk.
-  const ofDocuments = db
-    .prepare(
+  const ofDocuments = c
+    .prepared(
       `SELECT c.id FROM documents d INDEXED BY documents_broken CROSS JOIN chunks c ON c.document_id = d.id
        WHERE json_extract(d.metadata, '$.broken') IN (1, 'true') AND json_extract(c.metadata, '$.broken') IS NULL`,
     )

@@ -61,7 +61,7 @@ export class SqliteIndexReader implements IndexReader, RefFilters {
 
   /** Every chunk's facts, held per generation. */
   private allFacts(): CachedFacts {
-    return (this.all ??= new CachedFacts(this.db, () => readGeneration(this.c)));
+    return (this.all ??= new CachedFacts(this.c));
   }
 
   /** The chunk facts in the strategy of the process's lifetime (facts.ts). */
@@ -70,7 +70,7 @@ export class SqliteIndexReader implements IndexReader, RefFilters {
   }
 
   private lookupFacts(): LookupFacts {
-    return (this.lookup ??= new LookupFacts(this.db, () => readGeneration(this.c)));
+    return (this.lookup ??= new LookupFacts(this.c));
   }
 
   async lexiconLookup(keys: string[]): Promise<LexiconRow[]> {
