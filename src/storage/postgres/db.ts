@@ -106,6 +106,20 @@ export class PgDb {
     return (await this.q.query<R>(sql, params)).rows;
   }
 
+  /** Queries on one client, its errors wrapped; `check` runs before each (to refuse a finished transaction). */
+  private on(c: pg.PoolClient, check: () => void = () => {}): Queryable {
+    return {
+      query: async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => {
+        check();
+        try {
+          return await c.query<R>(sql, params);
+        } catch (err) {
+          throw this.wrap(err);
+        }
+      },
+    };
+  }
+
   /** Runs `fn` in one transaction (a savepoint inside a dry run's). */
   async tx<T>(fn: (c: Queryable) => Promise<T>): Promise<T> {
     const t = await this.begin();
@@ -135,16 +149,9 @@ export class PgDb {
     }
     let open = true;
     let finished = false;
-    const q: Queryable = {
-      query: async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => {
-        if (!open) throw new Error('the transaction is already finished');
-        try {
-          return await c.query<R>(sql, params);
-        } catch (err) {
-          throw this.wrap(err);
-        }
-      },
-    };
+    const q = this.on(c, () => {
+      if (!open) throw new Error('the transaction is already finished');
+    });
     return {
       q,
       commit: async () => {
@@ -193,15 +200,7 @@ export class PgDb {
     const c = await this.ownClient();
     let have = this.sessionSettings.get(c);
     if (!have) this.sessionSettings.set(c, (have = new Map()));
-    const q: Queryable = {
-      query: async <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => {
-        try {
-          return await c.query<R>(sql, params);
-        } catch (err) {
-          throw this.wrap(err);
-        }
-      },
-    };
+    const q = this.on(c);
     try {
       const missing = sets(have);
       if (missing.length) {
