@@ -15,9 +15,10 @@ import { collectAnswer } from '../answer/collect.ts';
 import { MAX_PASSAGES, parseChatRequest } from '../answer/request.ts';
 import type { SourceRequest } from '../config/source-entry.ts';
 
-const text = (results: SearchResult[], expansions?: Expansion[]) => ({
-  content: [{ type: 'text' as const, text: JSON.stringify({ results: results.map(resultJson), ...(expansions ? { expansions } : {}) }) }],
-});
+/** A tool's answer: one text part holding the value as JSON. */
+const json = (value: unknown) => ({ content: [{ type: 'text' as const, text: JSON.stringify(value) }] });
+
+const text = (results: SearchResult[], expansions?: Expansion[]) => json({ results: results.map(resultJson), ...(expansions ? { expansions } : {}) });
 
 /** An error the client sees as a tool error (isError), not a protocol failure. */
 const toolError = (err: unknown) => ({ isError: true, content: [{ type: 'text' as const, text: describeIoError(err) ?? errorMessage(err) }] });
@@ -54,7 +55,7 @@ export function createMcpServer(source: Searcher | Error, version?: string, answ
           const req = parseChatRequest({ messages: [{ role: 'user', parts: [{ type: 'text', text: question }] }], source, k }, answerer.chat);
           const a = await collectAnswer(answerer.stream(req));
           if (a.error) return toolError(new Error(`the answer failed: ${a.error}`));
-          return { content: [{ type: 'text' as const, text: JSON.stringify({ answer: a.text, sources: a.sources }) }] };
+          return json({ answer: a.text, sources: a.sources });
         } catch (err) {
           return toolError(err);
         }
@@ -134,7 +135,7 @@ function registerSearchTools(server: McpServer, first: Searcher | Error, searche
       if (profileTools.has(spec.name)) continue;
       const tool = server.registerTool(spec.name, { description: spec.description, inputSchema: toolFields(spec.params) }, async (args: Record<string, unknown>) => {
         try {
-          return { content: [{ type: 'text' as const, text: JSON.stringify({ results: await runTool(searcher(), spec, args) }) }] };
+          return json({ results: await runTool(searcher(), spec, args) });
         } catch (err) {
           return toolError(err);
         }
@@ -176,8 +177,6 @@ export interface SourceTools {
   /** The searcher over the config as it is now (after an add or remove), when it changed. */
   searcher?(): Searcher | Error | undefined;
 }
-
-const json = (value: unknown) => ({ content: [{ type: 'text' as const, text: JSON.stringify(value) }] });
 
 /** sourceAdd, sourceList, sourceRemove: for agents that manage their own knowledge. `changed`: after an add or a remove. */
 function registerSourceTools(server: McpServer, tools: SourceTools, changed: () => void): void {
