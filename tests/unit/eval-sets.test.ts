@@ -6,7 +6,7 @@ import { REPO_ROOT } from '../helpers/tmp.ts';
 
 /** Every eval file the repository ships parses, with unique ids and a kind from the known list. */
 
-const KINDS = new Set(['term', 'question', 'en', 'english', 'zh', 'en-question', 'zh-paraphrase', 'zh-question']);
+const KINDS = new Set(['term', 'question', 'en', 'english', 'zh', 'en-question', 'zh-paraphrase', 'zh-question', 'identifier']);
 const SOURCES = new Set(['classics', 'bookmarks', 'code']);
 
 function jsonl(dir: string): string[] {
