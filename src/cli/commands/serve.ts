@@ -12,7 +12,7 @@ import { answererFor } from '../answerer.ts';
 export function register(program: Command): void {
   program
     .command('serve')
-    .description(`serve /search (GET or POST), /related, /status, /healthz as JSON, and POST /api/chat with a chat block (bearer token from $${TOKEN_ENV} if set; only this server's own page and non-browser clients are answered)`)
+    .description(`serve /search (GET or POST), /related, /status, /healthz as JSON, and POST /api/chat with a chat block (bearer token from $${TOKEN_ENV} if set)`)
     .addOption(configOption())
     .option('-p, --port <n>', 'port (0 = any free port)', (v: string) => {
       const n = Number(v);
