@@ -44,6 +44,8 @@ export interface Config {
   profiles: ProfileRegistry;
   /** Absent in configs built in code: the daemon then uses its defaults. */
   daemon?: DaemonConfig;
+  /** The HTTP server's settings (absent in configs built in code: loopback names only). */
+  serve?: { allowedHosts: string[] };
   logLevel?: string;
   /** Search defaults (absent in configs built in code: expansion on). */
   search?: { expand: boolean; exact?: boolean; efSearch?: number };
@@ -163,6 +165,7 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
     checkouts,
     embedder: c.embedder,
     daemon: c.daemon,
+    serve: c.serve,
     logLevel: c.logLevel,
     search: c.search,
     ...(c.hnsw ? { hnsw: c.hnsw } : {}),
