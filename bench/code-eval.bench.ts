@@ -45,7 +45,7 @@ const MODES = [
   { name: 'hybrid', opts: { mode: 'hybrid' as const } },
   { name: 'hybrid, no expansion', opts: { mode: 'hybrid' as const, expand: false } },
 ];
-const results: Record<string, Metrics & { identifierRank1?: string }> = {};
+const results: Record<string, Metrics & { identifierRank1?: string; hit3ByKind?: Record<string, number> }> = {};
 const searcher = Searcher.open(config);
 try {
   for (const set of CODE_EVAL_SETS) {
@@ -56,7 +56,11 @@ try {
       const resultsFile = resultsDir ? join(resultsDir, `${basename(set, '.jsonl')}.${m.name.replace(/\W+/g, '-')}.jsonl`) : undefined;
       const rep = await runEval(searcher, cases, { ...m.opts, resultsFile });
       const ids = rep.ranks.filter((x) => x.kind === 'identifier');
-      results[`${set}\t${m.name}`] = { ...rep.overall, ...(ids.length ? { identifierRank1: `${ids.filter((x) => x.rank === 1).length}/${ids.length}` } : {}) };
+      results[`${set}\t${m.name}`] = {
+        ...rep.overall,
+        ...(ids.length ? { identifierRank1: `${ids.filter((x) => x.rank === 1).length}/${ids.length}` } : {}),
+        hit3ByKind: Object.fromEntries(Object.entries(rep.byKind).map(([k, x]) => [k, Number(x.hit3.toFixed(3))])),
+      };
       if (resultsDir) writeFileSync(join(resultsDir, `${basename(set, '.jsonl')}.${m.name.replace(/\W+/g, '-')}.ranks.json`), JSON.stringify(rep.ranks));
     }
   }
@@ -65,11 +69,11 @@ try {
 }
 
 const f = (x: number) => x.toFixed(3);
-console.log('| set | mode | hit@1 | hit@3 | hit@10 | MRR@10 | identifiers at 1 |');
-console.log('|---|---|---:|---:|---:|---:|---:|');
+console.log('| set | mode | hit@1 | hit@3 | hit@10 | MRR@10 | identifiers at 1 | hit@3 by kind |');
+console.log('|---|---|---:|---:|---:|---:|---:|---|');
 for (const [key, m] of Object.entries(results)) {
   const [set, mode] = key.split('\t');
-  console.log(`| ${set} (${m.queries}) | ${mode} | ${f(m.hit1)} | ${f(m.hit3)} | ${f(m.hit10)} | ${f(m.mrr10)} | ${m.identifierRank1 ?? ''} |`);
+  console.log(`| ${set} (${m.queries}) | ${mode} | ${f(m.hit1)} | ${f(m.hit3)} | ${f(m.hit10)} | ${f(m.mrr10)} | ${m.identifierRank1 ?? ''} | ${Object.entries(m.hit3ByKind ?? {}).map(([k, x]) => `${k} ${f(x)}`).join(', ')} |`);
 }
 if (jsonOut) writeFileSync(jsonOut, JSON.stringify(results, null, 1));
 rmSync(work, { recursive: true, force: true });

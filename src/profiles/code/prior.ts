@@ -9,11 +9,14 @@ import { HEADING_SEPARATOR } from '../../chunking/markdown.ts';
  * - A chunk that declares an identifier the query names (the symbol's head: a split symbol's later
  *   parts hold no declaration) is worth DEFINES more, and more again per further name of the query
  *   its heading holds (`LlamaCpp embedBatch`: the method under its class).
- * - Test files and import-only chunks count less: they mention every name they exercise.
+ * - Test files and import-only chunks count less: they mention every name they exercise; so do
+ *   documentation and configuration (READMEs, changelogs, YAML): a question to a code index is
+ *   answered by the code first, the prose about it after. Module-level code between symbols (a
+ *   file's constants, its header comment) counts a little less than a symbol.
  *
- * Factors chosen on eval/dev/code-qa.jsonl (BENCHMARKS.md, "Code search").
+ * Factors chosen on eval/tune/code.jsonl (BENCHMARKS.md, "Code search"); results were flat around them.
  */
-export const CODE_PRIOR = { defines: 3, alsoNamed: 0.5, test: 0.5, imports: 0.5 };
+export const CODE_PRIOR = { defines: 3, alsoNamed: 0.5, test: 0.5, imports: 0.5, docs: 0.5, module: 0.7 };
 
 /** A token that can only be a name in code: camelCase, PascalCase with a lower letter, snake_case, a digit inside. */
 const IDENTIFIER = /^(?:[A-Za-z$][a-z0-9$]*[A-Z][\w$]*|_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+_*|_+[A-Za-z][\w$]*|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+)$/;
@@ -21,6 +24,9 @@ const TOKEN = /[A-Za-z_$][\w$]*/g;
 
 /** Paths of tests and their helpers: test/, tests/, __tests__/, spec/, *.test.*, *.spec.*, test_*.py, *_test.go|py. */
 const TEST_PATH = /(?:^|\/)(?:tests?|__tests__|spec|specs)\/|\.(?:test|spec)\.[cm]?[jt]sx?$|(?:^|\/)test_[^/]*\.py$|_test\.(?:go|py)$/;
+
+/** Documentation, configuration and data beside the code: READMEs, changelogs, YAML, JSON … */
+const DOCS_PATH = /\.(?:md|mdx|markdown|rst|adoc|txt|json|jsonc|ya?ml|toml|ini|cfg|conf|nix|csv|lock|xml|html?)$|(?:^|\/)(?:CHANGELOG|CHANGES|HISTORY|NEWS|LICENSE|COPYING|AUTHORS)[^/]*$/i;
 
 const escape = (s: string) => s.replace(/[$]/g, '\\$&');
 
@@ -54,7 +60,10 @@ export function codePrior(query: string): CandidatePrior | null {
     const path = parts[0] ?? '';
     let f = 1;
     if (TEST_PATH.test(path)) f *= CODE_PRIOR.test;
-    if (parts[parts.length - 1] === '(imports)') f *= CODE_PRIOR.imports;
+    else if (DOCS_PATH.test(path)) f *= CODE_PRIOR.docs;
+    const last = parts[parts.length - 1];
+    if (last === '(imports)') f *= CODE_PRIOR.imports;
+    else if (last === '(module)') f *= CODE_PRIOR.module;
     if (!ids.length || parts.length < 2) return f;
     const names = new Set(parts.slice(1).flatMap((p) => p.split(', ')).map((n) => n.toLowerCase()));
     let named = 0;
