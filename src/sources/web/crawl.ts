@@ -380,7 +380,7 @@ export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string
           continue;
         }
       }
-      const s = readSitemap(body.toString('utf8'), url);
+      const s = await readSitemap(body.toString('utf8'), url);
       if (s.error && !s.pages.length && !s.sitemaps.length) fail(`not a sitemap (${s.error})`);
       out.push(...s.pages);
       if (depth + 1 < MAX_SITEMAP_DEPTH) queue.push(...s.sitemaps.map((u) => ({ url: u, depth: depth + 1, named: true })));

@@ -1,4 +1,3 @@
-import { SaxesParser } from 'saxes';
 import { normalizeUrl } from './url.ts';
 
 /** The sitemap protocol's limit on URLs in one sitemap (and sitemaps in one index). */
@@ -20,7 +19,9 @@ export interface SitemapEntries {
  * <sitemapindex>. Element names are matched without their namespace, as sitemaps in the wild
  * declare it wrongly or not at all. At most MAX_SITEMAP_URLS are taken.
  */
-export function readSitemap(xml: string, base: string): SitemapEntries {
+export async function readSitemap(xml: string, base: string): Promise<SitemapEntries> {
+  // Loaded by the first sitemap read: no other command reads XML.
+  const { SaxesParser } = await import('saxes');
   const parser = new SaxesParser({ xmlns: false, position: true });
   const out: SitemapEntries = { pages: [], sitemaps: [] };
   const stack: string[] = [];
