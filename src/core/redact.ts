@@ -23,10 +23,9 @@ const SECRET_NAMES = 'password|passwd|pwd|sslpassword|secret|client_secret|token
  */
 export function redactSecrets(text: string): string {
   return redactUrl(text)
-    .replace(new RegExp(`\\b(${SECRET_NAMES})(\\s*[=:]\\s*)("?)[^\\s&;,"'<>]+`, 'gi'), (m, name: string, sep: string, q: string) =>
-      // "key: value" prose is left alone unless the name is plainly a secret's.
-      sep.includes(':') && !/^(password|passwd|secret|client_secret|token|access_token|api[_-]?key|apikey)$/i.test(name) ? m : `${name}${sep}${q}${MASK}`,
-    )
+    .replace(new RegExp(`\\b(${SECRET_NAMES})(\\s*=\\s*)("?)[^\\s&;,"'<>]+`, 'gi'), `$1$2$3${MASK}`)
+    // JSON's "token": "…" (a bare "token: …" is as often prose).
+    .replace(new RegExp(`(["'])(${SECRET_NAMES})\\1(\\s*:\\s*)(["'])[^"']*\\4`, 'gi'), `$1$2$1$3$4${MASK}$4`)
     .replace(/\b((?:set-)?cookie)(["']?\s*:\s*["']?)[^\r\n"']+/gi, `$1$2${MASK}`)
     .replace(/\b((?:proxy-)?authorization|x-api-key|api-key)(["']?\s*[:=]\s*["']?)(?:(bearer|basic|token|digest)\s+)?[^\s"',;]+/gi, (_m, name: string, sep: string, scheme?: string) => `${name}${sep}${scheme ? `${scheme} ` : ''}${MASK}`)
     .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/g, `$1 ${MASK}`);
