@@ -96,6 +96,16 @@ const sqliteVecCommonJs = {
     b.onResolve({ filter: /^sqlite-vec$/ }, () => ({ path: createRequire(import.meta.url).resolve('sqlite-vec') }));
   },
 };
+/**
+ * jsonc-parser's "main" is a UMD build whose requires go through the factory's parameter, which
+ * esbuild cannot follow (the bundle would require './impl/format' at run time): its ES module build instead.
+ */
+const jsoncParserEsm = {
+  name: 'jsonc-parser-esm',
+  setup(b) {
+    b.onResolve({ filter: /^jsonc-parser$/ }, () => ({ path: createRequire(import.meta.url).resolve('jsonc-parser').replace(/lib[\\/]umd[\\/]main\.js$/, 'lib/esm/main.js') }));
+  },
+};
 const STUBS = {
   'zod-locales': 'export {};',
   'ajv-provider': `export class AjvJsonSchemaValidator {
@@ -127,7 +137,7 @@ await build({
   outdir,
   // Native code stays where npm put it: better-sqlite3's addon is named to it
   // (storage/sqlite/open-sqlite.ts), and sqlite-vec resolves its extension's package at run time.
-  plugins: [noZodLocales, fromVendorFiles, sqliteVecCommonJs],
+  plugins: [noZodLocales, fromVendorFiles, sqliteVecCommonJs, jsoncParserEsm],
 });
 await build({
   ...common,
