@@ -5,7 +5,9 @@ interface Robots {
   getCrawlDelay(ua?: string): number | undefined;
   getSitemaps(): string[];
 }
-const robotsParser = createRequire(import.meta.url)('robots-parser') as (url: string, contents: string) => Robots;
+type RobotsParser = (url: string, contents: string) => Robots;
+// Required on first use: a run without a web source never reads a robots.txt.
+let robotsParser: RobotsParser | undefined;
 
 /** What robots.txt allows one user agent on one origin; a missing robots.txt allows everything. */
 export interface RobotsRules {
@@ -16,6 +18,7 @@ export interface RobotsRules {
 }
 
 export function parseRobots(robotsUrl: string, text: string, userAgent: string): RobotsRules {
+  robotsParser ??= createRequire(import.meta.url)('robots-parser') as RobotsParser;
   const r = robotsParser(robotsUrl, text);
   return {
     allowed: (url) => r.isAllowed(url, userAgent) !== false,
