@@ -18,9 +18,10 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/builtin.ts';
 import { readEvalFile, runEval, type Metrics } from '../src/search/eval.ts';
 import { Searcher, type SearchMode } from '../src/search/search.ts';
-import { runIndex } from '../src/sync/run.ts';
+
 import { CORPORA } from '../tests/helpers/tmp.ts';
 import { EVAL_SETS } from './eval-set-list.ts';
+import { openSearcher, runIndex } from '../src/engine/library.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const corpora = CORPORA;
@@ -51,7 +52,7 @@ for (const variant of ['domain', 'markdown'] as const) {
   const config = loadConfig(cfgFile);
   const r = await runIndex(config);
   if (r.status !== 'ok') throw new Error(`index ${variant}: ${r.status}`);
-  const searcher = Searcher.open(config);
+  const searcher = openSearcher(config);
   try {
     for (const set of SETS) {
       const cases = readEvalFile(join(root, set));

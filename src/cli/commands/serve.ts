@@ -1,12 +1,9 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { Searcher } from '../../search/search.ts';
-import { createReranker } from '../../search/rerank.ts';
 import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
-import { config, configOption, withDimensions } from '../options.ts';
+import { config, configOption, engineOf } from '../options.ts';
 import { healthReport, storeHealth } from '../../daemon/health.ts';
 import { healthOptions } from '../../daemon/schedule.ts';
 import { keepYoungGenerationSmall } from '../heap.ts';
-import { answererFor } from '../answerer.ts';
 
 export function register(program: Command): void {
   program
@@ -20,14 +17,15 @@ export function register(program: Command): void {
     }, 8787)
     .option('--host <addr>', 'address to bind', '127.0.0.1')
     .action(async (o) => {
-      const cfg = await withDimensions(config(o));
+      const cfg = config(o);
       keepYoungGenerationSmall();
-      const searcher = Searcher.open(cfg, undefined, createReranker(cfg));
+      const engine = engineOf(cfg, { lifetime: 'long-lived' });
+      const searcher = await engine.searcher();
       const token = process.env[TOKEN_ENV] || null;
       // /healthz judges the run history against the configured schedule, as the daemon's does.
       const judged = healthOptions(cfg);
       const log = (l: string) => process.stderr.write(`ragsync serve: ${l}\n`);
-      const chat = await answererFor(cfg, searcher, log);
+      const chat = await engine.answerer(log);
       const server = createHttpServer(searcher, {
         token,
         health: async () => healthReport(await storeHealth(searcher.store, judged)),
@@ -41,7 +39,6 @@ export function register(program: Command): void {
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
       });
-      await chat?.close();
-      await searcher.close();
+      await engine.close();
     });
 }
