@@ -5,6 +5,7 @@ import { healthReport } from '../../daemon/health.ts';
 import { assertCron } from '../../daemon/schedule.ts';
 import { onStopSignals } from '../../daemon/signals.ts';
 import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
+import { checkBind } from '../../server/bind.ts';
 import { EXIT } from '../../core/errors.ts';
 import { createLogger } from '../../core/log.ts';
 import { config, configOption, engineOf } from '../options.ts';
@@ -27,7 +28,8 @@ export function register(program: Command): void {
     .option('--dry-run', 'first run: plan only, write nothing')
     .option('--force', 'first run: re-chunk and re-embed everything')
     .option('--serve', `also serve the HTTP API (/search, /related, /status, /healthz; bearer token from $${TOKEN_ENV})`)
-    .option('--host <addr>', 'address for --serve', '127.0.0.1')
+    .option('--host <addr>', `address for --serve (other than loopback: needs $${TOKEN_ENV})`, '127.0.0.1')
+    .option('--insecure-no-token', 'allow a non-loopback --host without a token (anyone who reaches it reads the index)')
     .option('-p, --port <n>', 'port for --serve (0: any free port)', port, 8787)
     .action(async (o) => {
       keepOldGenerationTight(); // it indexes every hour: a run's batches must not pile up
@@ -37,6 +39,11 @@ export function register(program: Command): void {
       // One engine: every run and the API share its embedder (its size asked once) and searcher.
       const engine = engineOf(base, { log, lifetime: 'long-lived' });
       const cfg = engine.config;
+      const token = process.env[TOKEN_ENV] || null;
+      if (o.serve) {
+        const warning = await checkBind(o.host, { token, insecure: !!o.insecureNoToken, tokenEnv: TOKEN_ENV });
+        if (warning) log.warn(warning);
+      }
       // A daemon whose embedder cannot work (its API key is not set) stops here with exit 2
       // rather than failing every scheduled run.
       (await engine.embedder()).ready?.();
@@ -63,9 +70,10 @@ export function register(program: Command): void {
         const s = await engine.searcher();
         const chat = await engine.answerer((line) => log.warn(line));
         server = createHttpServer(s, {
-          token: process.env[TOKEN_ENV] || null,
+          token,
           health: async () => healthReport(await daemon.health(s.store)),
           log: (line) => log.warn(line),
+          allowedHosts: cfg.serve?.allowedHosts,
           ...(chat ? { chat } : {}),
         });
         log.info({ url: await listen(server, o.port, o.host) }, 'serving the HTTP API');
