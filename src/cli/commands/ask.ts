@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { EXIT } from '../../core/errors.ts';
 import { collect, config, configOption, engineOf, out, positiveInt } from '../options.ts';
+import { say } from '../say.ts';
+import { visible } from '../../core/text/visible.ts';
 import { summaryOf } from '../help.ts';
 
 export function register(program: Command): void {
@@ -23,16 +25,16 @@ export function register(program: Command): void {
       const req = parseChatRequest({ messages: [{ role: 'user', parts: [{ type: 'text', text: question }] }], source: o.source, k: o.k }, cfg.chat);
       const engine = engineOf(cfg);
       try {
-        const answerer = (await engine.answerer((l) => process.stderr.write(`ragsync ask: ${l}\n`)))!;
+        const answerer = (await engine.answerer((l) => say(l, 'ragsync ask')))!;
         const stream = answerer.stream(req);
-        const a = await collectAnswer(stream, o.json ? undefined : (d) => process.stdout.write(d));
+        const a = await collectAnswer(stream, o.json ? undefined : (d) => process.stdout.write(visible(d)));
         if (o.json) out(JSON.stringify({ answer: a.text, sources: a.sources, error: a.error }));
         else {
           process.stdout.write('\n');
           if (a.sources.length) out(`\n${sourceLines(a.sources).join('\n')}`);
         }
         if (a.error) {
-          process.stderr.write(`ragsync ask: the answer failed: ${a.error}\n`);
+          say(`the answer failed: ${a.error}`, 'ragsync ask');
           process.exitCode = EXIT.failed;
         }
       } finally {

@@ -3,6 +3,7 @@ import { configOption } from '../config-option.ts';
 import { keepYoungGenerationSmall } from '../heap.ts';
 import { RagsyncError, EXIT } from '../../core/errors.ts';
 import { describeIoError } from '../../core/io-errors.ts';
+import { say } from '../say.ts';
 
 export function register(program: Command): void {
   program
@@ -27,12 +28,12 @@ export function register(program: Command): void {
         try {
           engine = engineOf(config(o), { lifetime: 'long-lived' });
           searcher = await engine.searcher();
-          answerer = await engine.answerer((l) => process.stderr.write(`ragsync mcp: ${l}\n`));
+          answerer = await engine.answerer((l) => say(l, 'ragsync mcp'));
         } catch (err) {
           await engine?.close();
           const words = err instanceof RagsyncError ? err.message : describeIoError(err);
           if (!words) throw err;
-          process.stderr.write(`ragsync: ${words}\n`);
+          say(words);
           searcher = new RagsyncError(words, EXIT.usage);
         }
         // Engines opened over the config as the source tools changed it (the answerer keeps the first).
