@@ -75,7 +75,20 @@ describe('related takes a document as search names it', () => {
     for (const d of docs) expect(d).toEqual(docs[0]);
     const none = await runCli(['related', 'classics:nope.md', '-c', sample]);
     expect(none.code).toBe(2);
-    expect(none.stderr).toBe('ragsync: not in the index: classics:nope.md\n');
+    expect(none.stderr).toMatch(/^ragsync: not in the index: classics:nope\.md \(did you mean classics:\S+\.md\?\)\n$/);
+  });
+
+  it('the name search prints, line range and all, as printed; a near miss gets "did you mean"', async () => {
+    const text = await runCli(['search', '伤官', '-c', sample, '--book', 'all', '-k', '1']);
+    const printed = /^1\. \[[0-9.]+\] (\S+:\d+-\d+)$/m.exec(text.stdout)?.[1];
+    expect(printed, text.stdout).toBeTruthy();
+    const withLines = await runCli(['related', printed!, '-c', sample, '--json', '-k', '3']);
+    expect(withLines.code, withLines.stderr).toBe(0);
+    const bare = await runCli(['related', printed!.replace(/:\d+-\d+$/, ''), '-c', sample, '--json', '-k', '3']);
+    expect(JSON.parse(withLines.stdout)).toEqual(JSON.parse(bare.stdout));
+    const miss = await runCli(['related', '穷通宝鉴', '-c', sample]);
+    expect(miss.code).toBe(2);
+    expect(miss.stderr).toBe('ragsync: not in the index: 穷通宝鉴 (did you mean classics:穷通宝鉴.md?)\n');
   });
 });
 
