@@ -1,9 +1,13 @@
-/** Every eval set the benches score, relative to the repository root. */
-export const EVAL_SETS = [
-  'eval/classics.jsonl',
-  'eval/bookmarks.jsonl',
-  'bench/eval/classics-search.jsonl',
-  'bench/eval/bookmarks-search.jsonl',
+/** Every eval set the benches and the corpora test score, relative to the repository root, with the corpus it asks. */
+export const EVAL_SETS: { file: string; source: 'classics' | 'bookmarks' | 'code' }[] = [
+  { file: 'eval/classics.jsonl', source: 'classics' },
+  { file: 'eval/bookmarks.jsonl', source: 'bookmarks' },
+  { file: 'bench/eval/classics-search.jsonl', source: 'classics' },
+  { file: 'bench/eval/bookmarks-search.jsonl', source: 'bookmarks' },
   // query-analysis sets (eval/README.md): tune on dev, judge on held-out
-  ...['dev', 'heldout'].flatMap((d) => ['bookmarks-en', 'classics-en', 'classics-zh'].map((f) => `eval/${d}/${f}.jsonl`)),
+  ...['dev', 'heldout'].flatMap((d) =>
+    (['bookmarks-en', 'classics-en', 'classics-zh'] as const).map((f) => ({ file: `eval/${d}/${f}.jsonl`, source: f.startsWith('bookmarks') ? ('bookmarks' as const) : ('classics' as const) })),
+  ),
+  // ranking sets (eval/README.md): rules chosen on tune/, reported on untouched/
+  ...['tune', 'untouched'].map((d) => ({ file: `eval/${d}/classics.jsonl`, source: 'classics' as const })),
 ];

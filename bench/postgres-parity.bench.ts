@@ -31,7 +31,7 @@ const pgBase = opt('--pg') ?? process.env.RAGSYNC_BENCH_PG_URL;
 if (!pgBase) throw new Error('usage: postgres-parity.bench.ts --pg postgres://… [--exact] [--analyze] [--json OUT]');
 const schema = `parity_${process.pid}`;
 
-const SETS = EVAL_SETS;
+const SETS = EVAL_SETS.map((s) => s.file);
 const MODES: [string, SearchOptions][] = [
   ['vector', { mode: 'vector' }],
   ['keyword', { mode: 'keyword' }],

@@ -5,6 +5,8 @@ import { configSchema, knownKeysAt, type ChatConfig, type ChunkingConfig, type D
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { describeIoError } from '../core/io-errors.ts';
 import { isDatabaseUrl } from '../core/db-url.ts';
+import { shortHash } from '../core/hash.ts';
+import { redactUrl } from '../core/redact.ts';
 import type { Profile, ProfileRegistry } from '../core/profile.ts';
 import { didYouMean } from '../core/text/nearest.ts';
 import { JsoncSyntaxError, parseJsonc } from './jsonc.ts';
@@ -23,6 +25,11 @@ export interface SourceConfig extends Omit<SourceConfigRaw, 'chunking' | 'path' 
   profile: string;
   /** git: the checkout folder; dir: the folder indexed. Absolute. */
   root: string;
+  /**
+   * git: the index the checkout serves (recorded in it: two indexes never share one) and, for a
+   * default checkout, the folder versions before per-index checkouts used (moved to `root` once).
+   */
+  checkout?: { index: string; formerRoot?: string };
   chunking: ChunkingConfig;
 }
 
@@ -37,6 +44,8 @@ export interface Config {
   profiles: ProfileRegistry;
   /** Absent in configs built in code: the daemon then uses its defaults. */
   daemon?: DaemonConfig;
+  /** The HTTP server's settings (absent in configs built in code: loopback names only). */
+  serve?: { allowedHosts: string[] };
   logLevel?: string;
   /** Search defaults (absent in configs built in code: expansion on). */
   search?: { expand: boolean; exact?: boolean; efSearch?: number };
@@ -126,17 +135,23 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
       );
     }
   }
-  const sources: SourceConfig[] = c.sources.map(({ chunking, path, profile: _profile, ...s }, i) => ({
-    ...s,
-    ...(s.kind === 'web' ? { include: s.include ?? [], exclude: s.exclude } : sourceFiles(s, profiles.get(profileOf[i]!))),
-    profile: profileOf[i]!,
+  const index = indexIdentity(db);
+  const sources: SourceConfig[] = c.sources.map(({ chunking, path, profile: _profile, ...s }, i) => {
     // A git url that is a local path is resolved too, so configs can point at ../upstream.git.
-    url: s.url && s.kind === 'git' && isLocalPath(s.url) ? abs(s.url) : s.url,
-    root: path ? abs(path) : resolve(checkouts, s.name),
-    chunking: { ...c.chunking, ...chunking },
-    maxDeleteShare: s.maxDeleteShare ?? c.maxDeleteShare,
-    lexicon: s.lexicon ?? profiles.get(profileOf[i]!).lexicon ?? false,
-  }));
+    const url = s.url && s.kind === 'git' && isLocalPath(s.url) ? abs(s.url) : s.url;
+    const git = s.kind === 'git' && url !== undefined;
+    return {
+      ...s,
+      ...(s.kind === 'web' ? { include: s.include ?? [], exclude: s.exclude } : sourceFiles(s, profiles.get(profileOf[i]!))),
+      profile: profileOf[i]!,
+      url,
+      root: path ? abs(path) : git ? resolve(checkouts, checkoutFolder(s.name, index, url)) : resolve(checkouts, s.name),
+      ...(git ? { checkout: path ? { index } : { index, formerRoot: resolve(checkouts, s.name) } } : {}),
+      chunking: { ...c.chunking, ...chunking },
+      maxDeleteShare: s.maxDeleteShare ?? c.maxDeleteShare,
+      lexicon: s.lexicon ?? profiles.get(profileOf[i]!).lexicon ?? false,
+    };
+  });
   // Two git sources in one checkout would reset it to each other's upstream in turn.
   sources.forEach((s, i) => {
     const first = sources.findIndex((o) => o.kind === 'git' && o.root === s.root);
@@ -150,6 +165,7 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
     checkouts,
     embedder: c.embedder,
     daemon: c.daemon,
+    serve: c.serve,
     logLevel: c.logLevel,
     search: c.search,
     ...(c.hnsw ? { hnsw: c.hnsw } : {}),
@@ -167,6 +183,20 @@ function sourceFiles(s: Pick<SourceConfigRaw, 'include' | 'exclude'>, profile: P
     include: s.include ?? [...(defaults?.include ?? ['**/*.md'])],
     exclude: [...(defaults?.exclude ?? []), ...s.exclude],
   };
+}
+
+/** What names an index across configs: its database file (absolute) or server URL (credentials removed). */
+export function indexIdentity(db: string): string {
+  return isDatabaseUrl(db) ? redactUrl(db) : db;
+}
+
+/**
+ * A git source's default checkout folder: its name, and a hash of the index it serves and its
+ * upstream. Two configs side by side (one checkouts folder) never share a checkout, and a checkout
+ * only ever fetches one upstream, so its remote-tracking branch holds that upstream's commits alone.
+ */
+export function checkoutFolder(name: string, index: string, url: string): string {
+  return `${name}-${shortHash(`${index}\n${redactUrl(url)}`).slice(0, 10)}`;
 }
 
 function isLocalPath(url: string): boolean {

@@ -55,6 +55,25 @@ export const daemonSchema = z.strictObject({
   watchDebounceMs: z._default(int(10, 600_000), 1000),
 });
 
+/** "name" or "name:port": a DNS name, an IPv4 address or a bracketed IPv6 one, nothing else. */
+function validHostEntry(v: string): boolean {
+  const m = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*\.?)(?::(\d{1,5}))?$/.exec(v);
+  return !!m && (m[1] === undefined || Number(m[1]) <= 65535);
+}
+const hostEntry = z.string().check(
+  z.refine(validHostEntry, {
+    error: (iss) => `not a host name or "host:port" (no scheme, path or wildcard) (got ${JSON.stringify(iss.input)})`,
+  }),
+);
+
+export const serveSchema = z.strictObject({
+  /**
+   * Names the HTTP server answers to besides the loopback's (localhost, 127.0.0.1, [::1]): the name
+   * a reverse proxy forwards, "name" or "name:port". Any other Host is refused (421).
+   */
+  allowedHosts: z._default(z.array(hostEntry), []),
+});
+
 export const chunkingSchema = z.strictObject({
   /** Target chunk size in estimated tokens (a CJK character counts as one). */
   targetTokens: z._default(int(50, 8000), 500),
@@ -337,6 +356,7 @@ export const configSchema = z
     rerank: z.optional(rerankSchema),
     chunking: z._default(chunkingSchema, { targetTokens: 500, overlap: 0.15 }),
     sources: z.array(sourceSchema).check(z.minLength(1)),
+    serve: z._default(serveSchema, { allowedHosts: [] }),
     daemon: z._default(daemonSchema, { schedule: '0 * * * *', runOnStart: false, stopTimeoutMs: 20_000, failuresToUnhealthy: 1, watchDebounceMs: 1000 }),
     /**
      * Largest share (0..1) of a source's passages (distinct chunk texts) one run may drop — text of removed
@@ -394,6 +414,7 @@ export function knownKeysAt(path: readonly PropertyKey[]): string[] {
     embedder: [...new Set([...Object.keys(hashEmbedderSchema.shape), ...Object.keys(remoteFields), 'provider'])],
     chunking: Object.keys(chunkingSchema.shape),
     daemon: Object.keys(daemonSchema.shape),
+    serve: Object.keys(serveSchema.shape),
     search: ['expand', 'exact', 'efSearch'],
     hnsw: ['m', 'efConstruction', 'buildMemoryMb'],
     'sources.[]': Object.keys(sourceSchema.shape),

@@ -31,7 +31,7 @@ export function starterConfig(source: StarterSource, schemaPath: string): string
   const where =
     source.kind === 'git'
       ? [
-          `      // cloned into .ragsync/checkouts/${source.name} and pulled on every run (ragsync never`,
+          `      // cloned into .ragsync/checkouts/${source.name}-<hash> and pulled on every run (ragsync never`,
           `      // resets or deletes a folder it did not create)`,
           `      "kind": "git",`,
           `      "url": ${q(source.url)},`,

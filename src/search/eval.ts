@@ -125,3 +125,31 @@ export function evalText(r: EvalReport): string {
     ...Object.entries(r.byKind).map(([k, m]) => row(k, m)),
   ].join('\n');
 }
+
+/**
+ * The default search and each of its single parts on the same index: the keyword list alone, the
+ * vector list alone, and hybrid without expansions. The default should never lose to a part.
+ */
+export const MODE_VARIANTS = {
+  default: {},
+  keyword: { mode: 'keyword' },
+  vector: { mode: 'vector' },
+  'expand off': { mode: 'hybrid', expand: false },
+} as const satisfies Record<string, EvalOptions>;
+export type ModeVariant = keyof typeof MODE_VARIANTS;
+
+export async function runModes(searcher: Searcher, cases: EvalCase[]): Promise<Record<ModeVariant, EvalReport>> {
+  const out = {} as Record<ModeVariant, EvalReport>;
+  for (const [name, opts] of Object.entries(MODE_VARIANTS)) out[name as ModeVariant] = await runEval(searcher, cases, opts);
+  return out;
+}
+
+/**
+ * The parts the default loses to at hit@3 by more than one query (`slack`): none means the
+ * default holds. One query of slack: a single tie broken the other way is noise, not a pattern.
+ */
+export function modesBeatingDefault(r: Record<ModeVariant, EvalReport>, slack = 1): ModeVariant[] {
+  const hits = (m: Metrics) => Math.round(m.hit3 * m.queries);
+  const own = hits(r.default.overall);
+  return (Object.keys(r) as ModeVariant[]).filter((m) => m !== 'default' && hits(r[m].overall) > own + slack);
+}

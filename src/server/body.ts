@@ -13,11 +13,17 @@ export class HttpError extends Error {
 
 /**
  * A request body parsed as JSON, at most `maxBytes` (413 beyond, said before reading when the
- * Content-Length announces it); malformed JSON or a wrong content type → 400.
+ * Content-Length announces it); malformed JSON → 400. The Content-Type must say JSON (415
+ * otherwise, none included): the types a cross-site form or a "simple" fetch may send without a
+ * preflight (text/plain, form encodings) are never taken as a request.
  */
 export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
   const type = req.headers['content-type'] ?? '';
-  if (type && !/^application\/json\b|\+json\b/i.test(type)) throw new HttpError(415, `send the body as application/json (got ${type.slice(0, 100)})`);
+  const essence = type.split(';')[0]!.trim().toLowerCase();
+  if (essence !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(essence)) {
+    req.resume();
+    throw new HttpError(415, `send the body as application/json (got ${type ? JSON.stringify(type.slice(0, 100)) : 'no Content-Type'})`);
+  }
   const declared = Number(req.headers['content-length'] ?? NaN);
   const tooLarge = () => new HttpError(413, `request body larger than ${maxBytes} bytes`);
   if (declared > maxBytes) {

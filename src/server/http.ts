@@ -11,6 +11,7 @@ import { HttpError, readJsonBody } from './body.ts';
 import { BadRequest, relatedParams, searchBody, searchParams, type Format } from './params.ts';
 import { turnTaker } from './turns.ts';
 import { servePage } from './page.ts';
+import { requestGuard, type RequestGuard } from './guard.ts';
 
 /** The env var holding the optional bearer token. */
 export const TOKEN_ENV = 'RAGSYNC_HTTP_TOKEN';
@@ -31,6 +32,8 @@ export interface HttpOptions {
   maxConnections?: number;
   /** Answers POST /api/chat (answer/answer.ts); absent: the route says chat is not configured. */
   chat?: { serve(body: unknown, res: ServerResponse): Promise<void> };
+  /** Names besides the loopback's the server answers to (`serve.allowedHosts`), "name" or "name:port". */
+  allowedHosts?: readonly string[];
 }
 
 /** Bodies of POST /search: a long query and its fields fit many times over. */
@@ -71,13 +74,21 @@ const shape = (results: SearchResult[], format: Format): unknown[] =>
 /**
  * The JSON API over one Searcher: GET (or POST with a JSON body) /search, GET /related, /status,
  * /healthz, and POST /api/chat when an answerer is given; the web page at / (and /status for a
- * browser). Invalid parameters → 400 with a message,
+ * browser). A Host that does not name the server → 421, a request from another site to the API
+ * → 403 (guard.ts), a POST body not sent as JSON → 415. Invalid parameters → 400 with a message,
  * a body over its limit → 413; other failures → 500 with a generic message (details in the log).
  */
 export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Server {
   const log = opts.log ?? (() => {});
   const turn = turnTaker();
+  // Built at the first request: the rules depend on the address and port actually bound.
+  let guard: RequestGuard | null = null;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (!guard) {
+      const addr = server.address() as AddressInfo;
+      guard = requestGuard({ boundAddress: addr.address, port: addr.port, allowedHosts: opts.allowedHosts });
+    }
+    guard.checkHost(req);
     const url = new URL(req.url ?? '/', 'http://localhost');
     const post = POST_ROUTES.has(url.pathname);
     if (req.method === 'POST' ? !post : req.method !== 'GET' && req.method !== 'HEAD') {
@@ -85,6 +96,8 @@ export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Se
       return send(res, 405, { error: `method ${req.method} not allowed` });
     }
     if (req.method !== 'POST' && servePage(url.pathname, req, res)) return;
+    // The page may be opened from anywhere (a link); what reads the index or calls a model may not.
+    guard.checkSameOrigin(req);
     if (url.pathname === '/healthz') {
       const h = await (opts.health ?? (() => basicHealth(searcher)))();
       return send(res, h.status, h.body);

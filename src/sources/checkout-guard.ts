@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { RagsyncError, errorMessage } from '../core/errors.ts';
 import { redactUrl } from '../core/redact.ts';
@@ -12,10 +12,13 @@ import { redactUrl } from '../core/redact.ts';
  * A checkout ragsync clones carries two markers holding the upstream URL (credentials removed):
  * `.git/ragsync-managed`, and `.ragsync-checkout` at the top of the work tree (kept out of
  * `git status` by .git/info/exclude) so a checkout whose .git was deleted is still known as ours.
+ * `.git/ragsync-index` names the index the checkout serves (its database file or server URL): a
+ * checkout holds one index's commits, and another index never fetches into it.
  */
 
 export const GIT_MARKER = 'ragsync-managed';
 export const TREE_MARKER = '.ragsync-checkout';
+export const INDEX_MARKER = 'ragsync-index';
 
 /** Runs git in a folder and returns stdout (git.ts passes its own runner: no import cycle). */
 export type GitRunner = (cwd: string, args: string[]) => Promise<string>;
@@ -26,9 +29,10 @@ export type CheckoutState =
   | { kind: 'empty' }
   /**
    * ragsync's own checkout; `markedFor` is set when it was made for another URL (the config's URL
-   * changed: fetching from the new one is fine, the folder is still ragsync's).
+   * changed: fetching from the new one is fine, the folder is still ragsync's); `unclaimed` when
+   * it names no index yet (made before checkouts recorded theirs).
    */
-  | { kind: 'ours'; markedFor?: string }
+  | { kind: 'ours'; markedFor?: string; unclaimed?: boolean }
   /** ragsync's own checkout of this URL that git cannot use: may be cloned again. */
   | { kind: 'ours-broken'; reason: string }
   /** A git checkout without ragsync's marker (a user's clone, or one made by an older ragsync). */
@@ -44,8 +48,11 @@ function readMarker(file: string): string | null {
   }
 }
 
-/** Looks at a checkout folder with the file system alone (cheap: every run does it). */
-export function inspectCheckout(root: string, url: string): CheckoutState {
+/**
+ * Looks at a checkout folder with the file system alone (cheap: every run does it). With `index`,
+ * ragsync's checkout of another index is refused (the config shares its folder with another's).
+ */
+export function inspectCheckout(root: string, url: string, index?: string): CheckoutState {
   const want = redactUrl(url);
   let isDir: boolean;
   try {
@@ -63,8 +70,15 @@ export function inspectCheckout(root: string, url: string): CheckoutState {
     }
     const mark = readMarker(join(gitDir, GIT_MARKER));
     if (mark === null) return { kind: 'unmarked' };
+    const serves = readMarker(join(gitDir, INDEX_MARKER));
+    if (index !== undefined && serves !== null && serves !== index) {
+      return {
+        kind: 'foreign',
+        reason: `${root} is ragsync's checkout for another index (${redactUrl(serves)}), and two indexes never share one: give this source its own "path"`,
+      };
+    }
     if (!existsSync(join(gitDir, 'HEAD'))) return { kind: 'ours-broken', reason: 'no .git/HEAD' };
-    return mark === want ? { kind: 'ours' } : { kind: 'ours', markedFor: mark };
+    return { kind: 'ours', ...(mark === want ? {} : { markedFor: mark }), ...(index !== undefined && serves === null ? { unclaimed: true } : {}) };
   }
   if (readMarker(join(root, TREE_MARKER)) !== null) return { kind: 'ours-broken', reason: 'no .git' };
   return {
@@ -75,16 +89,17 @@ export function inspectCheckout(root: string, url: string): CheckoutState {
   };
 }
 
-/** Whether the checkout at `root` is ragsync's own for `url` (possibly broken). */
-export function isOwnCheckout(root: string, url: string): boolean {
-  const k = inspectCheckout(root, url).kind;
+/** Whether the checkout at `root` is ragsync's own for `url` (possibly broken), and no other index's. */
+export function isOwnCheckout(root: string, url: string, index?: string): boolean {
+  const k = inspectCheckout(root, url, index).kind;
   return k === 'ours' || k === 'ours-broken';
 }
 
-/** Marks a checkout as ragsync's own for `url`. */
-export function markCheckout(root: string, url: string): void {
+/** Marks a checkout as ragsync's own for `url`, serving `index`. */
+export function markCheckout(root: string, url: string, index?: string): void {
   const mark = redactUrl(url) + '\n';
   writeFileSync(join(root, '.git', GIT_MARKER), mark);
+  if (index !== undefined) writeFileSync(join(root, '.git', INDEX_MARKER), redactUrl(index) + '\n');
   writeFileSync(join(root, TREE_MARKER), mark);
   const exclude = join(root, '.git', 'info', 'exclude');
   const current = readMarker(exclude) ?? '';
@@ -110,15 +125,74 @@ const LIST_MAX = 5;
 /** Local commits counted at most. */
 const COMMITS_MAX = 1000;
 
+const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+/** The most recent commits ragsync put HEAD at that are passed to git as already fetched. */
+const MOVES_MAX = 20;
+
 /**
  * Commits on HEAD not on any remote-tracking branch (call before a fetch moves those branches),
  * nor in the history of `indexed` (the commit ragsync's index holds: ragsync checked it out from
- * the upstream, even if the upstream has since been reset away from it; unknown to git: ignored).
+ * the upstream, even if the upstream has since been reset away from it; unknown to git: ignored),
+ * nor — in ragsync's own checkout (`ownMoves`) — in the history of a commit ragsync cloned or
+ * reset HEAD to: those came from an upstream, whatever the remote-tracking branch holds now.
  */
-export async function localCommits(root: string, git: GitRunner, indexed?: string | null): Promise<string[]> {
-  const ours = indexed && /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(indexed) ? ['--ignore-missing', indexed] : [];
+export async function localCommits(root: string, git: GitRunner, indexed?: string | null, ownMoves = false): Promise<string[]> {
+  const fetched = new Set([...(indexed && OID.test(indexed) ? [indexed] : []), ...(ownMoves ? headMoves(root) : [])]);
+  const ours = fetched.size ? ['--ignore-missing', ...fetched] : [];
   const out = await git(root, ['log', '--format=%h %s', `--max-count=${COMMITS_MAX}`, 'HEAD', '--not', '--remotes', ...ours]);
   return out.split('\n').filter((l) => l.trim());
+}
+
+/**
+ * The commits HEAD's reflog says ragsync moved it to, newest first: a clone, and a reset to a full
+ * commit id (ragsync resets to the fetched commit by id; a person types a branch or a short id).
+ * Read from .git/logs/HEAD ("<old> <new> <who> <when>\t<message>"); none when there is no reflog.
+ */
+export function headMoves(root: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(join(root, '.git', 'logs', 'HEAD'), 'utf8');
+  } catch {
+    return [];
+  }
+  const moves: string[] = [];
+  const lines = text.split('\n');
+  for (let i = lines.length - 1; i >= 0 && moves.length < MOVES_MAX; i--) {
+    const line = lines[i]!;
+    const tab = line.indexOf('\t');
+    const id = line.split(' ', 2)[1];
+    if (tab < 0 || !id || !OID.test(id) || moves.includes(id)) continue;
+    const message = line.slice(tab + 1);
+    if (message.startsWith('clone: from ') || /^reset: moving to [0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(message)) moves.push(id);
+  }
+  return moves;
+}
+
+/**
+ * A checkout made before checkouts were kept per index (at `former`, `<checkouts>/<name>`) moved
+ * to `root` instead of cloning again: when it is ragsync's checkout of this URL serving no other
+ * index, or a clean clone of this URL and branch (as versions before the markers made them).
+ * Whether it moved; anything else stays where it is.
+ */
+export async function moveFormerCheckout(former: string, root: string, o: { url: string; branch: string; index: string }, git: GitRunner): Promise<boolean> {
+  const state = inspectCheckout(former, o.url, o.index);
+  if (state.kind === 'ours' && state.markedFor === undefined) {
+    // ragsync's own: moved as it is
+  } else if (state.kind === 'unmarked') {
+    try {
+      await adoptCheckout(former, o.url, o.branch, git, false);
+    } catch {
+      return false;
+    }
+  } else {
+    return false;
+  }
+  try {
+    renameSync(former, root);
+    return true;
+  } catch {
+    return false; // another process moved it first, or the folder cannot move: cloned instead
+  }
 }
 
 /** Files whose content a hard reset would throw away. */
@@ -169,7 +243,7 @@ function sameUrl(a: string, b: string): boolean {
  * checkout cloned by a version of ragsync before the markers looks like. Anything else is refused
  * with the reason.
  */
-export async function adoptCheckout(root: string, url: string, branch: string, git: GitRunner, write: boolean): Promise<void> {
+export async function adoptCheckout(root: string, url: string, branch: string, git: GitRunner, write: boolean, index?: string): Promise<void> {
   let origin: string;
   try {
     origin = (await git(root, ['config', '--get', 'remote.origin.url'])).trim();
@@ -196,7 +270,7 @@ export async function adoptCheckout(root: string, url: string, branch: string, g
   }
   const why = describeUnsaved(root, work);
   if (why) throw new RagsyncError(why);
-  if (write) markCheckout(root, url);
+  if (write) markCheckout(root, url, index);
 }
 
 const firstLine = (err: unknown) => redactUrl(errorMessage(err).split('\n').find((l) => l.trim()) ?? 'unknown error').trim();

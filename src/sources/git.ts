@@ -17,6 +17,7 @@ import {
   isOwnCheckout,
   localCommits,
   markCheckout,
+  moveFormerCheckout,
   uncommittedFiles,
   type UnsavedWork,
 } from './checkout-guard.ts';
@@ -34,6 +35,10 @@ export interface GitSourceOptions {
   unlistedAt?: string;
   /** The commit the index holds: ragsync put it in the checkout, so it is never the user's local work. */
   indexedCommit?: string | null;
+  /** The index the checkout serves (recorded in it; another index's checkout is refused). */
+  index?: string;
+  /** Where versions before per-index checkouts kept this one: moved to `root` rather than cloned again. */
+  formerRoot?: string;
 }
 
 // Only what git needs: simple-git refuses to run with editor/pager/askpass-style variables set,
@@ -64,7 +69,7 @@ async function clone(url: string, root: string, branch: string): Promise<void> {
  * renamed into place, so a run killed mid-clone never leaves a half-made, unmarked checkout at
  * `root` (it would be refused as not ragsync's). Leftovers of killed clones are removed first.
  */
-async function cloneNew(url: string, root: string, branch: string): Promise<void> {
+async function cloneNew(url: string, root: string, branch: string, index?: string): Promise<void> {
   const parent = dirname(root);
   mkdirSync(parent, { recursive: true });
   const prefix = `.${basename(root)}.ragsync-clone-`;
@@ -77,7 +82,7 @@ async function cloneNew(url: string, root: string, branch: string): Promise<void
   try {
     await clone(url, tmp, branch);
     failpoint('after-clone');
-    markCheckout(tmp, url);
+    markCheckout(tmp, url, index);
     renameSync(tmp, root);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -85,10 +90,10 @@ async function cloneNew(url: string, root: string, branch: string): Promise<void
 }
 
 /** Clones into an existing empty folder (the user's: on failure it is emptied again, not removed). */
-async function cloneInto(url: string, root: string, branch: string): Promise<void> {
+async function cloneInto(url: string, root: string, branch: string, index?: string): Promise<void> {
   try {
     await clone(url, root, branch);
-    markCheckout(root, url);
+    markCheckout(root, url, index);
   } catch (err) {
     for (const name of readdirSync(root)) rmSync(join(root, name), { recursive: true, force: true });
     throw err;
@@ -182,7 +187,7 @@ export async function gitSnapshot(o: GitSourceOptions, match: (path: string) => 
   } catch (err) {
     if (!(err instanceof BrokenCheckout)) throw err;
     // Only a checkout ragsync made is deleted and cloned again; anything else is left as it is.
-    if (!isOwnCheckout(o.root, o.url)) {
+    if (!isOwnCheckout(o.root, o.url, o.index)) {
       throw new RagsyncError(
         `source "${o.name}" (${redactUrl(o.url)}): checkout ${o.root} is unusable (${err.message}) and ragsync did not create it: refusing to delete it; move it away to let ragsync clone again`,
       );
@@ -211,7 +216,13 @@ const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolean): Promise<Snapshot | UnlistedSnapshot> {
   const where = `source "${o.name}" (${redactUrl(o.url)})`;
   // Whose folder is this? Only ragsync's own checkouts are reset or replaced (sources/checkout-guard.ts).
-  const state = inspectCheckout(o.root, o.url);
+  let state = inspectCheckout(o.root, o.url, o.index);
+  if (state.kind === 'absent' && o.formerRoot !== undefined && o.index !== undefined && o.formerRoot !== o.root) {
+    if (await moveFormerCheckout(o.formerRoot, o.root, { url: o.url, branch: o.branch, index: o.index }, run)) {
+      o.log.info({ source: o.name, from: o.formerRoot, to: o.root }, 'moved the checkout into its own folder for this index');
+      state = inspectCheckout(o.root, o.url, o.index);
+    }
+  }
   const ref = `refs/remotes/origin/${o.branch}`;
   /** HEAD and the remote-tracking branch before the fetch, when read. */
   let known: [string, string] | undefined;
@@ -219,13 +230,13 @@ async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolea
   if (state.kind === 'ours-broken') throw new BrokenCheckout(state.reason);
   if (state.kind === 'absent' || state.kind === 'empty') {
     try {
-      await (state.kind === 'absent' ? cloneNew : cloneInto)(o.url, o.root, o.branch);
+      await (state.kind === 'absent' ? cloneNew : cloneInto)(o.url, o.root, o.branch, o.index);
     } catch (err) {
       throw new RagsyncError(`${where}: ${await describeFailure('clone', err, o)}`);
     }
   } else if (state.kind === 'unmarked') {
     // A dry run checks but does not mark: it writes nothing of its own.
-    await adoptCheckout(o.root, o.url, o.branch, run, o.updateWorkTree).catch((err: unknown) => {
+    await adoptCheckout(o.root, o.url, o.branch, run, o.updateWorkTree, o.index).catch((err: unknown) => {
       throw err instanceof RagsyncError ? new RagsyncError(`${where}: ${err.message}`) : err;
     });
   } else if (o.updateWorkTree) {
@@ -240,7 +251,7 @@ async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolea
       () => undefined,
     );
     if (!known || known[0] !== known[1]) {
-      await refuseUnsaved(o.root, where, { commits: await localCommits(o.root, run, o.indexedCommit).catch(broken), files: [] });
+      await refuseUnsaved(o.root, where, { commits: await localCommits(o.root, run, o.indexedCommit, true).catch(broken), files: [] });
     }
   }
   let fetched: { stderr: string };
@@ -274,7 +285,7 @@ async function snapshotOnce(o: GitSourceOptions, match: (path: string) => boolea
     await run(o.root, ['reset', '--hard', '--quiet', commit]);
     at = commit;
   };
-  if (o.updateWorkTree && state.kind === 'ours' && state.markedFor) markCheckout(o.root, o.url);
+  if (o.updateWorkTree && state.kind === 'ours' && (state.markedFor !== undefined || state.unclaimed)) markCheckout(o.root, o.url, o.index);
   if (o.unlistedAt !== undefined && commit === o.unlistedAt) return { commit, unlisted: true, list: async () => ({ ...(await listed(o.root, commit, match)), settle }), settle };
   try {
     return { ...(await listed(o.root, commit, match)), settle };
@@ -374,6 +385,6 @@ export function remoteHeadBranch(url: string, timeoutMs = 20_000): Promise<strin
 
 /** What deleting ragsync's own checkout would lose (uncommitted files, local commits), or null when nothing. */
 export async function unsavedWorkIn(root: string): Promise<UnsavedWork | null> {
-  const work = { commits: await localCommits(root, run), files: await uncommittedFiles(root, run) };
+  const work = { commits: await localCommits(root, run, null, true), files: await uncommittedFiles(root, run) };
   return work.files.length || work.commits.length ? work : null;
 }

@@ -53,7 +53,7 @@ const KINDS: Record<SourceConfig['kind'], SourceKind> = {
   git: {
     kind: 'git',
     snapshot: (s, ctx) =>
-      gitSnapshot({ name: s.name, url: s.url!, branch: s.branch, root: s.root, updateWorkTree: !ctx.dryRun, log: ctx.log, unlistedAt: ctx.unlistedAt, indexedCommit: ctx.indexedCommit }, lazyMatcher(s)),
+      gitSnapshot({ name: s.name, url: s.url!, branch: s.branch, root: s.root, updateWorkTree: !ctx.dryRun, log: ctx.log, unlistedAt: ctx.unlistedAt, indexedCommit: ctx.indexedCommit, ...s.checkout }, lazyMatcher(s)),
     describe: (s) => redactUrl(s.url!),
     record: (s) => ({ url: redactUrl(s.url!), branch: s.branch }),
     listingKey: true,

@@ -271,7 +271,7 @@ export async function removeSource(profiles: ProfileRegistry, file: string, name
 async function dropCheckout(source: SourceConfig): Promise<RemoveResult['checkout']> {
   const path = source.root;
   if (!existsSync(path)) return null;
-  if (!isOwnCheckout(path, source.url!)) return { path, removed: false, reason: 'not a checkout ragsync made: left alone' };
+  if (!isOwnCheckout(path, source.url!, source.checkout?.index)) return { path, removed: false, reason: 'not a checkout ragsync made: left alone' };
   let unsaved;
   try {
     unsaved = await unsavedWorkIn(path);

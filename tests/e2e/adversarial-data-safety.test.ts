@@ -9,7 +9,7 @@ import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import BetterSqlite3 from 'better-sqlite3';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parseConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
 import type { ConfigInput } from '../../src/config/schema.ts';
@@ -333,17 +333,20 @@ describe('2. ragsync never deletes or resets what it did not create', () => {
       embedder: { provider: 'hash', dims: 64 },
       sources: [{ name: 'g', url: up.bare }],
     });
-    expect(cfg.sources[0]!.root).toBe(legacy);
+    const root = cfg.sources[0]!.root;
+    expect(cfg.sources[0]!.checkout?.formerRoot).toBe(legacy);
     const r = await index(cfg);
     expect(r.status, r.sources[0]!.error ?? '').toBe('ok');
-    expect(readFileSync(join(legacy, '.git', 'ragsync-managed'), 'utf8').trim()).toBe(up.bare);
-    expect(gitIn(legacy, 'status', '--porcelain')).toBe(''); // the marker is not an untracked file
+    // Moved into the index's own checkout folder, then marked.
+    expect(existsSync(legacy)).toBe(false);
+    expect(readFileSync(join(root, '.git', 'ragsync-managed'), 'utf8').trim()).toBe(up.bare);
+    expect(gitIn(root, 'status', '--porcelain')).toBe(''); // the marker is not an untracked file
 
-    writeFileSync(join(legacy, 'n1.md'), '# my edit inside the checkout\n');
+    writeFileSync(join(root, 'n1.md'), '# my edit inside the checkout\n');
     up.write('n5.md', doc(5)).commit('more');
     const r2 = await index(cfg);
     expect(r2.sources[0]!.error).toMatch(/1 uncommitted file \(n1\.md\) would be lost/);
-    expect(readFileSync(join(legacy, 'n1.md'), 'utf8')).toContain('my edit');
+    expect(readFileSync(join(root, 'n1.md'), 'utf8')).toContain('my edit');
   });
 
   it('a clone of another URL or on another branch is refused; an existing empty folder is cloned into', async () => {
@@ -395,11 +398,11 @@ describe('2. ragsync never deletes or resets what it did not create', () => {
     const killed = await spawnCli(['index', '-c', file], { RAGSYNC_FAILPOINT: 'after-clone:1' }).done;
     expect(killed.signal).toBe('SIGKILL');
     const checkouts = join(t.dir, 'checkouts');
-    expect(readdirSync(checkouts)).toEqual([expect.stringMatching(/^\.g\.ragsync-clone-\d+$/)]);
+    expect(readdirSync(checkouts)).toEqual([expect.stringMatching(/^\.g-[0-9a-f]{10}\.ragsync-clone-\d+$/)]);
     const cfg = parseConfig({ db: join(t.dir, 'index.db'), embedder: { provider: 'hash', dims: 64 }, sources: [{ name: 'g', url: up.bare }] }, file);
     const r = await index(cfg);
     expect(r.status, r.sources[0]!.error ?? '').toBe('ok');
-    expect(readdirSync(checkouts)).toEqual(['g']);
+    expect(readdirSync(checkouts)).toEqual([basename(cfg.sources[0]!.root)]);
   });
 
   it('two git sources may not share one checkout folder', () => {

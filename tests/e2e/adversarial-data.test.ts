@@ -130,7 +130,7 @@ describe("git failures say git's reason, in one line; nothing indexed is lost", 
     up.write('a.md', para('壬水', 1)).commit('docs');
     const { file } = writeCfg(project, [{ name: 'docs', url: up.bare }]);
     expect((await runIndex(loadConfig(file))).status).toBe('ok');
-    const checkout = join(project, 'data', 'checkouts', 'docs');
+    const checkout = loadConfig(file).sources[0]!.root;
     up.write('b.md', para('壬水', 2)).commit('more docs');
     writeFileSync(join(checkout, '.git', 'HEAD'), 'garbage\n');
     const projectBefore = { head: git(project, 'rev-parse', 'HEAD'), refs: git(project, 'for-each-ref'), files: tree(project) };

@@ -43,7 +43,7 @@ beforeAll(async () => {
   git(tmp, 'init', '-q');
   url = classicsUpstream(tmp, CLASSICS.initial);
   ({ file, db } = writeConfig(tmp, { url }));
-  checkout = join(tmp, 'data', 'checkouts', 'classics');
+  checkout = loadConfig(file).sources[0]!.root;
   expect((await runIndex(loadConfig(file))).status).toBe('ok');
 });
 

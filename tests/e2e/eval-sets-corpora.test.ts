@@ -11,17 +11,19 @@ import { CORPORA, REPO_ROOT } from '../helpers/tmp.ts';
 import { needCorpora } from '../helpers/corpora.ts';
 
 /**
- * The query-analysis eval sets against the corpora's tips: every gold path exists, every evidence
+ * The query-analysis and ranking eval sets against the corpora's tips: every gold path exists, every evidence
  * string is in its file, and some chunk of the shipped chunkers holds one of them (so a hit is
  * possible at all). Held-out sets share no bookmark and no (path, evidence) pair with the dev sets.
  */
 
-const SETS = ['dev', 'heldout'].flatMap((d) =>
-  ['bookmarks-en', 'classics-en', 'classics-zh'].map((f) => `eval/${d}/${f}.jsonl`),
-);
+const SETS = [
+  ...['dev', 'heldout'].flatMap((d) => ['bookmarks-en', 'classics-en', 'classics-zh'].map((f) => `eval/${d}/${f}.jsonl`)),
+  ...['tune', 'untouched'].map((d) => `eval/${d}/classics.jsonl`),
+];
 const configFile = join(REPO_ROOT, 'config', 'ragsync.json');
 const config = parseConfig(JSON.parse(readFileSync(configFile, 'utf8')), configFile);
 const squash = (s: string) => s.replace(/\s+/g, '');
+const MONTH_STEM = /^[正一二三四五六七八九十]+月[甲乙丙丁戊己庚辛壬癸]/;
 
 let tmp: string;
 const docs = new Map<string, { text: string; chunks: ChunkedDocument['chunks'] }>();
@@ -63,6 +65,24 @@ describe.skipIf(!corpus.ok)(corpus.title('query-analysis eval sets against the c
         for (const e of g.evidence) if (!doc.text.includes(squash(e))) problems.push(`${c.id}: "${e}" not in ${g.path}`);
         const inChunk = doc.chunks.some((k) => g.evidence.some((e) => squash(k.content).includes(squash(e))));
         if (!inChunk) problems.push(`${c.id}: no chunk of ${g.path} holds its evidence`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('ranking sets: every file of the classics holding an evidence string is gold', () => {
+    const problems: string[] = [];
+    for (const half of ['tune', 'untouched']) {
+      for (const c of readEvalFile(join(REPO_ROOT, 'eval', half, 'classics.jsonl'))) {
+        // Month-by-stem questions are limited to the books that answer them (eval/README.md).
+        if (c.gold.some((g) => g.evidence.some((e) => MONTH_STEM.test(e)))) continue;
+        const gold = new Set(c.gold.map((g) => g.path));
+        const evidence = [...new Set(c.gold.flatMap((g) => g.evidence))].map(squash);
+        for (const [key, doc] of docs) {
+          const path = key.slice('classics:'.length);
+          if (!key.startsWith('classics:content/命/') || gold.has(path)) continue;
+          if (evidence.some((e) => doc.text.includes(e))) problems.push(`${c.id}: ${path} holds its evidence but is not gold`);
+        }
       }
     }
     expect(problems).toEqual([]);

@@ -41,7 +41,7 @@ async function overtakes(clients: number, perClient: number): Promise<number[]> 
             if (sent === perClient) return void s.end(resolve);
             atSend = answered;
             const q = encodeURIComponent(queries[(c + sent++) % queries.length]!);
-            s.write(`GET /search?q=${q}&k=5 HTTP/1.1\r\nhost: x\r\n\r\n`);
+            s.write(`GET /search?q=${q}&k=5 HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n\r\n`);
           };
           s.setEncoding('latin1');
           s.on('error', reject);

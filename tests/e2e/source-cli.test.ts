@@ -9,7 +9,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, 
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtinProfiles } from '../../src/builtin.ts';
+import { builtinProfiles, loadConfig } from '../../src/builtin.ts';
 import { addSource } from '../../src/sync/manage-sources.ts';
 import { runCli } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -199,7 +199,7 @@ describe('ragsync source add, list, remove', () => {
     expect(shared.length).toBeGreaterThan(0);
     expect(only.length).toBeGreaterThan(0);
     for (const h of up.chunks) expect(up.vectors.has(h)).toBe(true);
-    const checkout = join(t.dir, '.ragsync', 'checkouts', 'upstream');
+    const checkout = loadConfig(cfg).sources.find((s) => s.name === 'upstream')!.root;
     expect(existsSync(join(checkout, '.git'))).toBe(true);
 
     const r = await runCli(['source', 'remove', 'upstream', '--yes', '-c', cfg]);

@@ -11,9 +11,9 @@ export interface Served {
   stop(): Promise<number | null>;
 }
 
-/** `ragsync serve -c <config> --port 0` as a child process, once it is listening. */
-export async function startServe(config: string, env: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, [...FROM_SOURCES, 'serve', '-c', config, '--port', '0'], {
+/** `ragsync serve -c <config> --port 0 [args]` as a child process, once it is listening. */
+export async function startServe(config: string, env: Record<string, string> = {}, args: string[] = []): Promise<Served> {
+  const child = spawn(process.execPath, [...FROM_SOURCES, 'serve', '-c', config, '--port', '0', ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

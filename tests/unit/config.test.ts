@@ -25,7 +25,7 @@ describe('config', () => {
     expect(c.db).toBe(join(t.dir, 'data/x.db'));
     expect(c.checkouts).toBe(join(t.dir, 'data/checkouts'));
     expect(c.embedder).toEqual({ provider: 'hash', dims: 1024, batchSize: 256 });
-    expect(c.sources[0]).toMatchObject({ kind: 'git', branch: 'main', url: join(t.dir, '../up.git'), root: join(t.dir, 'data/checkouts/s'), chunker: 'markdown', include: ['**/*.md'], maxFileBytes: 2_000_000 });
+    expect(c.sources[0]).toMatchObject({ kind: 'git', branch: 'main', url: join(t.dir, '../up.git'), root: expect.stringMatching(new RegExp(`^${join(t.dir, 'data/checkouts')}/s-[0-9a-f]{10}$`)), chunker: 'markdown', include: ['**/*.md'], maxFileBytes: 2_000_000 });
     expect(c.sources[0]!.chunking).toEqual({ targetTokens: 500, overlap: 0.15 });
     expect(c.sources[1]!.root).toBe(join(t.dir, 'docs'));
     t.cleanup();
@@ -39,7 +39,7 @@ describe('config', () => {
       const c = loadConfig(file);
       expect(c.db).toBe(db);
       expect(c.checkouts).toBe(join(t.dir, 'checkouts'));
-      expect(c.sources[0]!.root).toBe(join(t.dir, 'checkouts/s'));
+      expect(c.sources[0]!.root).toMatch(new RegExp(`^${join(t.dir, 'checkouts')}/s-[0-9a-f]{10}$`));
     }
     t.cleanup();
   });

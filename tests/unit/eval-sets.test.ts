@@ -6,7 +6,7 @@ import { REPO_ROOT } from '../helpers/tmp.ts';
 
 /** Every eval file the repository ships parses, with unique ids and a kind from the known list. */
 
-const KINDS = new Set(['term', 'question', 'en', 'english', 'zh', 'en-question', 'zh-paraphrase', 'zh-question']);
+const KINDS = new Set(['term', 'question', 'en', 'english', 'zh', 'en-question', 'zh-paraphrase', 'zh-question', 'quote', 'concept', 'pinyin']);
 const SOURCES = new Set(['classics', 'bookmarks', 'code']);
 
 function jsonl(dir: string): string[] {
@@ -56,5 +56,29 @@ describe('eval files', () => {
       }
     }
     expect(new Set(all).size, 'ids unique across dev and held-out').toBe(all.length);
+  });
+
+  it('ranking sets: a tuning half and an untouched half of classics questions, every kind in both, no passage shared', () => {
+    const read = (half: string) => readEvalFile(join(REPO_ROOT, 'eval', half, 'classics.jsonl'));
+    const [tune, untouched] = [read('tune'), read('untouched')];
+    expect(tune.length + untouched.length).toBeGreaterThanOrEqual(150);
+    const kinds = ['term', 'quote', 'concept', 'zh-paraphrase', 'en-question', 'pinyin'];
+    for (const half of [tune, untouched]) {
+      expect(new Set(half.map((c) => c.kind))).toEqual(new Set(kinds));
+      for (const c of half) {
+        expect(c.source, c.id).toBe('classics');
+        for (const g of c.gold) {
+          expect(g.evidence.length, `${c.id} ${g.path}`).toBeGreaterThanOrEqual(1);
+          expect(g.evidence.length, `${c.id} ${g.path}`).toBeLessThanOrEqual(3);
+          for (const e of g.evidence) expect([...e.replace(/\s+/g, '')].length, `${c.id} "${e}"`).toBeGreaterThanOrEqual(2);
+        }
+      }
+    }
+    const ids = [...tune, ...untouched].map((c) => c.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    // A rule chosen on the tuning half is judged on passages it never saw.
+    const pairs = (cs: typeof tune) => new Set(cs.flatMap((c) => c.gold.flatMap((g) => g.evidence.map((e) => `${g.path}\t${e}`))));
+    const seen = pairs(tune);
+    expect([...pairs(untouched)].filter((p) => seen.has(p))).toEqual([]);
   });
 });

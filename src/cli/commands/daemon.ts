@@ -8,6 +8,7 @@ import { Searcher } from '../../search/search.ts';
 import { createReranker } from '../../search/rerank.ts';
 import { answererFor } from '../answerer.ts';
 import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
+import { checkBind } from '../../server/bind.ts';
 import { openIndex } from '../../storage/open.ts';
 import { EXIT } from '../../core/errors.ts';
 import { createLogger } from '../../core/log.ts';
@@ -32,7 +33,8 @@ export function register(program: Command): void {
     .option('--dry-run', 'first run: plan only, write nothing')
     .option('--force', 'first run: re-chunk and re-embed everything')
     .option('--serve', `also serve the HTTP API (/search, /related, /status, /healthz; bearer token from $${TOKEN_ENV})`)
-    .option('--host <addr>', 'address for --serve', '127.0.0.1')
+    .option('--host <addr>', `address for --serve (other than loopback: needs $${TOKEN_ENV})`, '127.0.0.1')
+    .option('--insecure-no-token', 'allow a non-loopback --host without a token (anyone who reaches it reads the index)')
     .option('-p, --port <n>', 'port for --serve (0: any free port)', port, 8787)
     .action(async (o) => {
       keepOldGenerationTight(); // it indexes every hour: a run's batches must not pile up
@@ -40,6 +42,11 @@ export function register(program: Command): void {
       if (o.schedule) assertCron(o.schedule, '--schedule');
       const log = createLogger({ fd: 1, configLevel: base.logLevel });
       const cfg = await withDimensions(base, log);
+      const token = process.env[TOKEN_ENV] || null;
+      if (o.serve) {
+        const warning = await checkBind(o.host, { token, insecure: !!o.insecureNoToken, tokenEnv: TOKEN_ENV });
+        if (warning) log.warn(warning);
+      }
       // A daemon whose embedder cannot work (its API key is not set) stops here with exit 2
       // rather than failing every scheduled run.
       createEmbedder(cfg.embedder).ready?.();
@@ -68,9 +75,10 @@ export function register(program: Command): void {
         const s = searcher;
         chat = await answererFor(cfg, s, (line) => log.warn(line));
         server = createHttpServer(s, {
-          token: process.env[TOKEN_ENV] || null,
+          token,
           health: async () => healthReport(await daemon.health(s.store)),
           log: (line) => log.warn(line),
+          allowedHosts: cfg.serve?.allowedHosts,
           ...(chat ? { chat } : {}),
         });
         log.info({ url: await listen(server, o.port, o.host) }, 'serving the HTTP API');

@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { Searcher } from '../../search/search.ts';
 import { createReranker } from '../../search/rerank.ts';
 import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
+import { checkBind } from '../../server/bind.ts';
 import { config, configOption, withDimensions } from '../options.ts';
 import { healthReport, storeHealth } from '../../daemon/health.ts';
 import { healthOptions } from '../../daemon/schedule.ts';
@@ -18,12 +19,15 @@ export function register(program: Command): void {
       if (!/^\d+$/.test(v) || n > 65535) throw new InvalidArgumentError(`--port must be 0..65535 (got "${v}")`);
       return n;
     }, 8787)
-    .option('--host <addr>', 'address to bind', '127.0.0.1')
+    .option('--host <addr>', `address to bind (other than loopback: needs $${TOKEN_ENV})`, '127.0.0.1')
+    .option('--insecure-no-token', 'allow a non-loopback --host without a token (anyone who reaches it reads the index)')
     .action(async (o) => {
       const cfg = await withDimensions(config(o));
+      const token = process.env[TOKEN_ENV] || null;
+      const warning = await checkBind(o.host, { token, insecure: !!o.insecureNoToken, tokenEnv: TOKEN_ENV });
+      if (warning) process.stderr.write(`ragsync serve: warning: ${warning}\n`);
       keepYoungGenerationSmall();
       const searcher = Searcher.open(cfg, undefined, createReranker(cfg));
-      const token = process.env[TOKEN_ENV] || null;
       // /healthz judges the run history against the configured schedule, as the daemon's does.
       const judged = healthOptions(cfg);
       const log = (l: string) => process.stderr.write(`ragsync serve: ${l}\n`);
@@ -32,6 +36,7 @@ export function register(program: Command): void {
         token,
         health: async () => healthReport(await storeHealth(searcher.store, judged)),
         log,
+        allowedHosts: cfg.serve?.allowedHosts,
         ...(chat ? { chat } : {}),
       });
       const url = await listen(server, o.port, o.host);
