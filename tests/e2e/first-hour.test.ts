@@ -10,11 +10,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/builtin.ts';
 import { colorsOn, painter } from '../../src/cli/color.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { FROM_SOURCES, runCli, runNode } from '../helpers/cli.ts';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
 import { Upstream } from '../helpers/upstream.ts';
 import { CODE_INCLUDE } from '../../src/chunking/code/index.ts';
+import { runIndex } from '../../src/engine/library.ts';
 
 let t: ReturnType<typeof tempDir>;
 let sample: string;
