@@ -243,12 +243,20 @@ export interface IndexWriter {
   refreshCodePack?(fingerprint: string): Promise<boolean>;
 }
 
+/** A stored document's new stamp. */
+export interface DocumentStamp {
+  path: string;
+  stamp: string;
+}
+
 /** A write of many documents, fed in batches and visible only once committed (IndexWriter.beginDocuments). */
 export interface DocumentWrite {
   /** Writes (or replaces, by path) these documents with their chunks. */
   write(docs: DocumentRecord[]): Promise<void>;
   /** Removes the documents at these paths. */
   remove(paths: string[]): Promise<void>;
+  /** Sets the stamp of stored documents whose content is unchanged (a touched file): nothing else is rewritten. */
+  restamp(stamps: DocumentStamp[]): Promise<void>;
   commit(): Promise<void>;
   /** Drops all the write did; also what a failed write or remove has already done. */
   rollback(): Promise<void>;
