@@ -5,9 +5,7 @@ import type { CandidatePrior, Expansion, FilterSpec } from '../core/profile.ts';
 import { defaultAnalyzer, queryTerms, type Analyzer } from '../core/text/analyzer.ts';
 import type { ChunkFilter, ChunkHit, StoredHit } from '../core/types.ts';
 import type { ChunkText, RefScore } from '../storage/roles.ts';
-import { createEmbedder } from '../embedding/create.ts';
 import type { Embedder } from '../embedding/types.ts';
-import { openIndex } from '../storage/open.ts';
 import type { SearchStore } from '../storage/roles.ts';
 import { headWeight } from './field-weights.ts';
 import { knownShape, toChunkFilter, unknownValueError, valuesToCheck } from './filters.ts';
@@ -143,7 +141,7 @@ interface SearchPlan {
 }
 
 /** Candidates of the fused list a profile's prior weighs: the head the answer comes from, with room to move up. */
-const PRIOR_DEPTH = 40;
+const PRIOR_DEPTH = 30;
 
 /** What `retrieve` brings: the ranked lists fusion takes. */
 interface Retrieved {
@@ -216,11 +214,6 @@ export class Searcher {
   ) {
     this.lexicon = lexiconExpander(store, () => this.tuning.perKey);
     this.reuseTerms = opts.reuseTerms ?? !opts.oneShot;
-  }
-
-  static open(config: Config, embedder?: Embedder, reranker?: Reranker | null, opts: SearcherOptions = {}): Searcher {
-    const store = openIndex(config, 'search', { oneShot: opts.oneShot });
-    return new Searcher(store, embedder ?? createEmbedder(config.embedder), config, reranker ?? null, opts);
   }
 
   /** Every filter the profiles in force offer (the ways in expose these). */
@@ -732,21 +725,15 @@ function cosine(a: Float32Array, b: Float32Array): number {
   return na && nb ? dot / Math.sqrt(na * nb) : 0;
 }
 
-/** One-shot search: opens the index, searches, closes. */
-export async function search(config: Config, query: string, opts: SearchOptions = {}): Promise<SearchResult[]> {
-  const s = Searcher.open(config, undefined, null, { oneShot: true });
-  try {
-    return await s.search(query, opts);
-  } finally {
-    await s.close();
-  }
-}
-
-/** A Searcher, or a Config to open one from on first use (and keep open). */
+/** A Searcher, or a Config the engine opens one from on first use (and keeps open): what the agent tools take. */
 export type SearcherLike = Searcher | Config;
 
-export function lazySearcher(s: SearcherLike): () => Searcher {
-  if (s instanceof Searcher) return () => s;
-  let open: Searcher | null = null;
-  return () => (open ??= Searcher.open(s));
+/** A Searcher, or how to get one when first needed. */
+export type SearcherSource = Searcher | (() => Promise<Searcher>);
+
+/** The searcher of a source, asked for once. */
+export function lazySearcher(s: SearcherSource): () => Promise<Searcher> {
+  if (s instanceof Searcher) return () => Promise.resolve(s);
+  let open: Promise<Searcher> | null = null;
+  return () => (open ??= s());
 }

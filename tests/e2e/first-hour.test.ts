@@ -10,9 +10,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/builtin.ts';
 import { colorsOn, painter } from '../../src/cli/color.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { FROM_SOURCES, runCli, runNode } from '../helpers/cli.ts';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
+import { runIndex } from '../../src/engine/library.ts';
 
 let t: ReturnType<typeof tempDir>;
 let sample: string;

@@ -9,6 +9,7 @@ import { healthIntervalMs } from '../../src/daemon/schedule.ts';
 import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
 import { makeFixture, type Fixture } from '../helpers/search-fixture.ts';
 import { startServe } from '../helpers/serve.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 
 let fx: Fixture;
 let searcher: Searcher;
@@ -17,7 +18,7 @@ let base: string;
 
 beforeAll(async () => {
   fx = await makeFixture();
-  searcher = Searcher.open(loadConfig(fx.configFile));
+  searcher = openSearcher(loadConfig(fx.configFile));
   server = createHttpServer(searcher, { token: 's3cret' });
   base = await listen(server, 0);
 });
@@ -137,7 +138,7 @@ describe('/healthz with the schedule health', () => {
       await writer.finishRun(id, { status: 'failed', textsEmbedded: 0, requests: 0, tokens: 0, error: 'boom', sources: [] });
     }
     await writer.close();
-    const s = Searcher.open(cfg);
+    const s = openSearcher(cfg);
     const intervalMs = healthIntervalMs(cfg);
     const srv = createHttpServer(s, { health: async () => healthReport(await storeHealth(s.store, { intervalMs })) });
     const url = await listen(srv, 0);

@@ -13,6 +13,7 @@ import { initializeResult, PROTOCOL_VERSIONS } from '../../src/mcp/front.ts';
 import { createMcpServer } from '../../src/mcp/server.ts';
 import { Searcher } from '../../src/search/search.ts';
 import { makeFixture, type Fixture } from '../helpers/search-fixture.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 let fx: Fixture;
@@ -89,7 +90,7 @@ describe('ragsync mcp answers initialize before loading the server', () => {
 
   it("writes what the SDK server itself answers, for every version the SDK knows and for one it does not", async () => {
     expect(PROTOCOL_VERSIONS).toEqual(SUPPORTED_PROTOCOL_VERSIONS);
-    const searcher = Searcher.open(loadConfig(fx.configFile));
+    const searcher = openSearcher(loadConfig(fx.configFile));
     try {
       for (const v of [...SUPPORTED_PROTOCOL_VERSIONS, '1999-01-01']) {
         const server = createMcpServer(searcher);
