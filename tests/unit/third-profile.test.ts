@@ -9,6 +9,7 @@ import type { ChunkerFactory } from '../../src/core/types.ts';
 import { Searcher } from '../../src/search/search.ts';
 import { runIndex } from '../../src/sync/run.ts';
 import { tempDir } from '../helpers/tmp.ts';
+import { builtinSourceKinds } from '../../src/sources/registry.ts';
 
 // A profile the engine has never heard of, defined here and nowhere in src/: the seam is the
 // Profile interface, a registry, and a config naming the chunker.
@@ -53,7 +54,7 @@ beforeAll(async () => {
       'Recipe: Risotto / italian\narborio rice, parmesan, basil\n',
   );
   const registry = createProfileRegistry([...builtinProfiles.profiles, recipes]);
-  const config = parseConfig(registry, {
+  const config = parseConfig(registry, builtinSourceKinds, {
     db: join(t.dir, 'i.db'),
     sources: [{ name: 'kitchen', kind: 'dir', path: join(t.dir, 'book'), chunker: 'recipes' }],
   });

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { createInterface } from 'node:readline/promises';
-import { builtinProfiles } from '../../builtin.ts';
+import { builtinProfiles, builtinSourceKinds } from '../../builtin.ts';
 import { resolveConfigPath } from '../../config/load.ts';
 import { RagsyncError, EXIT } from '../../core/errors.ts';
 import { createLogger } from '../../core/log.ts';
@@ -53,7 +53,7 @@ export function register(program: Command): void {
     .argument('<location>', 'a folder, a git URL (https://…/x.git, git@host:…, a GitHub/GitLab owner/repo URL) or a website URL')
     .addOption(configOption())
     .option('--name <name>', 'the source name (default: from the URL or folder, made unique)')
-    .addOption(new Option('--kind <kind>', 'git, dir or web (default: inferred from the location)').choices(['git', 'dir', 'web']))
+    .addOption(new Option('--kind <kind>', `${builtinSourceKinds.names.join(', ')} (default: inferred from the location)`).choices([...builtinSourceKinds.names]))
     .option('--include <glob>', 'files (web: URL patterns) to index (repeatable; default: the chunker profile\'s)', collect)
     .option('--exclude <glob>', 'files (web: URL patterns) to leave out (repeatable)', collect)
     .option('--chunker <name>', 'markdown, code, classics, bookmarks … (default: markdown)')
