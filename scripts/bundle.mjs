@@ -40,8 +40,8 @@ const noAjvInMcpServer = {
 };
 /**
  * Libraries that few one-shot commands use, bundled into files of their own under vendor/: undici
- * (remote embedders, reranking), csv-stringify and hyparquet-writer (export), simple-git (a
- * source's first clone), the AI SDK (answers), and zod's classic API
+ * (remote embedders, reranking, web crawls), saxes (sitemaps), csv-stringify and hyparquet-writer
+ * (export), simple-git (a source's first clone), the AI SDK (answers), and zod's classic API
  * with the MCP SDK built on it (mcp, the AI SDK tool, eval). The CLI bundle, which every command
  * reads and whose code cache every command deserialises, is then half the size. A vendor file holds
  * one copy of what it bundles, so the MCP SDK and ragsync's own schemas share one zod; the config
@@ -50,6 +50,7 @@ const noAjvInMcpServer = {
  */
 const VENDOR = {
   undici: ['undici'],
+  saxes: ['saxes'],
   'csv-stringify': ['csv-stringify'],
   'hyparquet-writer': ['hyparquet-writer'],
   'simple-git': ['simple-git'],

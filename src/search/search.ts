@@ -143,7 +143,7 @@ interface SearchPlan {
 }
 
 /** Candidates of the fused list a profile's prior weighs: the head the answer comes from, with room to move up. */
-const PRIOR_DEPTH = 40;
+const PRIOR_DEPTH = 30;
 
 /** What `retrieve` brings: the ranked lists fusion takes. */
 interface Retrieved {

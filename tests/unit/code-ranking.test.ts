@@ -42,6 +42,8 @@ describe('code query analysis', () => {
     const a = codeProfile.analyzer!;
     expect(queryTerms(a, 'how is the theme stored')).toEqual(['theme', 'store']);
     expect(queryTerms(a, 'getCachedResult')).toEqual(['getcachedresult', 'cach', 'result']);
+    // snake_case is split into its parts (the tokenizer's word boundary), in the index and in queries alike.
+    expect(queryTerms(a, 'detect_only_mode')).toEqual(['detect', 'mode']);
   });
 
   it('a Chinese question gets the glossary\'s English words', () => {
