@@ -101,11 +101,13 @@ export const webFields = {
   deadlineMs: z.optional(int(1000, 7 * 86_400_000)),
 };
 
+/** One of the source-kind registry's names (sources/registry.ts); absent: the registry's first (git). */
+export const sourceKindField = z.optional(str1());
+
 export const sourceSchema = z
   .strictObject({
     name,
-    /** One of the source kinds' registry (sources/registry.ts); absent: the registry's first (git). */
-    kind: z.optional(str1()),
+    kind: sourceKindField,
     /** git: the upstream to clone (URL or local path). Never an option or a transport-helper command. */
     url: z.optional(
       z.string().check(

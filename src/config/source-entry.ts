@@ -46,7 +46,10 @@ export function inferKind<K extends SourceKindSpec>(kinds: SourceKindRegistry<K>
   const where = locate(location, cwd);
   if (asked !== undefined && !kinds.has(asked)) throw new RagsyncError(`--kind: one of ${kinds.names.join(', ')} (got ${JSON.stringify(asked)})`, EXIT.usage);
   const kind = asked !== undefined ? kinds.get(asked) : kinds.kinds.find((k) => k.claims?.(where));
-  if (!kind) throw new RagsyncError(`no kind of source takes ${JSON.stringify(redactUrl(location))} (give a folder, a git URL or an http(s) URL)`, EXIT.usage);
+  if (!kind) {
+    const what = where.folder !== null && !where.isFolder ? `no such folder: ${where.folder}` : `no kind of source takes ${JSON.stringify(redactUrl(location))}`;
+    throw new RagsyncError(`${what} (give a folder, a git URL or an http(s) URL)`, EXIT.usage);
+  }
   const refused = kind.refuses?.(where);
   if (refused) throw new RagsyncError(asked !== undefined ? `--kind ${kind.name}: ${refused}` : refused, EXIT.usage);
   return kind;

@@ -101,7 +101,7 @@ export const dirKind: SourceKind = {
   fileGlobs: true,
   ownFields: ['watch'],
   check: (s) => (s.path ? [] : [{ field: 'path', message: 'required for a dir source' }]),
-  claims: (w) => w.folder !== null,
+  claims: (w) => w.isFolder,
   refuses: (w) =>
     w.folder === null ? `${shownUrl(w.location)} is a URL, not a folder` : w.isFolder ? null : `no such folder: ${w.folder} (give a folder, a git URL or an http(s) URL)`,
   entry: (w, ctx) => {
