@@ -10,8 +10,7 @@ import { parseConfig } from '../../src/config/load.ts';
 import { sourceEntry } from '../../src/config/source-entry.ts';
 import { createSourceKindRegistry } from '../../src/config/source-kinds.ts';
 import { builtinSourceKinds, type SourceKind } from '../../src/sources/registry.ts';
-import { Searcher } from '../../src/search/search.ts';
-import { runIndex } from '../../src/sync/run.ts';
+import { openSearcher, runIndex } from '../../src/engine/library.ts';
 import BetterSqlite3 from 'better-sqlite3';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -77,7 +76,7 @@ describe('a fourth source kind, one registry entry', () => {
     const db = new BetterSqlite3(join(t.dir, 'i.db'), { readonly: true });
     expect(db.prepare('SELECT name, kind, url FROM sources').all()).toEqual([{ name: 'notes', kind: 'jsonl', url: file }]);
     db.close();
-    const searcher = Searcher.open(config);
+    const searcher = openSearcher(config);
     try {
       expect((await searcher.search('sourdough', { mode: 'keyword' })).map((h) => h.path)).toEqual(['bread.md']);
     } finally {
