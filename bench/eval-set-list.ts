@@ -11,3 +11,6 @@ export const EVAL_SETS: { file: string; source: 'classics' | 'bookmarks' | 'code
   // ranking sets (eval/README.md): rules chosen on tune/, reported on untouched/
   ...['tune', 'untouched'].map((d) => ({ file: `eval/${d}/classics.jsonl`, source: 'classics' as const })),
 ];
+
+/** The code sets (over code.bundle's tip, indexed as a code source by bench/code-eval.bench.ts): rules chosen on tune/, reported on untouched/. */
+export const CODE_EVAL_SETS = ['eval/dev/code.jsonl', 'eval/tune/code.jsonl', 'eval/untouched/code.jsonl'];

@@ -40,8 +40,8 @@ const noAjvInMcpServer = {
 };
 /**
  * Libraries that few one-shot commands use, bundled into files of their own under vendor/: undici
- * (remote embedders, reranking), csv-stringify and hyparquet-writer (export), simple-git (a
- * source's first clone), the AI SDK (answers), and zod's classic API
+ * (remote embedders, reranking, web crawls), saxes (sitemaps), csv-stringify and hyparquet-writer
+ * (export), simple-git (a source's first clone), the AI SDK (answers), and zod's classic API
  * with the MCP SDK built on it (mcp, the AI SDK tool, eval). The CLI bundle, which every command
  * reads and whose code cache every command deserialises, is then half the size. A vendor file holds
  * one copy of what it bundles, so the MCP SDK and ragsync's own schemas share one zod; the config
@@ -50,6 +50,7 @@ const noAjvInMcpServer = {
  */
 const VENDOR = {
   undici: ['undici'],
+  saxes: ['saxes'],
   'csv-stringify': ['csv-stringify'],
   'hyparquet-writer': ['hyparquet-writer'],
   'simple-git': ['simple-git'],
@@ -95,6 +96,16 @@ const sqliteVecCommonJs = {
     b.onResolve({ filter: /^sqlite-vec$/ }, () => ({ path: createRequire(import.meta.url).resolve('sqlite-vec') }));
   },
 };
+/**
+ * jsonc-parser's "main" is a UMD build whose requires go through the factory's parameter, which
+ * esbuild cannot follow (the bundle would require './impl/format' at run time): its ES module build instead.
+ */
+const jsoncParserEsm = {
+  name: 'jsonc-parser-esm',
+  setup(b) {
+    b.onResolve({ filter: /^jsonc-parser$/ }, () => ({ path: createRequire(import.meta.url).resolve('jsonc-parser').replace(/lib[\\/]umd[\\/]main\.js$/, 'lib/esm/main.js') }));
+  },
+};
 const STUBS = {
   'zod-locales': 'export {};',
   'ajv-provider': `export class AjvJsonSchemaValidator {
@@ -126,7 +137,7 @@ await build({
   outdir,
   // Native code stays where npm put it: better-sqlite3's addon is named to it
   // (storage/sqlite/open-sqlite.ts), and sqlite-vec resolves its extension's package at run time.
-  plugins: [noZodLocales, fromVendorFiles, sqliteVecCommonJs],
+  plugins: [noZodLocales, fromVendorFiles, sqliteVecCommonJs, jsoncParserEsm],
 });
 await build({
   ...common,

@@ -5,6 +5,8 @@ import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { ENV_FILE_VAR, loadEnvFileOnce } from '../core/remote/env.ts';
 import { describeIoError } from '../core/io-errors.ts';
 import { StorageError } from '../storage/errors.ts';
+import { redactSecrets } from '../core/redact.ts';
+import { say } from './say.ts';
 type CommandModule = { register(program: Command): void };
 
 /**
@@ -69,22 +71,22 @@ export async function main(argv: string[]): Promise<number> {
       return err.exitCode === 0 ? 0 : EXIT.usage;
     }
     if (err instanceof RagsyncError) {
-      process.stderr.write(`ragsync: ${err.message}\n`);
+      say(err.message);
       return err.exitCode;
     }
     // A file, database or port problem the user can fix: in words naming it, not as a bug.
     const words = describeIoError(err);
     if (words) {
-      process.stderr.write(`ragsync: ${words}\n`);
+      say(words);
       return EXIT.usage;
     }
     // A database server's problem (unreachable, credentials, TLS) is already in words naming it.
     if (err instanceof StorageError) {
-      process.stderr.write(`ragsync: ${err.message}\n`);
+      say(err.message);
       return EXIT.failed;
     }
-    process.stderr.write(`ragsync: internal error: ${errorMessage(err)}\n`);
-    if (process.env.RAGSYNC_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
+    say(`internal error: ${errorMessage(err)}`);
+    if (process.env.RAGSYNC_DEBUG) process.stderr.write(`${redactSecrets(String((err as Error).stack))}\n`);
     return EXIT.failed;
   }
 }

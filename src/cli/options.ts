@@ -4,10 +4,12 @@ import type { Config } from '../config/load.ts';
 import { openIndex } from '../storage/open.ts';
 import type { AdminStore } from '../storage/roles.ts';
 import type { Logger } from '../core/log.ts';
+import { visible } from '../core/text/visible.ts';
 
 /** Shared option parsers and helpers for the commands. */
 
-export const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : s + '\n');
+/** A line (or block) on stdout, control characters from indexed text shown escaped. */
+export const out = (s: string) => process.stdout.write(visible(s.endsWith('\n') ? s : s + '\n'));
 
 export function positiveInt(name: string, max = Number.MAX_SAFE_INTEGER) {
   return (v: string) => {

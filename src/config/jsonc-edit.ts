@@ -1,10 +1,17 @@
-import { stripJsonc } from './jsonc.ts';
+import { createScanner, findNodeAtLocation, parseTree } from 'jsonc-parser';
+
+// jsonc-parser's SyntaxKind values (a const enum its typings declare, which this build cannot import).
+const LINE_COMMENT = 12;
+const BLOCK_COMMENT = 13;
+const EOF = 17;
 
 /**
  * In-place edits of a JSON-with-comments file: an element appended to or removed from an array
  * member of the top-level object, every other byte (comments, order, spacing, line ends) kept.
- * Positions are found in the text with comments blanked (stripJsonc keeps offsets), so a bracket
- * or comma inside a comment or a string is never taken for structure.
+ * jsonc-parser finds the array and its elements; the layout around them is read from the text with
+ * comments blanked (same offsets), so a bracket or comma inside a comment is never taken for structure.
+ * (Its own `modify` re-formats what it inserts, and removes an element without the lines it stood
+ * on: a removal would not give back the file an addition was made to.)
  */
 
 /** A value's extent in the text: [start, end). */
@@ -13,65 +20,25 @@ interface Span {
   end: number;
 }
 
-/** The end of the string starting at `i` (its closing quote + 1). */
-function stringEnd(s: string, i: number): number {
-  let j = i + 1;
-  while (j < s.length && s[j] !== '"') j += s[j] === '\\' ? 2 : 1;
-  return j + 1;
+/**
+ * The text with every comment blanked (line ends kept), offsets unchanged. (jsonc-parser's own
+ * stripComments shifts them: it blanks the whitespace before a comment as well.)
+ */
+function blankComments(text: string): string {
+  const out = text.split('');
+  const scanner = createScanner(text, false);
+  for (let kind = scanner.scan(); kind !== EOF; kind = scanner.scan()) {
+    if (kind !== LINE_COMMENT && kind !== BLOCK_COMMENT) continue;
+    const start = scanner.getTokenOffset();
+    for (let i = start; i < start + scanner.getTokenLength(); i++) if (out[i] !== '\n' && out[i] !== '\r') out[i] = ' ';
+  }
+  return out.join('');
 }
 
 const skipWs = (s: string, i: number): number => {
   while (i < s.length && /\s/.test(s[i]!)) i++;
   return i;
 };
-
-/** The end of the value starting at `i` (a string, object, array or literal). */
-function valueEnd(s: string, i: number): number {
-  const c = s[i];
-  if (c === '"') return stringEnd(s, i);
-  if (c !== '{' && c !== '[') {
-    while (i < s.length && !/[\s,\]}]/.test(s[i]!)) i++;
-    return i;
-  }
-  let depth = 0;
-  for (let j = i; j < s.length; j++) {
-    const d = s[j];
-    if (d === '"') j = stringEnd(s, j) - 1;
-    else if (d === '{' || d === '[') depth++;
-    else if (d === '}' || d === ']') {
-      if (--depth === 0) return j + 1;
-    }
-  }
-  throw new Error('unbalanced brackets');
-}
-
-/** The items of the object or array whose opening bracket is at `open`: each key (objects) and value span. */
-function items(s: string, open: number): { key?: string; value: Span }[] {
-  const out: { key?: string; value: Span }[] = [];
-  const isObject = s[open] === '{';
-  let i = skipWs(s, open + 1);
-  while (i < s.length && s[i] !== '}' && s[i] !== ']') {
-    let key: string | undefined;
-    if (isObject) {
-      const kEnd = stringEnd(s, i);
-      key = JSON.parse(s.slice(i, kEnd)) as string;
-      i = skipWs(s, kEnd);
-      i = skipWs(s, i + 1); // past ':'
-    }
-    const end = valueEnd(s, i);
-    out.push({ key, value: { start: i, end } });
-    i = skipWs(s, end);
-    if (s[i] === ',') i = skipWs(s, i + 1);
-  }
-  return out;
-}
-
-/** The top-level object's member `key`: where its value is. */
-function member(stripped: string, key: string): Span | undefined {
-  const root = skipWs(stripped, 0);
-  if (stripped[root] !== '{') return undefined;
-  return items(stripped, root).find((m) => m.key === key)?.value;
-}
 
 const lineStartOf = (s: string, i: number) => s.lastIndexOf('\n', i - 1) + 1;
 const lineEndOf = (s: string, i: number) => {
@@ -97,11 +64,12 @@ function layout(value: unknown, like: { multiline: boolean; indent: string; unit
 
 /** The array at the top-level member `key`, or a one-line reason it cannot be edited. */
 function arrayAt(text: string, key: string): { stripped: string; array: Span; elements: Span[] } {
-  const stripped = stripJsonc(text, false);
-  const array = member(stripped, key);
-  if (!array) throw new Error(`no top-level "${key}" to edit`);
-  if (stripped[array.start] !== '[') throw new Error(`"${key}" is not an array`);
-  return { stripped, array, elements: items(stripped, array.start).map((e) => e.value) };
+  const root = parseTree(text, [], { allowTrailingComma: true });
+  const node = root?.type === 'object' ? findNodeAtLocation(root, [key]) : undefined;
+  if (!node) throw new Error(`no top-level "${key}" to edit`);
+  if (node.type !== 'array') throw new Error(`"${key}" is not an array`);
+  const span = (n: { offset: number; length: number }): Span => ({ start: n.offset, end: n.offset + n.length });
+  return { stripped: blankComments(text), array: span(node), elements: (node.children ?? []).map(span) };
 }
 
 /** The text with `value` appended to the array at the top-level member `key`, laid out as its last element is. */

@@ -145,7 +145,7 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
       ...(s.kind === 'web' ? { include: s.include ?? [], exclude: s.exclude } : sourceFiles(s, profiles.get(profileOf[i]!))),
       profile: profileOf[i]!,
       url,
-      root: path ? abs(path) : git ? resolve(checkouts, checkoutFolder(s.name, index, url)) : resolve(checkouts, s.name),
+      root: path ? abs(path) : git ? resolve(checkouts, checkoutFolder(s.name, index)) : resolve(checkouts, s.name),
       ...(git ? { checkout: path ? { index } : { index, formerRoot: resolve(checkouts, s.name) } } : {}),
       chunking: { ...c.chunking, ...chunking },
       maxDeleteShare: s.maxDeleteShare ?? c.maxDeleteShare,
@@ -191,12 +191,12 @@ export function indexIdentity(db: string): string {
 }
 
 /**
- * A git source's default checkout folder: its name, and a hash of the index it serves and its
- * upstream. Two configs side by side (one checkouts folder) never share a checkout, and a checkout
- * only ever fetches one upstream, so its remote-tracking branch holds that upstream's commits alone.
+ * A git source's default checkout folder: its name and a hash of the index it serves, so two
+ * configs side by side (one checkouts folder) never share a checkout. (Not of the URL: a source whose
+ * URL changes keeps its checkout and fetches from the new one, as before.)
  */
-export function checkoutFolder(name: string, index: string, url: string): string {
-  return `${name}-${shortHash(`${index}\n${redactUrl(url)}`).slice(0, 10)}`;
+export function checkoutFolder(name: string, index: string): string {
+  return `${name}-${shortHash(index).slice(0, 10)}`;
 }
 
 function isLocalPath(url: string): boolean {

@@ -92,6 +92,10 @@ const webFields = {
   /** Sent with every request; values never logged. */
   headers: z.optional(z.record(z.string().check(z.regex(/^[A-Za-z0-9-]+$/, 'an HTTP header name')), z.string())),
   allowOrigins: z.optional(z.array(z.url({ protocol: /^https?$/ }))),
+  /** A host answering 429/503 with a longer Retry-After than this is asked nothing more this run. */
+  maxRetryAfterMs: z.optional(int(1000, 86_400_000)),
+  /** The crawl stops asking for pages this long after it started (pages not reached keep their indexed copy). */
+  deadlineMs: z.optional(int(1000, 7 * 86_400_000)),
 };
 
 export const sourceSchema = z

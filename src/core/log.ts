@@ -1,6 +1,7 @@
 import pino, { type Logger } from 'pino';
 import { isatty } from 'node:tty';
 import { prettyDestination, terminalJsonDestination } from './pretty-log.ts';
+import { redactDeep } from './redact.ts';
 
 export type { Logger };
 
@@ -16,6 +17,10 @@ export const REDACT_PATHS = [
   '*.key',
   'token',
   '*.token',
+  'password',
+  '*.password',
+  'headers.*',
+  '*.headers.*',
 ];
 
 /**
@@ -29,7 +34,17 @@ export function createLogger(opts: { level?: string; fd?: 1 | 2; configLevel?: s
   const tty = isatty(fd);
   const pretty = tty && process.env.RAGSYNC_LOG_FORMAT !== 'json';
   return pino(
-    { level, base: undefined, redact: { paths: REDACT_PATHS, censor: '[redacted]' } },
+    {
+      level,
+      base: undefined,
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      // Messages and values too: an error's text may carry a URL with its password, a header, a key.
+      hooks: {
+        logMethod(args, method) {
+          method.apply(this, args.map((a) => redactDeep(a)) as Parameters<typeof method>);
+        },
+      },
+    },
     pretty ? prettyDestination(fd) : tty ? terminalJsonDestination(fd) : pino.destination({ fd, sync: true }),
   );
 }

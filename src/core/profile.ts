@@ -49,6 +49,12 @@ export interface Expansion {
   via: string;
 }
 
+/**
+ * A profile's opinion of one candidate of a query, read from its heading path and content: a
+ * factor on its score (1: no opinion, above 1: more likely the answer, below: less).
+ */
+export type CandidatePrior = (candidate: { heading: string; content: string }) => number;
+
 /** A parameter of an agent tool, as MCP and the AI SDK describe it. */
 export interface ToolParam {
   name: string;
@@ -120,6 +126,13 @@ export interface Profile {
    * they join the other expansions' list below the query's words.
    */
   readonly expansionWeight?: number;
+  /**
+   * What the structure of its chunks says about a query's candidates (code: the chunk that
+   * defines an identifier the query names, above tests and imports that only mention it). Called
+   * once per query, cheap; null: no opinion. Search applies it to the head of the ranked list when
+   * every searched source is of this profile.
+   */
+  candidatePrior?(query: string): CandidatePrior | null;
   /** Agent tools it brings (MCP and AI SDK). */
   readonly tools?: readonly ToolSpec[];
   /**

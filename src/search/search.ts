@@ -1,7 +1,7 @@
 import type { Config } from '../config/load.ts';
 import { selectSources } from '../config/select.ts';
 import { RagsyncError, EXIT } from '../core/errors.ts';
-import type { Expansion, FilterSpec } from '../core/profile.ts';
+import type { CandidatePrior, Expansion, FilterSpec } from '../core/profile.ts';
 import { defaultAnalyzer, queryTerms, type Analyzer } from '../core/text/analyzer.ts';
 import type { ChunkFilter, ChunkHit, StoredHit } from '../core/types.ts';
 import type { ChunkText, RefScore } from '../storage/roles.ts';
@@ -57,6 +57,8 @@ export interface Explain {
   rerank?: number;
   /** The passage holds the query's words in order (the literal stage ranked it above the others). */
   literal?: boolean;
+  /** The factor its profile's candidate prior put on its score (Profile.candidatePrior), when not 1. */
+  prior?: number;
 }
 
 export interface SearchResult extends ChunkHit {
@@ -136,7 +138,13 @@ interface SearchPlan {
   /** Depth of the vector list. */
   vectorN: number;
   expansions: Expansions;
+  /** The searched profile's opinion of candidates (Profile.candidatePrior), and the factors it gave. */
+  prior: CandidatePrior | null;
+  priors: Map<number, number>;
 }
+
+/** Candidates of the fused list a profile's prior weighs: the head the answer comes from, with room to move up. */
+const PRIOR_DEPTH = 30;
 
 /** What `retrieve` brings: the ranked lists fusion takes. */
 interface Retrieved {
@@ -378,7 +386,7 @@ export class Searcher {
     timed?.lap('retrieve', () => `keyword ${got.kw.length}, vector ${got.vec.length}, ${count(got.lists.length, 'expansion list')}, ${got.literal.size} holding the query as written`);
     const trust = this.weigh(plan, got);
     timed?.lap('weigh', () => (trust ? trust.why : `single list (${req.mode})`));
-    const fused = this.fuse(plan, got, trust);
+    const fused = await this.weighByPrior(plan, this.fuse(plan, got, trust), chunks);
     timed?.lap('fuse', () => `${count(fused.length, 'candidate')} by reciprocal rank fusion (${req.mode})`);
     const collapsed = await this.collapse(plan, fused, chunks, got.vec.length);
     // The vector head the plan read ran short after collapse: again, at full depth.
@@ -432,7 +440,36 @@ export class Searcher {
     // Expansions join hybrid search only: keyword and vector modes stay the literal single legs.
     const expansions = mode === 'hybrid' ? await this.expansionsOf(q, req, filter.sources) : NO_EXPANSIONS;
     this.checkMinScore(req, expansions);
-    return { req, filter, analyzers, ownTerms, pool, needAll, perDoc, thins, vectorN, expansions };
+    return { req, filter, analyzers, ownTerms, pool, needAll, perDoc, thins, vectorN, expansions, prior: this.priorOf(q, filter.sources), priors: new Map() };
+  }
+
+  /** The candidate prior of the searched sources' profile, when they all share one that has it. */
+  private priorOf(q: string, sources: string[] | undefined): CandidatePrior | null {
+    const names = new Set(sources?.length ? sources : this.scope.sources.map((s) => s.name));
+    const profiles = new Set(this.scope.sources.filter((s) => names.has(s.name)).map((s) => this.scope.profiles.get(s.profile)));
+    const [only] = profiles;
+    return profiles.size === 1 && only!.candidatePrior ? only!.candidatePrior(q) : null;
+  }
+
+  /**
+   * The head of the fused list weighed by the profile's prior (its texts read: the later stages
+   * read them anyway) and reordered, passages holding the query as written still first.
+   */
+  private async weighByPrior(plan: SearchPlan, fused: Candidate[], chunks: ChunkCache): Promise<Candidate[]> {
+    const { prior, priors } = plan;
+    if (!prior || !fused.length) return fused;
+    const head = fused.slice(0, PRIOR_DEPTH);
+    await chunks.loadTexts(head.map((c) => c.ref));
+    for (const c of head) {
+      const t = chunks.texts.get(c.ref);
+      const f = t ? prior(t) : 1;
+      if (f === 1) continue;
+      priors.set(c.ref, f);
+      c.score = c.score >= 0 ? c.score * f : c.score / f;
+    }
+    if (!priors.size) return fused;
+    head.sort((a, b) => Number(!!b.literal) - Number(!!a.literal) || b.score - a.score || a.ref - b.ref);
+    return [...head, ...fused.slice(PRIOR_DEPTH)];
   }
 
   /** The ranked lists: the query's own keyword hits, the expansions' lists, the literal matches and the vector leg. */
@@ -606,6 +643,7 @@ export class Searcher {
           expansion: c.expansion ?? null,
           profileExpansion: c.profileExpansion ?? null,
           literal: !!c.literal,
+          ...(plan.priors.has(c.ref) ? { prior: plan.priors.get(c.ref)! } : {}),
           ...(rerankScores?.has(c.ref) ? { rerank: rerankScores.get(c.ref)! } : {}),
         };
       }

@@ -22,7 +22,7 @@ export async function checkBind(host: string, opts: { token: string | null; inse
   if (opts.token || (await bindsLoopback(host))) return null;
   if (!opts.insecure) {
     throw new RagsyncError(
-      `--host ${host} is reachable from other machines and no token is set: set $${opts.tokenEnv} (clients then send "Authorization: Bearer <token>"), bind 127.0.0.1, or pass --insecure-no-token to serve without one`,
+      `--host ${host} is reachable from other machines and no token is set: set $${opts.tokenEnv} (clients then send it as a bearer token), bind 127.0.0.1, or pass --insecure-no-token to serve without one`,
       EXIT.usage,
     );
   }

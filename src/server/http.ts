@@ -12,6 +12,7 @@ import { BadRequest, relatedParams, searchBody, searchParams, type Format } from
 import { turnTaker } from './turns.ts';
 import { servePage } from './page.ts';
 import { requestGuard, type RequestGuard } from './guard.ts';
+import { redactSecrets } from '../core/redact.ts';
 
 /** The env var holding the optional bearer token. */
 export const TOKEN_ENV = 'RAGSYNC_HTTP_TOKEN';
@@ -79,7 +80,8 @@ const shape = (results: SearchResult[], format: Format): unknown[] =>
  * a body over its limit → 413; other failures → 500 with a generic message (details in the log).
  */
 export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Server {
-  const log = opts.log ?? (() => {});
+  const given = opts.log ?? (() => {});
+  const log = (line: string) => given(redactSecrets(line));
   const turn = turnTaker();
   // Built at the first request: the rules depend on the address and port actually bound.
   let guard: RequestGuard | null = null;

@@ -27,6 +27,8 @@ export interface SnapshotContext {
 export interface SnapshotSkip {
   path: string;
   reason: string;
+  /** Left out as the source asks (robots.txt, noindex, a duplicate of its canonical page): the run is not partial for it. */
+  intended?: boolean;
 }
 
 /**
@@ -82,7 +84,11 @@ export const sourceKind = (kind: SourceConfig['kind']): SourceKind => KINDS[kind
  */
 export const snapshotSkips = (s: Snapshot | UnlistedSnapshot): SnapshotSkip[] =>
   'skipped' in s && Array.isArray(s.skipped)
-    ? (s.skipped as { url: string; reason: string }[]).map((p) => ({ path: p.url, reason: `${redactUrl(p.url)}: ${p.reason}` }))
+    ? (s.skipped as { url: string; reason: string; intended?: boolean }[]).map((p) => ({
+        path: p.url,
+        reason: `${redactUrl(p.url)}: ${p.reason}`,
+        ...(p.intended ? { intended: true } : {}),
+      }))
     : [];
 
 /** What a dry run of a source would fetch, when its kind can tell without fetching (web: new, to revalidate, to drop). */

@@ -24,6 +24,8 @@ export interface PlannedDocument {
 export interface SkippedFile {
   path: string;
   reason: string;
+  /** Left out as its source asks (a site's robots.txt, noindex, a duplicate page): listed, not a failure. */
+  intended?: boolean;
 }
 
 /**

@@ -79,7 +79,7 @@ async function* syncPlanned(ctx: SourceRunContext, job: SourceJob, planned: (pla
     result.deferred = plan.deferred;
     result.skippedFiles = plan.skipped;
     result.plan = plan;
-    for (const s of plan.skipped) ctx.log.warn({ source: source.name, path: s.path }, s.reason);
+    for (const s of plan.skipped) ctx.log[s.intended ? 'info' : 'warn']({ source: source.name, path: s.path }, s.reason);
     // Files a chunker left out or cut into line windows, with its reason (the code chunker: generated, grammar failed).
     for (const w of plan.write) if (w.doc.note) ctx.log[w.doc.note.level]({ source: source.name, path: w.doc.path }, w.doc.note.message);
     if (!(await guard(ctx, job, plan))) return { aborted: false };
@@ -92,7 +92,8 @@ async function* syncPlanned(ctx: SourceRunContext, job: SourceJob, planned: (pla
   ctx.log.info({ source: source.name, commit: plan.commitAfter, dryRun: ctx.dryRun, listed: plan.listed, read: plan.filesRead, planned: flatCounts(plan.counts) }, 'planned');
   yield { type: 'planned', source: source.name, plan };
   // Apply may leave out files that changed while it read them: partial is asked again after it.
-  const partial = () => plan.skipped.length > 0 || plan.deferred > 0;
+  // What a source left out as asked (a site's noindex pages) is listed but is not a failure.
+  const partial = () => plan.skipped.some((s) => !s.intended) || plan.deferred > 0;
   if (ctx.dryRun) {
     result.status = partial() ? 'partial' : 'ok';
     return { aborted: false };

@@ -65,9 +65,14 @@ describe.skipIf(!backend.ok)(backend.title('a web source through ragsync index r
     fp = r.fingerprint;
     expect(r.status).toBe('partial');
     const s = r.sources[0]!;
-    expect(s.skippedFiles.map((f) => f.path.slice(site.base.length)).sort()).toEqual(['/binary', '/huge.html', '/slow.html']);
+    expect(s.skippedFiles.filter((f) => !f.intended).map((f) => f.path.slice(site.base.length)).sort()).toEqual(['/binary', '/huge.html', '/slow.html']);
+    // What robots.txt disallows is listed too, as left out on purpose (not what makes the run partial).
+    expect(s.skippedFiles.filter((f) => f.intended).map((f) => f.reason).sort()).toEqual([
+      `${site.base}/private/admin.html: disallowed by robots.txt`,
+      `${site.base}/private/secret.html: disallowed by robots.txt`,
+    ]);
     // Each failure names its page and says why, in the run's result and in its record (status).
-    const reasons = s.skippedFiles.map((f) => f.reason).sort();
+    const reasons = s.skippedFiles.filter((f) => !f.intended).map((f) => f.reason).sort();
     expect(reasons).toEqual([
       `${site.base}/binary: not HTML, Markdown or text (image/png)`,
       expect.stringMatching(new RegExp(`^${site.base}/huge\\.html: over maxBytes`)),
@@ -76,7 +81,7 @@ describe.skipIf(!backend.ok)(backend.title('a web source through ragsync index r
     const store = openIndex({ db: config.db }, 'admin', { readOnly: true });
     try {
       const [run] = (await store.status()).runs;
-      expect(run!.sources[0]!.skippedFiles.map((f) => f.reason).sort()).toEqual(reasons);
+      expect(run!.sources[0]!.skippedFiles.filter((f) => !f.reason.endsWith('disallowed by robots.txt')).map((f) => f.reason).sort()).toEqual(reasons);
     } finally {
       await store.close();
     }

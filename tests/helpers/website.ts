@@ -79,6 +79,18 @@ function html(title: string, body: string, extraHead = ''): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>${esc(title)}</title>${extraHead}</head><body>${NAV('')}<main>${body}</main>${FOOTER}</body></html>`;
 }
 
+/** Listens on a free loopback port; the server's base URL. */
+export async function listenLoopback(server: Server): Promise<string> {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Closes a server and every connection it holds. */
+export async function closeServer(server: Server | null): Promise<void> {
+  server?.closeAllConnections();
+  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+}
+
 export interface RequestRecord {
   path: string;
   headers: IncomingHttpHeaders;
@@ -145,14 +157,12 @@ export class Website {
       if (reply.delayMs) setTimeout(send, reply.delayMs).unref();
       else send();
     });
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
-    this.base = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}`;
+    this.base = await listenLoopback(this.server);
     return this.base;
   }
 
   async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+    await closeServer(this.server);
   }
 
   /** Requests since the mark, by path. */

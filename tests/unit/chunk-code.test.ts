@@ -103,14 +103,15 @@ describe('code chunker', () => {
     for (const c of chunk('src/store.ts', TS).chunks) if (c.metadata.symbolType !== 'class') expect(c.content).toBe(lines(TS, c));
   });
 
-  it('a large function is cut at statement ends with its signature repeated, and no line is dropped', () => {
+  it('a large function is cut at statement ends with its signature repeated (its name\'s words in the head part only), and no line is dropped', () => {
     const body = Array.from({ length: 60 }, (_, i) => `  const v${i} = compute(${i}, 'some argument text to make the line longer');`).join('\n');
     const text = `export async function bigOne(a: number, b: string): Promise<void> {\n${body}\n}\n`;
     const { chunks } = chunk('big.ts', text);
     expect(chunks.length).toBeGreaterThan(2);
     chunks.forEach((c, i) => {
       expect(c.metadata).toMatchObject({ symbolName: 'bigOne', part: i + 1, parts: chunks.length });
-      expect(c.text.startsWith('export async function bigOne(a: number, b: string): Promise<void>\nbig one\n\n')).toBe(true);
+      const header = `export async function bigOne(a: number, b: string): Promise<void>\n${i === 0 ? 'big one\n' : ''}\n`;
+      expect(c.text.startsWith(header)).toBe(true);
     });
     // Contiguous, covering every line, each cut after a whole statement.
     expect(chunks[0]!.startLine).toBe(1);
@@ -128,6 +129,17 @@ describe('code chunker', () => {
     expect(chunks.flatMap((c) => (c.metadata.symbols as string[] | undefined) ?? [c.metadata.symbolName])).toEqual(
       Array.from({ length: 12 }, (_, i) => `f${i}`),
     );
+  });
+
+  it('a pack names every symbol it holds: its heading, and its text leads with each name\'s words', () => {
+    const text = ['getCachedResult', 'setCachedResult', 'clearCache'].map((n) => `export function ${n}(): void {\n  run();\n}\n`).join('\n');
+    const packs = chunk('cache.ts', text).chunks.filter((c) => ((c.metadata.symbols as string[] | undefined)?.length ?? 0) > 1);
+    expect(packs.length).toBeGreaterThan(0);
+    for (const p of packs) {
+      const names = p.metadata.symbols as string[];
+      expect(p.heading).toBe(`cache.ts › ${names.join(', ')}`);
+      for (const n of names) expect(p.text.split('\n\n')[0]).toContain(n.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase());
+    }
   });
 
   it('Python: decorated classes and methods, docstrings', () => {

@@ -6,7 +6,7 @@ import { REPO_ROOT } from '../helpers/tmp.ts';
 
 /** Every eval file the repository ships parses, with unique ids and a kind from the known list. */
 
-const KINDS = new Set(['term', 'question', 'en', 'english', 'zh', 'en-question', 'zh-paraphrase', 'zh-question', 'quote', 'concept', 'pinyin']);
+const KINDS = new Set(['term', 'question', 'en', 'english', 'zh', 'en-question', 'zh-paraphrase', 'zh-question', 'quote', 'concept', 'pinyin', 'identifier']);
 const SOURCES = new Set(['classics', 'bookmarks', 'code']);
 
 function jsonl(dir: string): string[] {
@@ -77,6 +77,19 @@ describe('eval files', () => {
     const ids = [...tune, ...untouched].map((c) => c.id);
     expect(new Set(ids).size).toBe(ids.length);
     // A rule chosen on the tuning half is judged on passages it never saw.
+    const pairs = (cs: typeof tune) => new Set(cs.flatMap((c) => c.gold.flatMap((g) => g.evidence.map((e) => `${g.path}\t${e}`))));
+    const seen = pairs(tune);
+    expect([...pairs(untouched)].filter((p) => seen.has(p))).toEqual([]);
+  });
+
+  it('code ranking sets: ≥ 100 questions, identifiers, English and Chinese in both halves, no symbol in both', () => {
+    const read = (half: string) => readEvalFile(join(REPO_ROOT, 'eval', half, 'code.jsonl'));
+    const [tune, untouched] = [read('tune'), read('untouched')];
+    expect(tune.length + untouched.length).toBeGreaterThanOrEqual(100);
+    for (const half of [tune, untouched]) {
+      expect(new Set(half.map((c) => c.kind))).toEqual(new Set(['identifier', 'en-question', 'zh-question']));
+      for (const c of half) expect(c.source, c.id).toBe('code');
+    }
     const pairs = (cs: typeof tune) => new Set(cs.flatMap((c) => c.gold.flatMap((g) => g.evidence.map((e) => `${g.path}\t${e}`))));
     const seen = pairs(tune);
     expect([...pairs(untouched)].filter((p) => seen.has(p))).toEqual([]);

@@ -11,7 +11,7 @@ export { CODE_EXCLUDES } from './excludes.ts';
 export { CODE_INCLUDE } from './languages.ts';
 
 /** Bump when the output of the same input changes: every document is then re-chunked. */
-const VERSION = 1;
+const VERSION = 2;
 const SEPARATOR = HEADING_SEPARATOR;
 
 /**
@@ -76,8 +76,14 @@ function toChunk(path: string, language: string, p: Piece): Chunk {
   }
   const parent = sym.parent;
   const names = p.symbols.map((s) => s.name);
-  // A pack's members each show their own signature in the code; one symbol's leads the text.
-  const header = [parent?.signature, ...(p.symbols.length === 1 ? [sym.signature, nameWords(sym.name)] : [])].filter((h): h is string => !!h);
+  // A pack's members each show their own signature in the code, and every name's words lead the
+  // text; one symbol's signature leads its text, its name's words only its head part's (a later
+  // part is the same symbol's body, not what its name is about).
+  const tail = !!p.part && p.part[0] > 1;
+  const header = [
+    parent?.signature,
+    ...(p.symbols.length === 1 ? [sym.signature, tail ? null : nameWords(sym.name)] : p.symbols.map((s) => nameWords(s.name))),
+  ].filter((h): h is string => !!h);
   const qualified = parent ? `${parent.name}.${sym.name}` : sym.name;
   return {
     key: `${path}#${qualified}${p.part && p.part[0] > 1 ? `~p${p.part[0]}` : ''}`,

@@ -3,6 +3,8 @@ import { Searcher } from '../../search/search.ts';
 import { createReranker } from '../../search/rerank.ts';
 import { EXIT } from '../../core/errors.ts';
 import { collect, config, configOption, out, positiveInt, withDimensions } from '../options.ts';
+import { say } from '../say.ts';
+import { visible } from '../../core/text/visible.ts';
 import { summaryOf } from '../help.ts';
 
 export function register(program: Command): void {
@@ -24,17 +26,17 @@ export function register(program: Command): void {
       if (!cfg.chat) throw noChat('ask');
       const req = parseChatRequest({ messages: [{ role: 'user', parts: [{ type: 'text', text: question }] }], source: o.source, k: o.k }, cfg.chat);
       const searcher = Searcher.open(cfg, undefined, createReranker(cfg), { oneShot: true });
-      const answerer = new Answerer(searcher, cfg.chat, { log: (l) => process.stderr.write(`ragsync ask: ${l}\n`) });
+      const answerer = new Answerer(searcher, cfg.chat, { log: (l) => say(l, 'ragsync ask') });
       try {
         const stream = answerer.stream(req);
-        const a = await collectAnswer(stream, o.json ? undefined : (d) => process.stdout.write(d));
+        const a = await collectAnswer(stream, o.json ? undefined : (d) => process.stdout.write(visible(d)));
         if (o.json) out(JSON.stringify({ answer: a.text, sources: a.sources, error: a.error }));
         else {
           process.stdout.write('\n');
           if (a.sources.length) out(`\n${sourceLines(a.sources).join('\n')}`);
         }
         if (a.error) {
-          process.stderr.write(`ragsync ask: the answer failed: ${a.error}\n`);
+          say(`the answer failed: ${a.error}`, 'ragsync ask');
           process.exitCode = EXIT.failed;
         }
       } finally {

@@ -5,14 +5,20 @@ import { CHAT_PRESETS, resolveCall, type ResolvedCall } from '../../config/model
 import { resolveRemote } from '../../config/presets.ts';
 import { rerankerFromEnv, rerankSettings } from '../../search/rerank.ts';
 import { readApiKey } from '../../core/remote/env.ts';
-import { redactUrl } from '../../core/redact.ts';
+import { redactDeep, redactUrl } from '../../core/redact.ts';
+import { isDatabaseUrl, shownDb } from '../../core/db-url.ts';
 import { config, configOption, out } from '../options.ts';
 
 /**
  * The config as ragsync reads it: paths absolute, defaults and the provider's preset filled in.
- * No secret: credentials in URLs are masked, and of an API key only whether its variable is set.
+ * No secret: credentials in URLs (the db's included) and every header value are masked, and of an
+ * API key only whether its variable is set.
  */
 export function resolvedConfig(cfg: Config) {
+  return redactDeep(resolvedFields(cfg)) as ReturnType<typeof resolvedFields>;
+}
+
+function resolvedFields(cfg: Config) {
   const e = cfg.embedder;
   const embedder =
     e.provider === 'hash'
@@ -24,7 +30,7 @@ export function resolvedConfig(cfg: Config) {
         })();
   return {
     file: cfg.file,
-    db: cfg.db,
+    db: shownDb(cfg.db),
     checkouts: cfg.checkouts,
     embedder,
     chat: cfg.chat ? { ...cfg.chat, ...shownCall(resolveCall(cfg.chat.provider, CHAT_PRESETS[cfg.chat.provider], cfg.chat)) } : null,
@@ -32,6 +38,7 @@ export function resolvedConfig(cfg: Config) {
     // A folder source has no branch (the schema's default is git's).
     sources: cfg.sources.map(({ branch, ...s }) => ({ ...s, ...(s.kind === 'git' ? { url: redactUrl(s.url ?? ''), branch } : {}) })),
     daemon: cfg.daemon,
+    serve: cfg.serve,
     search: cfg.search,
     logLevel: cfg.logLevel ?? null,
   };
@@ -81,7 +88,7 @@ function notes(cfg: Config, resolved: ReturnType<typeof resolvedConfig>): string
     if (r && 'apiKeyEnv' in r && r.apiKeyEnv && !readApiKey(r.apiKeyEnv)) n.push(`${block}: environment variable ${r.apiKeyEnv} is not set: ${block === 'chat' ? 'serve, daemon --serve and ask refuse to start' : 'searches keep the fused order'} until it is`);
   }
   for (const s of cfg.sources) if (s.kind === 'dir' && !existsSync(s.root)) n.push(`source "${s.name}": the folder ${s.root} does not exist`);
-  if (!existsSync(cfg.db)) n.push(`no index yet at ${cfg.db}: \`ragsync index\` builds it`);
+  if (!isDatabaseUrl(cfg.db) && !existsSync(cfg.db)) n.push(`no index yet at ${cfg.db}: \`ragsync index\` builds it`);
   return n;
 }
 

@@ -3,6 +3,7 @@ import { configOption } from '../config-option.ts';
 import { keepYoungGenerationSmall } from '../heap.ts';
 import { RagsyncError, EXIT } from '../../core/errors.ts';
 import { describeIoError } from '../../core/io-errors.ts';
+import { say } from '../say.ts';
 
 export function register(program: Command): void {
   program
@@ -29,14 +30,14 @@ export function register(program: Command): void {
           const cfg = await withDimensions(config(o));
           searcher = Searcher.open(cfg);
           const { answererFor } = await import('../answerer.ts');
-          answerer = await answererFor(cfg, searcher, (l) => process.stderr.write(`ragsync mcp: ${l}\n`)).catch(async (err: unknown) => {
+          answerer = await answererFor(cfg, searcher, (l) => say(l, 'ragsync mcp')).catch(async (err: unknown) => {
             await (searcher as InstanceType<typeof Searcher>).close();
             throw err;
           });
         } catch (err) {
           const words = err instanceof RagsyncError ? err.message : describeIoError(err);
           if (!words) throw err;
-          process.stderr.write(`ragsync: ${words}\n`);
+          say(words);
           searcher = new RagsyncError(words, EXIT.usage);
         }
         // Searchers opened over the config as the source tools changed it (the answerer keeps the first).

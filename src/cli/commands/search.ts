@@ -8,6 +8,7 @@ import { errorLine } from '../error-line.ts';
 import { createEmbedder } from '../../embedding/create.ts';
 import { createLogger } from '../../core/log.ts';
 import { collect, config, configOption, out, positiveInt, withDimensions } from '../options.ts';
+import { say } from '../say.ts';
 
 const number = (name: string) => (v: string) => {
   const n = Number(v);
@@ -83,7 +84,7 @@ Scores depend on --mode: hybrid gives fused RRF scores (at most 0.0328 with weig
           expand: o.expand,
         };
         const { results, rerankError, expansions, stages } = await searcher.searchDetailed(query, opts);
-        if (rerankError) process.stderr.write(`ragsync: rerank failed, fused order kept: ${rerankError}\n`);
+        if (rerankError) say(`rerank failed, fused order kept: ${rerankError}`);
         // Which vectors answered: in the text output and the log, never in the JSON array (the contract).
         const fingerprint = searcher.embedder.info.fingerprint;
         log.info({ fingerprint, results: results.length }, 'searched');

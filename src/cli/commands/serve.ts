@@ -4,6 +4,7 @@ import { createReranker } from '../../search/rerank.ts';
 import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
 import { checkBind } from '../../server/bind.ts';
 import { config, configOption, withDimensions } from '../options.ts';
+import { say } from '../say.ts';
 import { healthReport, storeHealth } from '../../daemon/health.ts';
 import { healthOptions } from '../../daemon/schedule.ts';
 import { keepYoungGenerationSmall } from '../heap.ts';
@@ -25,12 +26,12 @@ export function register(program: Command): void {
       const cfg = await withDimensions(config(o));
       const token = process.env[TOKEN_ENV] || null;
       const warning = await checkBind(o.host, { token, insecure: !!o.insecureNoToken, tokenEnv: TOKEN_ENV });
-      if (warning) process.stderr.write(`ragsync serve: warning: ${warning}\n`);
+      if (warning) say(`warning: ${warning}`, 'ragsync serve');
       keepYoungGenerationSmall();
       const searcher = Searcher.open(cfg, undefined, createReranker(cfg));
       // /healthz judges the run history against the configured schedule, as the daemon's does.
       const judged = healthOptions(cfg);
-      const log = (l: string) => process.stderr.write(`ragsync serve: ${l}\n`);
+      const log = (l: string) => say(l, 'ragsync serve');
       const chat = await answererFor(cfg, searcher, log);
       const server = createHttpServer(searcher, {
         token,

@@ -19,7 +19,10 @@ export interface Analyzer {
   normalize(text: string): string;
   /** Applied before them, to what case still tells (identifiers in camelCase: their words). */
   readonly beforeFold?: (text: string) => string;
-  /** Dropped from queries only (indexed text keeps everything). Longest first where one contains another. */
+  /**
+   * Dropped from queries only (indexed text keeps everything). Longest first where one contains
+   * another; a Latin word only as a whole word.
+   */
   readonly queryStopWords?: readonly string[];
 }
 
@@ -94,7 +97,12 @@ function stopRe(a: Analyzer): RegExp | null {
   let re = stopRes.get(a);
   if (re === undefined) {
     const words = a.queryStopWords ?? [];
-    re = words.length ? new RegExp(words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gu') : null;
+    // A Latin word is dropped whole ("the", not the end of "other"); CJK words wherever they occur.
+    const alt = words.map((w) => {
+      const e = w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      return /^[a-z0-9']+$/.test(w) ? `(?<![\\p{L}\\p{N}])${e}(?![\\p{L}\\p{N}])` : e;
+    });
+    re = words.length ? new RegExp(alt.join('|'), 'gu') : null;
     stopRes.set(a, re);
   }
   return re;

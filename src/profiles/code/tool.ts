@@ -18,6 +18,8 @@ export function codeHit(h: ToolHit) {
     endLine: h.endLine ?? null,
     location: lines ? `${h.path}:${lines}` : h.path,
     symbol: str(m.symbolName),
+    // A pack of small neighbours: every symbol it holds.
+    ...(strings(m.symbols).length ? { symbols: strings(m.symbols) } : {}),
     symbolType: str(m.symbolType),
     parentSymbol: str(m.parentSymbol),
     signature: str(m.signature),

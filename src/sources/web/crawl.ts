@@ -2,18 +2,27 @@ import { createHash } from 'node:crypto';
 import { parseHtml, type HtmlPreparer, type PreparedText } from '../../core/html-page.ts';
 import { frontMatter, HTML, MARKDOWN, PLAIN } from '../../core/media-type.ts';
 import type { ReadFile, Snapshot, SourceFile } from '../types.ts';
+import { decodePage } from './charset.ts';
+import { gunzipCapped, isGzip } from './content-encoding.ts';
+import { robotsDirectives } from './directives.ts';
 import { fetchOnce, type Fetched } from './http.ts';
-import { pageLinks } from './links.ts';
+import { pageLinks, pageText } from './links.ts';
 import { ALLOW_ALL, DISALLOW_ALL, parseRobots, type RobotsRules } from './robots.ts';
 import { markdownLinks, readSitemap } from './sitemap.ts';
 import { decodeStamp, encodeStamp } from './stamp.ts';
+import { RequestGate } from './throttle.ts';
 import type { WebOptions } from './types.ts';
 import { looksLikeFile, normalizeUrl, urlMatcher } from './url.ts';
 
-/** A page not indexed this run, and why (a page already indexed keeps its stored copy). */
+/**
+ * A page not indexed this run, and why (a page already indexed keeps its stored copy, unless the
+ * site asked for it to go: noindex, a duplicate of its canonical page, disallowed by robots.txt).
+ */
 export interface SkippedPage {
   url: string;
   reason: string;
+  /** Left out as the site asks (robots.txt, noindex, a duplicate of its canonical): not a failure. */
+  intended?: boolean;
 }
 
 export interface CrawlStats {
@@ -29,6 +38,8 @@ export interface CrawlStats {
   disallowed: number;
   /** Pages answered 404 or 410. */
   gone: number;
+  /** 429 and 503 answers (each waited out before the host was asked again). */
+  throttled: number;
 }
 
 /**
@@ -54,10 +65,13 @@ export interface WebSnapshot extends Snapshot {
 const MARKDOWN_TYPES = /^(text\/markdown|text\/x-markdown|text\/plain)\b/;
 const MARKDOWN_ONLY = /^(text\/markdown|text\/x-markdown)\b/;
 const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)\b/;
+/** Sitemaps read at most per crawl, and how deep sitemap indexes may nest. */
 const MAX_SITEMAPS = 50;
+const MAX_SITEMAP_DEPTH = 3;
+/** A 429/503 page is asked for again at most this many times. */
+const MAX_RETRIES = 3;
 
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Page {
   bytes?: Buffer;
@@ -81,18 +95,25 @@ export interface CrawlRun {
 }
 
 /** A page indexed before media types were recorded was stored converted: Markdown. */
+/** A page indexed before media types were recorded was stored converted: Markdown. */
 const mediaTypeOfStamp = (stamp: string) => decodeStamp(stamp)?.mediaType ?? MARKDOWN;
 
 /**
- * Crawls a site into a snapshot whose files are its pages: the path is the page's canonical URL,
- * the content the page as served (in UTF-8; HTML is converted to Markdown by the content step
- * before chunking, a Markdown page gets its URL as front matter), the media type the
- * Content-Type's, the stamp the content hash with the server's validators and the media type.
- * `known` (URL → stamp, from the index) makes the crawl incremental: each known page is asked for
- * with If-None-Match and If-Modified-Since, and a 304 lists it unchanged with nothing read; a
- * 404 or 410 leaves it out (the run removes it, through the delete guard); any other failure keeps
- * it listed as it was. robots.txt is read first and a path it disallows is never requested; its
- * Crawl-delay, when longer than delayMs, spaces the requests. See CrawlRun for `run`.
+ * Crawls a site into a snapshot whose files are its pages: the path is the page's URL (where it
+ * was fetched, after redirects), the content the page as served (decoded to UTF-8; HTML is
+ * converted to Markdown by the content step before chunking, a Markdown page gets its URL as
+ * front matter), the media type the Content-Type's, the stamp the content hash with the server's
+ * validators and the media type. `known` (URL → stamp, from the index) makes the crawl
+ * incremental: each known page is asked for with If-None-Match and If-Modified-Since, and a 304
+ * lists it unchanged with nothing read; a 404 or 410 leaves it out (the run removes it, through
+ * the delete guard); any other failure keeps it listed as it was.
+ *
+ * Polite as a search engine's crawler: robots.txt is read first (redirects followed; 4xx allows
+ * everything, 5xx or no answer nothing) and a path it disallows is never requested; its
+ * Crawl-delay, when longer than delayMs, spaces the requests; a 429 or 503 holds every request to
+ * that host for its Retry-After (with backoff, capped, within the deadline); noindex pages are not
+ * indexed and nofollow pages' links not followed; a page whose canonical page has the same text is
+ * left out as its duplicate. Every page not indexed is in `skipped` with why. See CrawlRun for `run`.
  */
 export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string>, run: CrawlRun = {}): Promise<WebSnapshot> {
   const { signal, dryRun = false, prepareHtml } = run;
@@ -100,45 +121,77 @@ export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string
   if (!start) throw new Error(`not an http(s) URL: ${o.url ?? o.sitemap}`);
   const origins = new Set([new URL(start).origin, ...o.allowOrigins.flatMap((a) => normalizeUrl(a) ?? []).map((a) => new URL(a).origin)]);
   const inScope = urlMatcher(o.include, o.exclude);
-  const stats: CrawlStats = { requests: 0, bytes: 0, notModified: 0, fetched: 0, disallowed: 0, gone: 0 };
+  const stats: CrawlStats = { requests: 0, bytes: 0, notModified: 0, fetched: 0, disallowed: 0, gone: 0, throttled: 0 };
   const skipped: SkippedPage[] = [];
   const pages = new Map<string, Page>();
   const robots = new Map<string, RobotsRules>();
-  let lastSlot = 0;
+  const deadlineAt = o.deadlineMs ? Date.now() + o.deadlineMs : Number.POSITIVE_INFINITY;
   let delay = o.delayMs;
+  const gate = new RequestGate({ delayMs: () => delay, maxWaitMs: o.maxRetryAfterMs, deadlineAt, signal });
 
-  /** One request, spaced by the crawl delay: each takes the next free slot, delay after the one before. */
-  const get = async (url: string, validators: { etag?: string; lastModified?: string } = {}): Promise<Fetched> => {
-    const slot = Math.max(Date.now(), lastSlot + delay);
-    lastSlot = slot;
-    if (slot > Date.now()) await sleep(slot - Date.now());
-    stats.requests++;
-    const f = await fetchOnce(url, { headers: o.headers, userAgent: o.userAgent, timeoutMs: o.timeoutMs, maxBytes: o.maxBytes, ...validators });
-    if (f.kind === 'body') stats.bytes += f.body.length;
-    return f;
+  /**
+   * One request, spaced by the crawl delay and held while its host asked to be left alone; a 429
+   * or 503 is asked again after the wait (a few times). A host stopped for the run answers an
+   * error without a request.
+   */
+  const get = async (url: string, validators: { etag?: string; lastModified?: string } = {}, retries = MAX_RETRIES): Promise<Fetched> => {
+    const host = new URL(url).host;
+    for (let attempt = 0; ; attempt++) {
+      if (!(await gate.acquire(host))) return { kind: 'error', reason: gate.stoppedWhy(host) ?? 'stopped' };
+      stats.requests++;
+      const f = await fetchOnce(url, { headers: o.headers, userAgent: o.userAgent, timeoutMs: o.timeoutMs, maxBytes: o.maxBytes, ...validators });
+      if (f.kind === 'body') stats.bytes += f.wireBytes;
+      if (f.kind !== 'status' || (f.status !== 429 && f.status !== 503)) {
+        gate.answered(host);
+        return f;
+      }
+      stats.throttled++;
+      if (!gate.throttled(host, f.retryAfterMs, f.status)) return { kind: 'error', reason: gate.stoppedWhy(host)! };
+      if (attempt >= retries) return f;
+    }
   };
 
+  /**
+   * robots.txt as RFC 9309 reads it: redirects followed (five at most; its rules apply to the
+   * origin asked for), 4xx (or more redirects) allows everything, 5xx, 429 or no answer allows
+   * nothing this run. Matched by the product token (`ragsync`), not the whole User-Agent.
+   */
   const robotsOf = async (origin: string): Promise<RobotsRules> => {
     let r = robots.get(origin);
     if (r) return r;
-    const f = await get(`${origin}/robots.txt`);
-    if (f.kind === 'body') r = parseRobots(`${origin}/robots.txt`, f.body.toString('utf8'), o.userAgent);
-    // RFC 9309: unreachable (5xx, no answer) means crawl nothing; not there (4xx) means crawl anything.
-    else if ((f.kind === 'status' && f.status >= 500) || f.kind === 'error') {
+    const url = `${origin}/robots.txt`;
+    let at = url;
+    // Not asked again on a 429/503 (that host's wait still holds): robots.txt is unreachable this run.
+    let f = await get(at, {}, 0);
+    for (let hops = 0; f.kind === 'redirect' && hops < 5; hops++) {
+      const next = f.location ? normalizeUrl(f.location, at) : null;
+      if (!next) break;
+      f = await get((at = next), {}, 0);
+    }
+    const failed = f.kind === 'error' ? f.reason : f.kind === 'too-large' ? `over maxBytes (${f.bytes} bytes)` : f.kind === 'status' && (f.status >= 500 || f.status === 429) ? `HTTP ${f.status}` : null;
+    if (f.kind === 'body') r = parseRobots(url, f.body.toString('utf8'), o.robotsToken);
+    else if (failed !== null) {
       r = DISALLOW_ALL;
-      skipped.push({ url: `${origin}/robots.txt`, reason: `robots.txt unreachable (${f.kind === 'error' ? f.reason : `HTTP ${f.status}`}): nothing crawled on ${origin}` });
+      skipped.push({ url, reason: `robots.txt unreachable (${failed}): nothing crawled on ${origin} this run` });
     } else r = ALLOW_ALL;
     robots.set(origin, r);
     delay = Math.max(delay, r.delayMs);
     return r;
   };
 
+  const disallowed = new Set<string>();
   /** Whether a URL may be requested at all: an allowed origin, a page not a file, in scope, allowed by robots.txt. */
   const mayRequest = async (url: string): Promise<boolean> => {
     const origin = new URL(url).origin;
     if (!origins.has(origin) || looksLikeFile(url) || !inScope(url)) return false;
-    if (!(await robotsOf(origin)).allowed(url)) {
-      stats.disallowed++;
+    const rules = await robotsOf(origin);
+    if (!rules.allowed(url)) {
+      // An unreachable robots.txt is reported once, not with every page it keeps out.
+      if (rules !== DISALLOW_ALL && !disallowed.has(url)) {
+        disallowed.add(url);
+        stats.disallowed++;
+        skipped.push({ url, reason: 'disallowed by robots.txt', intended: true });
+      }
       return false;
     }
     return true;
@@ -168,7 +221,17 @@ export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string
 
   const seen = new Set<string>();
   const gone = new Set<string>();
+  /** Pages the site asked not to index (noindex, a duplicate of its canonical): removed if indexed. */
+  const dropped = new Set<string>();
+  /** HTML pages fetched: the hash of their text, and the canonical URL each names (other than itself). */
+  const textHashes = new Map<string, string>();
+  const canonicalOf = new Map<string, string>();
   let budget = o.maxPages;
+  const drop = (url: string, reason: string) => {
+    dropped.add(url);
+    pages.delete(url);
+    skipped.push({ url, reason, intended: true });
+  };
 
   /** Visits one page; returns the links to follow from it. */
   const visit = async (url: string, conditional = true): Promise<string[]> => {
@@ -180,6 +243,8 @@ export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string
       stats.notModified++;
       seen.add(answer.url);
       const kept = known.get(answer.url)!;
+      const th = decodeStamp(kept)?.textHash;
+      if (th) textHashes.set(answer.url, th);
       pages.set(answer.url, { stamp: kept, mediaType: mediaTypeOfStamp(kept) });
       return [];
     }
@@ -211,41 +276,47 @@ export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string
       keep(`not HTML, Markdown or text (${f.contentType || 'no content type'})`);
       return [];
     }
-    let text = new TextDecoder(charsetOf(f.contentType)).decode(f.body);
+    let text = decodePage(f.body, f.contentType, isHtml);
     stats.fetched++;
     let links: string[];
-    let id = answer.url;
     let dom: Document | undefined;
+    let textHash: string | undefined;
+    let metaRobots: string[] = [];
     if (isHtml) {
       dom = parseHtml(text);
-      const page = pageLinks(dom, answer.url);
+      const page = pageLinks(dom, answer.url, o.robotsToken);
       links = page.links;
-      if (page.canonical && page.canonical !== answer.url && origins.has(new URL(page.canonical).origin) && inScope(page.canonical)) {
-        id = page.canonical;
-        // Known by its canonical URL, its relative links still resolve against where it was fetched
-        // (the document gets the <base> the stored text starts with, where parsing puts it).
-        if (!page.hasBase) {
-          const href = answer.url.replace(/"/g, '%22');
-          text = `<base href="${href}">${text}`;
-          const base = dom.createElement('base');
-          base.setAttribute('href', href);
-          dom.head.insertBefore(base, dom.head.firstChild);
-        }
+      metaRobots = page.robots;
+      textHash = sha256(pageText(dom));
+      textHashes.set(answer.url, textHash);
+      if (answer.url !== url) textHashes.set(url, textHash);
+      // The canonical page is asked for too (if in scope), to tell whether this one duplicates it.
+      if (page.canonical && page.canonical !== answer.url) {
+        canonicalOf.set(answer.url, page.canonical);
+        links.push(page.canonical);
       }
     } else {
       links = markdownLinks(text, answer.url);
-      text = frontMatter(null, id) + text + '\n';
+      text = frontMatter(null, answer.url) + text + '\n';
     }
-    // One document per page: a second URL (a redirect's target, a canonical) already indexed adds nothing.
-    if (id !== url && pages.has(id)) return links;
-    seen.add(id);
+    const said = robotsDirectives(f.robotsTags, metaRobots, o.robotsToken);
+    const nofollow = said.header.nofollow || said.meta.nofollow;
+    // A nofollow page's canonical is still asked for: it says where the page's own text lives, not a link.
+    if (nofollow) links = links.filter((l) => l === canonicalOf.get(answer.url));
+    seen.add(answer.url);
+    if (said.header.noindex || said.meta.noindex) {
+      drop(answer.url, `noindex (${said.header.noindex ? 'X-Robots-Tag' : '<meta name="robots">'})`);
+      return links;
+    }
+    // One document per page: a redirect's target already indexed adds nothing.
+    if (answer.url !== url && pages.has(answer.url)) return links;
     const doc = Buffer.from(text);
     const mediaType = isHtml ? HTML : MARKDOWN_ONLY.test(f.contentType) ? MARKDOWN : PLAIN;
-    const fresh = encodeStamp({ hash: sha256(doc), etag: f.etag, lastModified: f.lastModified, mediaType });
+    const fresh = encodeStamp({ hash: sha256(doc), etag: f.etag, lastModified: f.lastModified, mediaType, textHash });
     // A page served again as it was indexed (a server without validators) is not read unless the
     // run asks for it (then it is fetched again, unconditionally): not converted until then.
-    const prepared = dom && prepareHtml && (!conditional || known.get(id) !== fresh) ? prepareHtml(dom, id) : undefined;
-    pages.set(id, { bytes: doc, mediaType, prepared, stamp: fresh });
+    const prepared = dom && prepareHtml && (!conditional || known.get(answer.url) !== fresh) ? prepareHtml(dom, answer.url) : undefined;
+    pages.set(answer.url, { bytes: doc, mediaType, prepared, stamp: fresh });
     return links;
   };
 
@@ -260,7 +331,7 @@ export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string
   if (o.url) enqueue(start, seeds);
   const origin = new URL(start).origin;
   const rules = await robotsOf(origin);
-  for (const u of await sitemapPages(o.sitemap ? [normalizeUrl(o.sitemap)!] : rules.sitemaps.length ? rules.sitemaps : [`${origin}/sitemap.xml`]))
+  for (const u of await sitemapPages(o.sitemap ? [normalizeUrl(o.sitemap)!] : rules.sitemaps.length ? rules.sitemaps : [`${origin}/sitemap.xml`], !!o.sitemap || rules.sitemaps.length > 0))
     enqueue(u, seeds);
   for (const u of await llmsPages(origin)) enqueue(u, seeds);
   level = seeds;
@@ -281,17 +352,38 @@ export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string
     return { commit: null, files, skipped, stats, preview: p, async *read() {} };
   }
 
-  async function sitemapPages(roots: string[]): Promise<string[]> {
+  /**
+   * The pages of the sitemaps (sitemap indexes followed, MAX_SITEMAP_DEPTH deep, MAX_SITEMAPS in
+   * all), read with an XML parser; a .xml.gz sitemap is gunzipped (whether the server says so with
+   * Content-Encoding or serves the file as is), capped at maxBytes decoded. A sitemap that was
+   * named (config, robots.txt, an index) and fails (other than missing: 404, 410) or is not a
+   * sitemap is in `skipped`.
+   */
+  async function sitemapPages(roots: string[], named: boolean): Promise<string[]> {
     const out: string[] = [];
-    const queue = [...roots];
+    const queue = roots.map((url) => ({ url, depth: 0, named }));
     for (let n = 0; queue.length && n < MAX_SITEMAPS; n++) {
-      const url = queue.shift()!;
+      const { url, depth, named: wanted } = queue.shift()!;
       if (!origins.has(new URL(url).origin) || !(await robotsOf(new URL(url).origin)).allowed(url)) continue;
       const f = await get(url);
-      if (f.kind !== 'body') continue;
-      const s = readSitemap(f.body.toString('utf8'), url);
+      const fail = (why: string) => wanted && skipped.push({ url, reason: `sitemap: ${why}` });
+      if (f.kind !== 'body') {
+        if (!(f.kind === 'status' && (f.status === 404 || f.status === 410))) fail(f.kind === 'status' ? `HTTP ${f.status}` : f.kind === 'error' ? f.reason : f.kind);
+        continue;
+      }
+      let body = f.body;
+      if (isGzip(body)) {
+        try {
+          body = gunzipCapped(body, o.maxBytes);
+        } catch (err) {
+          fail(`could not gunzip (${err instanceof Error ? err.message : String(err)})`);
+          continue;
+        }
+      }
+      const s = await readSitemap(body.toString('utf8'), url);
+      if (s.error && !s.pages.length && !s.sitemaps.length) fail(`not a sitemap (${s.error})`);
       out.push(...s.pages);
-      queue.push(...s.sitemaps);
+      if (depth + 1 < MAX_SITEMAP_DEPTH) queue.push(...s.sitemaps.map((u) => ({ url: u, depth: depth + 1, named: true })));
     }
     return out;
   }
@@ -300,14 +392,21 @@ export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string
     const url = `${at}/llms.txt`;
     if (!(await robotsOf(at)).allowed(url)) return [];
     const f = await get(url);
-    return f.kind === 'body' && MARKDOWN_TYPES.test(f.contentType) ? markdownLinks(f.body.toString('utf8'), url) : [];
+    return f.kind === 'body' && MARKDOWN_TYPES.test(f.contentType) ? markdownLinks(decodePage(f.body, f.contentType, false), url) : [];
   }
 
+  let unvisited = 0;
   const runLevel = async (urls: string[], followLinks: boolean): Promise<string[]> => {
     const next: string[] = [];
     let i = 0;
     const worker = async () => {
       while (i < urls.length && budget > 0 && !signal?.aborted) {
+        // Past the deadline the crawl stops where it is: what is not asked for keeps its indexed copy.
+        if (Date.now() >= deadlineAt) {
+          unvisited += urls.length - i;
+          i = urls.length;
+          break;
+        }
         const url = urls[i++]!;
         if (!(await mayRequest(url))) continue;
         budget--;
@@ -322,8 +421,14 @@ export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string
   // Pages indexed before and not reached by links this time are asked for again (a 404 removes them).
   await runLevel([...known.keys()].filter((u) => !seen.has(u) && (seen.add(u), true)), false);
   if (signal?.aborted) throw new Error('stopped');
+  if (unvisited) skipped.push({ url: start, reason: `the crawl's deadline (deadlineMs ${o.deadlineMs}) passed: ${unvisited} pages not asked for this run` });
+  // A page whose canonical page has the same text is that page's duplicate; one whose text differs stays.
+  for (const [url, canonical] of canonicalOf) {
+    const mine = textHashes.get(url);
+    if (mine && !dropped.has(url) && textHashes.get(canonical) === mine) drop(url, `duplicate of its canonical page ${canonical} (same text)`);
+  }
   // Known pages the budget left unvisited keep their stored copy.
-  for (const [url, stamp] of known) if (!pages.has(url) && !gone.has(url) && !visitedOrOut(url)) pages.set(url, { stamp, mediaType: mediaTypeOfStamp(stamp) });
+  for (const [url, stamp] of known) if (!pages.has(url) && !gone.has(url) && !dropped.has(url) && !visitedOrOut(url)) pages.set(url, { stamp, mediaType: mediaTypeOfStamp(stamp) });
   function visitedOrOut(url: string): boolean {
     return !origins.has(new URL(url).origin) || !inScope(url) || (robots.get(new URL(url).origin)?.allowed(url) === false);
   }
@@ -351,13 +456,4 @@ export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string
       }
     },
   };
-}
-
-function charsetOf(contentType: string): string {
-  const m = /charset=["']?([\w-]+)/i.exec(contentType);
-  try {
-    return new TextDecoder(m?.[1] ?? 'utf-8').encoding;
-  } catch {
-    return 'utf-8';
-  }
 }

@@ -1,4 +1,7 @@
 import type { SourceConfig } from '../../config/load.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../../core/package-root.ts';
 import { crawlSite, type CrawlRun, type WebSnapshot } from './crawl.ts';
 import { WEB_DEFAULTS, type WebOptions } from './types.ts';
 
@@ -23,9 +26,24 @@ export function webOptions(s: SourceConfig): WebOptions {
     maxBytes: s.maxFileBytes,
     maxRedirects: d.maxRedirects,
     allowOrigins: s.allowOrigins ?? d.allowOrigins,
-    userAgent: d.userAgent,
+    userAgent: userAgent(),
+    robotsToken: d.robotsToken,
+    maxRetryAfterMs: s.maxRetryAfterMs ?? d.maxRetryAfterMs,
+    deadlineMs: s.deadlineMs,
   };
 }
+
+let ua: string | undefined;
+/**
+ * `ragsync/VERSION (+HOMEPAGE)`, from package.json (the comment only when it names a homepage):
+ * names the crawler and its version to site operators; robots.txt addresses it as `ragsync`.
+ */
+function userAgent(): string {
+  if (ua) return ua;
+  const pkg = JSON.parse(readFileSync(join(packageRoot(import.meta.url), 'package.json'), 'utf8')) as { version: string; homepage?: string };
+  return (ua = `ragsync/${pkg.version}${pkg.homepage ? ` (+${pkg.homepage})` : ''}`);
+}
+
 
 /** Crawls a web source; `known` is what the index holds of it (URL → stamp). */
 export const webSnapshot = (s: SourceConfig, known: ReadonlyMap<string, string>, run: CrawlRun = {}): Promise<WebSnapshot> =>

@@ -15,15 +15,20 @@ export interface RobotsRules {
   sitemaps: string[];
 }
 
-export function parseRobots(robotsUrl: string, text: string, userAgent: string): RobotsRules {
+/**
+ * The rules of robots.txt for the crawler whose product token is `token` (its group, else `*`'s).
+ * robotsUrl is the origin's own /robots.txt even when the file was reached by a redirect: its
+ * rules apply to the origin asked for (RFC 9309 §2.3.1.2).
+ */
+export function parseRobots(robotsUrl: string, text: string, token: string): RobotsRules {
   const r = robotsParser(robotsUrl, text);
   return {
-    allowed: (url) => r.isAllowed(url, userAgent) !== false,
-    delayMs: Math.max(0, (r.getCrawlDelay(userAgent) ?? 0) * 1000),
+    allowed: (url) => r.isAllowed(url, token) !== false,
+    delayMs: Math.max(0, (r.getCrawlDelay(token) ?? 0) * 1000),
     sitemaps: r.getSitemaps(),
   };
 }
 
 export const ALLOW_ALL: RobotsRules = { allowed: () => true, delayMs: 0, sitemaps: [] };
-/** A robots.txt that failed with 5xx (RFC 9309): crawl nothing this run. */
+/** A robots.txt that failed with 5xx or did not answer (RFC 9309): crawl nothing this run. */
 export const DISALLOW_ALL: RobotsRules = { allowed: () => false, delayMs: 0, sitemaps: [] };

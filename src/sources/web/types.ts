@@ -29,8 +29,14 @@ export interface WebOptions {
   maxRedirects: number;
   /** Other origins whose pages may be crawled (default: the start URL's only). */
   allowOrigins: string[];
-  /** User agent sent and matched against robots.txt. */
+  /** The User-Agent header sent (`ragsync/VERSION`). */
   userAgent: string;
+  /** The product token robots.txt groups (and `<meta name=…>`, X-Robots-Tag prefixes) are matched by. */
+  robotsToken: string;
+  /** A host that answers 429/503 asking for a longer wait than this is asked nothing more this run. */
+  maxRetryAfterMs: number;
+  /** The crawl stops asking for pages this long after it started (none: no limit). */
+  deadlineMs?: number;
 }
 
 export const WEB_DEFAULTS: Omit<WebOptions, 'url' | 'sitemap'> = {
@@ -47,4 +53,6 @@ export const WEB_DEFAULTS: Omit<WebOptions, 'url' | 'sitemap'> = {
   maxRedirects: 5,
   allowOrigins: [],
   userAgent: 'ragsync',
+  robotsToken: 'ragsync',
+  maxRetryAfterMs: 300_000,
 };
