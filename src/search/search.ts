@@ -31,7 +31,7 @@ export interface SearchResponse {
   rerankError?: string;
   /** With explain: the expansions searched beside the query's own words (empty when off or none). */
   expansions?: Expansion[];
-  /** With explain: how long each stage took (analyse, retrieve, fuse, collapse, rerank, present) and what it did. */
+  /** With explain: how long each stage took (analyse, retrieve, weigh, fuse, collapse, rerank, present) and what it did. */
   stages?: StageReport[];
 }
 
@@ -371,7 +371,7 @@ export class Searcher {
 
   /**
    * Runs a validated request (`fullPool`: the vector list at full depth, see `analyse`), in named
-   * stages: analyse → retrieve → fuse → collapse → rerank → present. With `explain`, the response
+   * stages: analyse → retrieve → weigh → fuse → collapse → rerank → present. With `explain`, the response
    * says how long each took.
    */
   async run(req: SearchRequest, fullPool = false): Promise<SearchResponse> {
