@@ -1,7 +1,7 @@
 /**
  * The layer rules: every import points down the stack (docs/architecture.md).
- *   core → config → {sources, chunking, embedding, storage} → sync → search → profiles → answer → daemon
- *   → {server, mcp} → composition roots {cli, ai, index.ts, builtin.ts}
+ *   core → config → {sources, chunking, embedding, storage} → sync → search → profiles → answer → engine
+ *   → daemon → {server, mcp} → composition roots {cli, ai, index.ts, builtin.ts}
  * A folder may import from its own layer's folder and from any layer below; never from above.
  */
 const ORDER = [
@@ -12,6 +12,7 @@ const ORDER = [
   ['search'],
   ['profiles'],
   ['answer'],
+  ['engine'],
   ['daemon'],
   ['server', 'mcp'],
   ['cli', 'ai', 'index.ts', 'builtin.ts'],
@@ -52,6 +53,15 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: `${path(['cli', 'ai', 'index.ts', 'builtin.ts', 'profiles'])}` },
       to: { path: path(['profiles']) },
+    },
+    {
+      name: 'the-engine-builds-the-live-objects',
+      comment:
+        'embedders, stores and rerankers are built from a config in src/engine only (openEngine): every surface takes them from it, ' +
+        'so none opens a searcher without the configured reranker or asks an embedder its size twice (types may be imported anywhere)',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(engine/|storage/|embedding/|search/create-reranker\\.ts$)' },
+      to: { path: '^src/(storage/open|embedding/create|search/create-reranker)\\.ts$', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'one-place-names-the-backend',

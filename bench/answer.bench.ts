@@ -25,6 +25,7 @@ import { readEvalFile } from '../src/search/eval.ts';
 import { Searcher } from '../src/search/search.ts';
 import { createHttpServer, listen } from '../src/server/http.ts';
 import { takeOption } from './serve-process.ts';
+import { openSearcher } from '../src/engine/library.ts';
 
 const TARGET_MS = 25;
 const args = process.argv.slice(2);
@@ -79,7 +80,7 @@ const modelUrl = await new Promise<string>((ok, fail) => {
 const heldMs = async () => Number(await (await fetch(`${modelUrl}/held`)).text());
 
 const cfg = loadConfig(configFile);
-const searcher = Searcher.open(cfg);
+const searcher = openSearcher(cfg);
 const chatBlock = chatSchema.parse({ provider: 'openai-compatible', baseUrl: modelUrl, model: 'm', maxRetries: 0 });
 const answerer = new Answerer(searcher, chatBlock);
 const server = createHttpServer(searcher, { chat: answerer });

@@ -20,7 +20,8 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/builtin.ts';
 import type { Config } from '../src/config/load.ts';
 import { Searcher, type SearchMode } from '../src/search/search.ts';
-import { runIndex } from '../src/sync/run.ts';
+import { openSearcher, runIndex } from '../src/engine/library.ts';
+
 
 interface EvalQuery {
   id: string;
@@ -74,7 +75,7 @@ async function evaluate(variant: 'markdown' | 'domain'): Promise<{ hits: Map<str
   const ms = performance.now() - t0;
   if (result.status !== 'ok') throw new Error(`index ${variant}: ${result.status}`);
   const chunks = result.sources.reduce((n, s) => n + s.planned.chunks, 0);
-  const searcher = Searcher.open(config);
+  const searcher = openSearcher(config);
   const hits = new Map<string, boolean>();
   try {
     for (const mode of MODES) {

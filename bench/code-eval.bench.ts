@@ -16,9 +16,10 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/builtin.ts';
 import { readEvalFile, runEval, type Metrics } from '../src/search/eval.ts';
 import { Searcher } from '../src/search/search.ts';
-import { runIndex } from '../src/sync/run.ts';
+
 import { CORPORA } from '../tests/helpers/tmp.ts';
 import { CODE_EVAL_SETS } from './eval-set-list.ts';
+import { openSearcher, runIndex } from '../src/engine/library.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 if (!existsSync(join(CORPORA, 'code.bundle'))) throw new Error(`no code.bundle in ${CORPORA} (set RAGSYNC_CORPORA)`);
@@ -46,7 +47,7 @@ const MODES = [
   { name: 'hybrid, no expansion', opts: { mode: 'hybrid' as const, expand: false } },
 ];
 const results: Record<string, Metrics & { identifierRank1?: string; hit3ByKind?: Record<string, number> }> = {};
-const searcher = Searcher.open(config);
+const searcher = openSearcher(config);
 try {
   for (const set of CODE_EVAL_SETS) {
     const file = join(root, set);

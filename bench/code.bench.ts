@@ -21,7 +21,8 @@ import { CODE_INCLUDE } from '../src/chunking/code/languages.ts';
 import { Rows } from '../src/chunking/code/rows.ts';
 import { windowsOf } from '../src/chunking/code/pieces.ts';
 import { pathMatcher } from '../src/sources/match.ts';
-import { runIndex } from '../src/sync/run.ts';
+import { runIndex } from '../src/engine/library.ts';
+
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const corpora = process.env.RAGSYNC_CORPORA ?? [join(root, '..', 'shared', 'corpora'), join(root, '..', '..', 'shared', 'corpora')].find((d) => {

@@ -17,10 +17,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/builtin.ts';
 import { modesBeatingDefault, readEvalFile, runModes, type Metrics, type ModeVariant } from '../src/search/eval.ts';
-import { Searcher } from '../src/search/search.ts';
-import { runIndex } from '../src/sync/run.ts';
 import { CORPORA } from '../tests/helpers/tmp.ts';
 import { EVAL_SETS } from './eval-set-list.ts';
+import { openSearcher, runIndex } from '../src/engine/library.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const corpora = CORPORA;
@@ -51,7 +50,7 @@ for (const variant of (['domain', 'markdown'] as const).filter((v) => !only || v
   const config = loadConfig(cfgFile);
   const r = await runIndex(config);
   if (r.status !== 'ok') throw new Error(`index ${variant}: ${r.status}`);
-  const searcher = Searcher.open(config);
+  const searcher = openSearcher(config);
   try {
     for (const { file } of EVAL_SETS) {
       const reports = await runModes(searcher, readEvalFile(join(root, file)));

@@ -13,6 +13,7 @@ import { builtinProfiles } from '../src/builtin.ts';
 import { parseConfig } from '../src/config/load.ts';
 import { readEvalFile } from '../src/search/eval.ts';
 import { Searcher } from '../src/search/search.ts';
+import { openSearcher } from '../src/engine/library.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const [db, child] = process.argv.slice(2);
@@ -25,7 +26,7 @@ if (child) {
       { name: 'bookmarks', kind: 'dir', path: '/nonexistent/bookmarks', chunker: 'bookmarks' },
     ],
   });
-  const s = Searcher.open(config);
+  const s = openSearcher(config);
   const files = ['eval/classics.jsonl', 'eval/bookmarks.jsonl', ...readdirSync(join(root, 'eval/dev')).map((f) => `eval/dev/${f}`)];
   let peak = 0;
   for (let round = 0; round < 2; round++) {

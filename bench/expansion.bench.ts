@@ -20,8 +20,9 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/builtin.ts';
 import { readEvalFile, runEval, type Metrics } from '../src/search/eval.ts';
 import { Searcher, type ExpansionTuning } from '../src/search/search.ts';
-import { runIndex } from '../src/sync/run.ts';
+
 import { CORPORA } from '../tests/helpers/tmp.ts';
+import { openSearcher, runIndex } from '../src/engine/library.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const arg = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
@@ -58,7 +59,7 @@ if (fresh || !keep) {
   if (r.status !== 'ok') throw new Error(`index: ${r.status}`);
 }
 
-const searcher = Searcher.open(config);
+const searcher = openSearcher(config);
 type Variant = { name: string; expand: boolean; env?: Record<string, string> } & Partial<ExpansionTuning>;
 const variants: Variant[] = [
   { name: 'off', expand: false },
@@ -116,7 +117,7 @@ console.log(`expansion: p50 ${pct(0.5).toFixed(3)} ms, p95 ${pct(0.95).toFixed(3
 // -C DIR` with node_modules linked) that tree's searcher over the same index too, interleaved.
 const cases = SETS.flatMap((s) => readEvalFile(join(root, s)));
 type Search = { search(q: string, o: object): Promise<unknown>; close(): Promise<void> };
-const trees: [string, Search][] = [['this tree', Searcher.open(config)]];
+const trees: [string, Search][] = [['this tree', openSearcher(config)]];
 const baseDir = arg('--base');
 if (baseDir) {
   const b = resolve(baseDir);

@@ -12,11 +12,12 @@ import { Searcher } from '../src/search/search.ts';
 import { createInt8Kernel } from '../src/storage/ranking/simd-dots.ts';
 import { normalizeRows, quantizeRow, topKOfScores, VectorIndex } from '../src/storage/ranking/vector-index.ts';
 import type { SqliteIndex } from '../src/storage/sqlite/index.ts';
+import { openSearcher } from '../src/engine/library.ts';
 
 const args = process.argv.slice(2);
 const config = loadConfig(args[args.indexOf('-c') + 1]!);
 const extra = args.includes('--extra') ? Number(args[args.indexOf('--extra') + 1]) : 400;
-const searcher = Searcher.open(config);
+const searcher = openSearcher(config);
 const store = searcher.store as unknown as SqliteIndex;
 const fp = searcher.embedder.info.fingerprint;
 

@@ -14,9 +14,10 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../src/builtin.ts';
-import { runIndex } from '../src/sync/run.ts';
+
 import { cedictLexicon } from '../src/sync/lexicon/cedict.ts';
 import { CORPORA } from '../tests/helpers/tmp.ts';
+import { runIndex } from '../src/engine/library.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const rounds = Number(process.argv.includes('--rounds') ? process.argv[process.argv.indexOf('--rounds') + 1] : 3);

@@ -20,6 +20,7 @@ import type { loadConfig as LoadConfig } from '../src/builtin.ts';
 import { readEvalFile, type runEval as RunEval } from '../src/search/eval.ts';
 import type { Searcher as SearcherClass } from '../src/search/search.ts';
 import { corpusDocs, PER_SOURCE, rankOf, sampleSentences, SEED } from '../tests/helpers/sentences.ts';
+import { openSearcher } from '../src/engine/library.ts';
 
 const here = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const args = process.argv.slice(2);
@@ -41,7 +42,7 @@ const SETS = opt('--sets')?.split(',') ?? [
 ];
 
 const config = loadConfig(configFile);
-const searcher = Searcher.open(config);
+const searcher = openSearcher(config);
 // --variants '{"name": {"weight": 2}, "off": {"expand": false}}': expansion tunings (search.ts ExpansionTuning) to compare, dev sets only.
 const variants = JSON.parse(opt('--variants') ?? '{"defaults": {}}') as Record<string, Record<string, unknown> & { expand?: boolean }>;
 const f = (x: number) => x.toFixed(3);

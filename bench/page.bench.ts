@@ -14,6 +14,7 @@ import { readEvalFile } from '../src/search/eval.ts';
 import { Searcher } from '../src/search/search.ts';
 import { createHttpServer, listen } from '../src/server/http.ts';
 import { takeOption } from './serve-process.ts';
+import { openSearcher } from '../src/engine/library.ts';
 
 const args = process.argv.slice(2);
 const configFile = resolve(takeOption(args, '-c', ''));
@@ -22,7 +23,7 @@ const executablePath = takeOption(args, '--browser', '/usr/bin/chromium-headless
 if (!configFile || !args.length) throw new Error('usage: page.bench.ts -c CONFIG [--runs N] FILE.jsonl ...');
 const cases = args.flatMap((f) => readEvalFile(f));
 
-const searcher = Searcher.open(loadConfig(configFile));
+const searcher = openSearcher(loadConfig(configFile));
 const server = createHttpServer(searcher);
 const base = await listen(server, 0);
 const browser = await chromium.launch({

@@ -20,9 +20,10 @@ import pg from 'pg';
 import { loadConfig } from '../src/builtin.ts';
 import { isHit, readEvalFile } from '../src/search/eval.ts';
 import { Searcher, type SearchOptions } from '../src/search/search.ts';
-import { runIndex } from '../src/sync/run.ts';
+
 import { CORPORA } from '../tests/helpers/tmp.ts';
 import { EVAL_SETS } from './eval-set-list.ts';
+import { openSearcher, runIndex } from '../src/engine/library.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const args = process.argv.slice(2);
@@ -54,7 +55,7 @@ try {
   const configs = { sqlite: configOf('sqlite', 'parity.db'), postgres: configOf('postgres', pgUrl, args.includes('--exact') ? { exact: true } : undefined) };
   for (const c of Object.values(configs)) if ((await runIndex(c)).status !== 'ok') throw new Error(`index ${c.db}: not ok`);
   if (args.includes('--analyze')) await admin.query(`ANALYZE "${schema}".sources, "${schema}".documents, "${schema}".chunks, "${schema}".vectors`);
-  const searchers = { sqlite: Searcher.open(configs.sqlite), postgres: Searcher.open(configs.postgres) };
+  const searchers = { sqlite: openSearcher(configs.sqlite), postgres: openSearcher(configs.postgres) };
   const apart: Record<string, { query: string; sqlite: string[]; postgres: string[] }> = {};
   console.log('| set (queries) | mode | SQLite hit@10 | Postgres hit@10 | lists apart in order | in scores only |');
   console.log('|---|---|---:|---:|---:|---:|');

@@ -23,10 +23,11 @@ import { HashEmbedder } from '../src/embedding/hash.ts';
 import { readEvalFile, runEval } from '../src/search/eval.ts';
 import { MODES, Searcher } from '../src/search/search.ts';
 import { openIndex } from '../src/storage/open.ts';
-import { runIndex } from '../src/sync/run.ts';
+
 import { ensurePgvector, serverBinDir, startCluster } from '../tests/helpers/pg-cluster.ts';
 import { percentile, runLoad } from './http-load.ts';
 import { startServeOn } from './serve-process.ts';
+import { openSearcher, runIndex } from '../src/engine/library.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const corpora = [join(root, '..', 'shared', 'corpora'), join(root, '..', '..', 'shared', 'corpora')].find((d) => {
@@ -99,7 +100,7 @@ try {
 
   // Search latency: one long-lived Searcher per backend, interleaved query by query.
   const cases = ['classics', 'bookmarks'].flatMap((f) => readEvalFile(join(root, 'eval', `${f}.jsonl`)));
-  const searchers = Object.fromEntries(backends.map((b) => [b, Searcher.open(configs[b]!)]));
+  const searchers = Object.fromEntries(backends.map((b) => [b, openSearcher(configs[b]!)]));
   for (const b of backends) await searchers[b]!.search(cases[0]!.query, { mode: 'hybrid' }); // cold load
   for (const mode of MODES) {
     const times: Record<string, number[]> = { sqlite: [], postgres: [] };

@@ -18,8 +18,9 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/builtin.ts';
 import { readEvalFile, runEval, type EvalCase, type Metrics } from '../src/search/eval.ts';
 import { Searcher, type SearchMode } from '../src/search/search.ts';
-import { runIndex } from '../src/sync/run.ts';
+
 import { CORPORA } from '../tests/helpers/tmp.ts';
+import { openSearcher, runIndex } from '../src/engine/library.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 if (!existsSync(join(CORPORA, 'classics.bundle'))) throw new Error(`no bundles in ${CORPORA} (set RAGSYNC_CORPORA)`);
@@ -88,7 +89,7 @@ async function searcherFor(stem: boolean): Promise<Searcher> {
   const config = loadConfig(cfgFile);
   const r = await runIndex(config);
   if (r.status !== 'ok') throw new Error(`index (stem ${stem}): ${r.status}`);
-  s = Searcher.open(config);
+  s = openSearcher(config);
   searchers.set(stem, s);
   return s;
 }

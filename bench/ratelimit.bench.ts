@@ -25,8 +25,9 @@ import { createInterface } from 'node:readline';
 import { parseConfig } from '../src/builtin.ts';
 import type { Config } from '../src/config/load.ts';
 import { createEmbedder } from '../src/embedding/create.ts';
-import { runIndex } from '../src/sync/run.ts';
+
 import type { FakeProviderOptions } from '../tests/helpers/fake-provider.ts';
+import { runIndex } from '../src/engine/library.ts';
 
 const repoRoot = resolve(import.meta.dirname, '..');
 // The repo's sibling "shared" (a checkout in /work/main), or two levels up (a worktree in /work/wt/<name>).

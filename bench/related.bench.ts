@@ -16,6 +16,7 @@ import type { loadConfig as LoadConfig } from '../src/builtin.ts';
 import type { Searcher as SearcherClass } from '../src/search/search.ts';
 import { corpusDocs } from '../tests/helpers/sentences.ts';
 import { xorshift } from '../tests/helpers/rng.ts';
+import { openSearcher } from '../src/engine/library.ts';
 
 const here = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const args = process.argv.slice(2);
@@ -48,7 +49,7 @@ for (let i = pool.length - 1; i > 0; i--) {
 }
 const sample = pool.slice(0, n);
 
-const searcher = Searcher.open(config);
+const searcher = openSearcher(config);
 let related = 0;
 let tagged = 0;
 let sharing = 0;

@@ -18,6 +18,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadConfig } from '../src/builtin.ts';
 import { Searcher, MODES } from '../src/search/search.ts';
+import { openSearcher } from '../src/engine/library.ts';
 import { readEvalFile } from '../src/search/eval.ts';
 
 const args = process.argv.slice(2);
@@ -45,8 +46,10 @@ interface Side {
 
 async function sideOf(name: string, dir: string | null, config: string): Promise<Side> {
   const load = dir ? ((await import(resolve(dir, 'src/builtin.ts'))) as { loadConfig: typeof loadConfig }).loadConfig : loadConfig;
-  const S = dir ? ((await import(resolve(dir, 'src/search/search.ts'))) as { Searcher: typeof Searcher }).Searcher : Searcher;
-  const s = S.open(load(config));
+  // A base checkout from before src/engine opened searchers with Searcher.open.
+  const s = dir
+    ? ((await import(resolve(dir, 'src/search/search.ts'))) as { Searcher: { open(c: unknown): Searcher } }).Searcher.open(load(config))
+    : openSearcher(load(config));
   return { name, run: (q, o) => s.search(q, o as never), close: () => s.close() };
 }
 

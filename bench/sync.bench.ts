@@ -17,9 +17,10 @@ import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadConfig } from '../src/builtin.ts';
 import type { Config } from '../src/config/load.ts';
-import { runIndex } from '../src/sync/run.ts';
+
 import { HashEmbedder } from '../src/embedding/hash.ts';
 import { SqliteIndex } from '../src/storage/sqlite/index.ts';
+import { runIndex } from '../src/engine/library.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const corpora = join(root, '..', 'shared', 'corpora');

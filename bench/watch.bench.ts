@@ -20,7 +20,8 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { parseConfig } from '../src/builtin.ts';
 import { Daemon } from '../src/daemon/daemon.ts';
-import { runIndex, type IndexResult } from '../src/sync/run.ts';
+import { type IndexResult } from '../src/sync/run.ts';
+import { runIndex } from '../src/engine/library.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const corpora = process.env.RAGSYNC_CORPORA ?? [join(root, '..', 'shared', 'corpora'), join(root, '..', '..', 'shared', 'corpora')].find((d) => {

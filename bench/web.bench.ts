@@ -18,8 +18,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { parseConfig } from '../src/builtin.ts';
-import { runIndex } from '../src/sync/run.ts';
+
 import { bookmarkPages, classicBooks, Website } from '../tests/helpers/website.ts';
+import { runIndex } from '../src/engine/library.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const corpora = process.env.RAGSYNC_CORPORA ?? join(root, '..', '..', 'shared', 'corpora');

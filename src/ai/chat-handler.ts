@@ -1,6 +1,7 @@
 import { Answerer, type AnswererDeps } from '../answer/answer.ts';
 import { chatSchema, type ChatConfig } from '../config/schema.ts';
 import { lazySearcher, type SearcherLike } from '../search/search.ts';
+import { searcherSource } from '../engine/library.ts';
 
 /** A `chat` block as written in a config file (defaults filled in here). */
 export type ChatOptions = Parameters<typeof chatSchema.parse>[0];
@@ -16,8 +17,8 @@ export type ChatOptions = Parameters<typeof chatSchema.parse>[0];
  * first, then source parts and the text (docs/answers.md).
  */
 export function createChatHandler(searcher: SearcherLike, chat: ChatOptions | ChatConfig, deps: AnswererDeps = {}): (request: Request) => Promise<Response> {
-  const get = lazySearcher(searcher);
+  const get = lazySearcher(searcherSource(searcher));
   const config = chatSchema.parse(chat);
-  let answerer: Answerer | null = null;
-  return (request) => (answerer ??= new Answerer(get(), config, deps)).respond(request);
+  let answerer: Promise<Answerer> | null = null;
+  return async (request) => (await (answerer ??= get().then((s) => new Answerer(s, config, deps)))).respond(request);
 }

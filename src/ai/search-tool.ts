@@ -1,11 +1,13 @@
 /**
  * Vercel AI SDK tools over a ragsync index (`ai` and `zod` are peer dependencies). A tool takes a
- * Searcher — or a Config, opened on first use and kept open — so one index handle serves every call.
+ * Searcher — or a Config, whose engine (its embedder and configured reranker) opens on first use and
+ * stays open — so one index handle serves every call.
  */
 import { tool } from 'ai';
 import { z } from 'zod';
 import { MAX_K, parseSearchRequest } from '../search/request.ts';
 import { lazySearcher, Searcher, type SearcherLike } from '../search/search.ts';
+import { searcherSource } from '../engine/library.ts';
 import { contractArgs, contractFields, filterFields, filtersOf } from '../search/filter-fields.ts';
 
 
@@ -13,7 +15,7 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : nul
 
 /** A generic search tool over any configured source, with the filters of the profiles in force. */
 export function createSearchTool(searcher: SearcherLike, opts: { sources?: string[]; description?: string } = {}) {
-  const get = lazySearcher(searcher);
+  const get = lazySearcher(searcherSource(searcher));
   const sources = opts.sources;
   const source = sources?.length
     ? z.enum(sources as [string, ...string[]]).optional().describe('restrict to one source')
@@ -34,7 +36,7 @@ export function createSearchTool(searcher: SearcherLike, opts: { sources?: strin
       // A tool made for some sources searches only those.
       const picked = sources?.length ? (asked ?? []).filter((x) => sources.includes(x)) : asked;
       const scope = sources?.length && !picked?.length ? sources : picked;
-      const { results } = await get().run(parseSearchRequest({ ...contractArgs(args), sources: scope, filters: filtersOf(specs, args) }, 'body'));
+      const { results } = await (await get()).run(parseSearchRequest({ ...contractArgs(args), sources: scope, filters: filtersOf(specs, args) }, 'body'));
       return results.map((r) => ({
         source: r.source,
         path: r.path,

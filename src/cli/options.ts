@@ -1,9 +1,9 @@
 import { InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../builtin.ts';
 import type { Config } from '../config/load.ts';
-import { openIndex } from '../storage/open.ts';
 import type { AdminStore } from '../storage/roles.ts';
-import type { Logger } from '../core/log.ts';
+import { createLogger, type Logger } from '../core/log.ts';
+import { openEngine, type Engine, type Lifetime } from '../engine/engine.ts';
 import { visible } from '../core/text/visible.ts';
 
 /** Shared option parsers and helpers for the commands. */
@@ -28,19 +28,14 @@ export function config(opts: { config?: string }): Config {
 }
 
 /**
- * The config with the embedder's vector size filled in: when neither config nor preset knows it
- * (another model on a local server) the server is asked once and the answer logged. Commands that
- * embed or name the active fingerprint go through this.
+ * The engine of a command: a one-shot CLI command's unless said otherwise, logging as the config
+ * says (the embedder's vector size, when its server had to be asked, is logged at info).
  */
-export async function withDimensions(cfg: Config, log?: Logger): Promise<Config> {
-  if (cfg.embedder.provider === 'hash' || cfg.embedder.dimensions !== undefined) return cfg;
-  // Loaded only here: most runs never need them.
-  const { withEmbedderDimensions } = await import('../embedding/remote/detect.ts');
-  const { createLogger } = await import('../core/log.ts');
-  return withEmbedderDimensions(cfg, { log: log ?? createLogger({ configLevel: cfg.logLevel }) });
+export function engineOf(cfg: Config, opts: { log?: Logger; lifetime?: Lifetime; rerank?: boolean } = {}): Engine {
+  return openEngine(cfg, { lifetime: opts.lifetime ?? 'one-shot', log: opts.log ?? createLogger({ configLevel: cfg.logLevel }), ...(opts.rerank === false ? { reranker: null } : {}) });
 }
 
 /** Opens an index that must already exist (status, gc, export); status and export only read it. */
-export function openExisting(cfg: Config, opts: { readOnly?: boolean } = {}): AdminStore {
-  return openIndex(cfg, 'admin', opts);
+export function openExisting(engine: Engine, opts: { readOnly?: boolean } = {}): AdminStore {
+  return engine.openStore('admin', opts);
 }

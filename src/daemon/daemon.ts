@@ -2,9 +2,9 @@ import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load.ts';
 import type { Embedder } from '../embedding/types.ts';
-import { indexExists, openIndex } from '../storage/open.ts';
 import type { RunLog } from '../storage/roles.ts';
-import { runIndex, type IndexResult } from '../sync/run.ts';
+import type { IndexResult } from '../sync/run.ts';
+import { openEngine, type Engine } from '../engine/engine.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { computeHealth, storeHealth, type Health } from './health.ts';
 import { healthIntervalMs, scheduleJobs, type ScheduleJob } from './schedule.ts';
@@ -23,7 +23,9 @@ export interface DaemonOptions {
   stopTimeoutMs?: number;
   /** Watch every dir source (but those set `"watch": false`); without it, those set `"watch": true`. */
   watch?: boolean;
-  /** Tests: use this embedder. */
+  /** The engine runs index with (its embedder serves every run); default: one over `config`, closed at stop. */
+  engine?: Engine;
+  /** Tests: use this embedder (when no engine is given). */
   embedder?: Embedder;
 }
 
@@ -56,9 +58,11 @@ export class Daemon {
   private current: Promise<void> | null = null;
   private firstRun = true;
   private stopping = false;
+  private readonly engine: Engine;
   runs = 0;
 
   constructor(private readonly o: DaemonOptions) {
+    this.engine = o.engine ?? openEngine(o.config, { lifetime: 'long-lived', log: o.log, embedder: o.embedder });
     this.jobs = scheduleJobs(o.config, o.schedule);
     this.intervalMs = healthIntervalMs(o.config, o.schedule);
     this.watched = watchedSources(o.config, !!o.watch).map((s) => s.name);
@@ -90,8 +94,8 @@ export class Daemon {
 
   /** When each source was last synced, as the index recorded it. */
   private async lastSynced(): Promise<Map<string, number>> {
-    if (!(await indexExists(this.o.config))) return new Map();
-    const store = openIndex(this.o.config, 'search');
+    if (!(await this.engine.indexExists())) return new Map();
+    const store = this.engine.openStore('search');
     try {
       const { sources } = await store.status({ runs: 0 });
       return new Map(sources.flatMap((s) => (s.indexedAt ? [[s.name, Date.parse(s.indexedAt)] as const] : [])));
@@ -137,14 +141,13 @@ export class Daemon {
     this.firstRun = false;
     const log = this.o.log;
     try {
-      const result = await runIndex(this.o.config, {
+      const result = await this.engine.index({
         sources,
         trigger,
         dryRun: first && !!this.o.dryRun,
         force: first && !!this.o.force,
         log,
         signal: this.abort.signal,
-        embedder: this.o.embedder,
       });
       this.runs++;
       return result;
@@ -175,8 +178,8 @@ export class Daemon {
   async health(store?: Pick<RunLog, 'recentRuns'>): Promise<Health> {
     const opts = { intervalMs: this.intervalMs, since: this.startedAt, failuresToUnhealthy: this.o.config.daemon?.failuresToUnhealthy };
     if (store) return storeHealth(store, opts);
-    if (!(await indexExists(this.o.config))) return computeHealth([], opts);
-    const own = openIndex(this.o.config, 'search');
+    if (!(await this.engine.indexExists())) return computeHealth([], opts);
+    const own = this.engine.openStore('search');
     try {
       return await storeHealth(own, opts);
     } finally {
@@ -195,6 +198,13 @@ export class Daemon {
     for (const close of this.closers) close();
     for (const t of this.retries) clearTimeout(t);
     this.abort.abort();
+    const outcome = await this.settle();
+    // Its own engine's connections end with it (a run still in flight after a timeout keeps them).
+    if (outcome === 'stopped' && !this.o.engine) await this.engine.close();
+    return outcome;
+  }
+
+  private async settle(): Promise<StopOutcome> {
     if (!this.current) return 'stopped';
     const bound = this.o.stopTimeoutMs ?? this.o.config.daemon?.stopTimeoutMs ?? 20_000;
     let timer: NodeJS.Timeout | undefined;

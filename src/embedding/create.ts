@@ -18,8 +18,18 @@ export function createEmbedder(cfg: EmbedderConfig, deps: RemoteDeps = {}): Embe
   }
 }
 
-/** `index --rpm/--tpm`: flags override the configured limits (the hash embedder has none). */
-export function withRateLimits<C extends { embedder: EmbedderConfig }>(cfg: C, rpm?: number, tpm?: number): C {
-  if (cfg.embedder.provider === 'hash' || (rpm === undefined && tpm === undefined)) return cfg;
-  return { ...cfg, embedder: { ...cfg.embedder, ...(rpm !== undefined && { rpm }), ...(tpm !== undefined && { tpm }) } };
+/**
+ * The embedder a config names, its vector size known: a remote one whose size neither config nor
+ * preset knows asks its server once (RemoteEmbedder.learnDimensions) — the same object then embeds.
+ */
+export async function openEmbedder(cfg: EmbedderConfig, deps: RemoteDeps = {}): Promise<Embedder> {
+  if (cfg.provider === 'hash') return new HashEmbedder(cfg.dims, cfg.batchSize);
+  const embedder = new RemoteEmbedder(resolveRemote(cfg), deps);
+  try {
+    await embedder.learnDimensions();
+  } catch (err) {
+    await embedder.close();
+    throw err;
+  }
+  return embedder;
 }

@@ -1,3 +1,4 @@
+import { closestValues } from './closest.ts';
 import type { Config } from '../config/load.ts';
 import { selectSources } from '../config/select.ts';
 import { RagsyncError, EXIT } from '../core/errors.ts';
@@ -5,9 +6,7 @@ import type { CandidatePrior, Expansion, FilterSpec } from '../core/profile.ts';
 import { defaultAnalyzer, queryTerms, type Analyzer } from '../core/text/analyzer.ts';
 import type { ChunkFilter, ChunkHit, StoredHit } from '../core/types.ts';
 import type { ChunkText, RefScore } from '../storage/roles.ts';
-import { createEmbedder } from '../embedding/create.ts';
 import type { Embedder } from '../embedding/types.ts';
-import { openIndex } from '../storage/open.ts';
 import type { SearchStore } from '../storage/roles.ts';
 import { headWeight } from './field-weights.ts';
 import { knownShape, toChunkFilter, unknownValueError, valuesToCheck } from './filters.ts';
@@ -223,11 +222,6 @@ export class Searcher {
   ) {
     this.lexicon = lexiconExpander(store, () => this.tuning.perKey);
     this.reuseTerms = opts.reuseTerms ?? !opts.oneShot;
-  }
-
-  static open(config: Config, embedder?: Embedder, reranker?: Reranker | null, opts: SearcherOptions = {}): Searcher {
-    const store = openIndex(config, 'search', { oneShot: opts.oneShot });
-    return new Searcher(store, embedder ?? createEmbedder(config.embedder), config, reranker ?? null, opts);
   }
 
   /** Every filter the profiles in force offer (the ways in expose these). */
@@ -696,6 +690,13 @@ export class Searcher {
    * the documents of the chunks nearest its mean), averaged with the candidate's best chunk, itself
    * excluded. One chunk that happens to match no longer decides alone.
    */
+  /** "(did you mean classics:穷通宝鉴.md?)" for a document name that matched none, or nothing when the index is empty. */
+  private async closestDocument(what: string): Promise<string> {
+    const known = (await this.store.documentPaths()).map((d) => `${d.source}:${d.path}`);
+    const [best] = closestValues(what.replace(/:\d+(-\d+)?$/, ''), known, 1);
+    return best ? ` (did you mean ${best}?)` : '';
+  }
+
   async related(
     ref: string | { source?: string; path?: string; id?: string },
     opts: { k?: number; sources?: string[]; filters?: SearchRequest['filters']; path?: string } = {},
@@ -706,7 +707,7 @@ export class Searcher {
     if (!ref.path && !ref.id) throw usage('related needs a path or an id');
     const what = `${ref.source ? ref.source + ':' : ''}${ref.path ?? ref.id}`;
     const found = await this.store.findChunks(ref);
-    if (!found.length) throw usage(`not in the index: ${what}`);
+    if (!found.length) throw usage(`not in the index: ${what}${await this.closestDocument(what)}`);
     const docs = new Map<string, StoredHit>();
     for (const h of await this.store.getChunks(found, { includeBroken: true })) docs.set(`${h.source}\u0000${h.path}`, h);
     if (docs.size > 1) {
@@ -773,21 +774,15 @@ function cosine(a: Float32Array, b: Float32Array): number {
   return na && nb ? dot / Math.sqrt(na * nb) : 0;
 }
 
-/** One-shot search: opens the index, searches, closes. */
-export async function search(config: Config, query: string, opts: SearchOptions = {}): Promise<SearchResult[]> {
-  const s = Searcher.open(config, undefined, null, { oneShot: true });
-  try {
-    return await s.search(query, opts);
-  } finally {
-    await s.close();
-  }
-}
-
-/** A Searcher, or a Config to open one from on first use (and keep open). */
+/** A Searcher, or a Config the engine opens one from on first use (and keeps open): what the agent tools take. */
 export type SearcherLike = Searcher | Config;
 
-export function lazySearcher(s: SearcherLike): () => Searcher {
-  if (s instanceof Searcher) return () => s;
-  let open: Searcher | null = null;
-  return () => (open ??= Searcher.open(s));
+/** A Searcher, or how to get one when first needed. */
+export type SearcherSource = Searcher | (() => Promise<Searcher>);
+
+/** The searcher of a source, asked for once. */
+export function lazySearcher(s: SearcherSource): () => Promise<Searcher> {
+  if (s instanceof Searcher) return () => Promise.resolve(s);
+  let open: Promise<Searcher> | null = null;
+  return () => (open ??= s());
 }

@@ -47,6 +47,12 @@ export function openIndex(
   return new SqliteIndex(at.db, role === 'sync' && opts.dryRun ? 'snapshot' : 'write');
 }
 
+/** Opens and finds indexes at any location: the engine hands it to code that works on several (sources, copy). */
+export interface IndexOpener {
+  open: typeof openIndex;
+  exists: typeof indexExists;
+}
+
 /** Whether an index is there to read (a file, or a server schema holding one). */
 export async function indexExists(at: IndexLocation): Promise<boolean> {
   return isDatabaseUrl(at.db) ? postgresIndexExists(at.db) : existsSync(at.db);

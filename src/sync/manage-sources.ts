@@ -10,7 +10,7 @@ import { unsafeGitUrl } from '../config/git-url.ts';
 import type { ProfileRegistry } from '../core/profile.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { redactUrl } from '../core/redact.ts';
-import { indexExists, openIndex } from '../storage/open.ts';
+import type { IndexOpener } from '../storage/open.ts';
 import type { RunRecord, SourceState } from '../storage/roles.ts';
 import { sourceKind } from '../sources/registry.ts';
 import { isOwnCheckout } from '../sources/checkout-guard.ts';
@@ -87,9 +87,9 @@ function writeInPlace(file: string, text: string): void {
 const TEMP_ATTEMPTS = 8;
 
 /** The names the index holds (none when there is no index yet, or it cannot be read). */
-async function indexedSources(cfg: Config): Promise<{ sources: SourceState[]; runs: RunRecord[] } | null> {
-  if (!(await indexExists(cfg).catch(() => false))) return null;
-  const store = openIndex(cfg, 'admin', { readOnly: true });
+async function indexedSources(cfg: Config, indexes: IndexOpener): Promise<{ sources: SourceState[]; runs: RunRecord[] } | null> {
+  if (!(await indexes.exists(cfg).catch(() => false))) return null;
+  const store = indexes.open(cfg, 'admin', { readOnly: true });
   try {
     const r = await store.status({ runs: RUNS_LOOKED_AT });
     return { sources: r.sources, runs: r.runs };
@@ -122,14 +122,14 @@ export async function addSource(
   profiles: ProfileRegistry,
   file: string,
   req: SourceRequest,
-  opts: { cwd?: string; dryRun?: boolean } = {},
+  opts: { cwd?: string; dryRun?: boolean; indexes: IndexOpener },
 ): Promise<AddResult> {
   const cwd = opts.cwd ?? process.cwd();
   const { text, raw, config } = readConfigFile(profiles, file);
   if (req.name !== undefined && config.sources.some((s) => s.name === req.name)) {
     throw new RagsyncError(`--name: a source named "${req.name}" is already in ${file} (got ${JSON.stringify(req.name)})`, EXIT.usage);
   }
-  const indexed = await indexedSources(config).catch(() => null);
+  const indexed = await indexedSources(config, opts.indexes).catch(() => null);
   const taken = new Set([...config.sources.map((s) => s.name), ...(indexed?.sources.map((s) => s.name) ?? [])]);
   const kind = inferKind(req.location, cwd, req.kind);
   let defaultBranch: string | null = null;
@@ -165,8 +165,8 @@ export interface SourceListing {
 }
 
 /** Every source of the config and of the index, with what the index holds of it and its last run. */
-export async function listSources(cfg: Config): Promise<SourceListing[]> {
-  const indexed = await indexedSources(cfg);
+export async function listSources(cfg: Config, indexes: IndexOpener): Promise<SourceListing[]> {
+  const indexed = await indexedSources(cfg, indexes);
   const state = new Map((indexed?.sources ?? []).map((s) => [s.name, s]));
   const lastRun = (name: string): SourceListing['lastRun'] => {
     for (const r of indexed?.runs ?? []) {
@@ -210,8 +210,8 @@ export interface RemoveResult {
 }
 
 /** The names `remove` knows: configured and indexed. */
-export async function knownSourceNames(cfg: Config): Promise<string[]> {
-  const indexed = await indexedSources(cfg).catch(() => null);
+export async function knownSourceNames(cfg: Config, indexes: IndexOpener): Promise<string[]> {
+  const indexed = await indexedSources(cfg, indexes).catch(() => null);
   return [...new Set([...cfg.sources.map((s) => s.name), ...(indexed?.sources.map((s) => s.name) ?? [])])];
 }
 
@@ -221,10 +221,10 @@ export async function knownSourceNames(cfg: Config): Promise<string[]> {
  * place; and ragsync's own checkout of it, unless it holds work found nowhere else. Never a
  * folder ragsync did not create. The config edit is validated before the index is touched.
  */
-export async function removeSource(profiles: ProfileRegistry, file: string, name: string, opts: { log?: Logger } = {}): Promise<RemoveResult> {
+export async function removeSource(profiles: ProfileRegistry, file: string, name: string, opts: { log?: Logger; indexes: IndexOpener }): Promise<RemoveResult> {
   const { text, raw, config } = readConfigFile(profiles, file);
   const at = config.sources.findIndex((s) => s.name === name);
-  const known = await knownSourceNames(config);
+  const known = await knownSourceNames(config, opts.indexes);
   if (!known.includes(name)) {
     throw new RagsyncError(`unknown source "${name}" (known: ${known.join(', ') || 'none'})`, EXIT.usage);
   }
@@ -237,8 +237,8 @@ export async function removeSource(profiles: ProfileRegistry, file: string, name
     validateEdit(profiles, file, next, (raw.sources ?? []).filter((_, i) => i !== at), 'not removed');
   }
   const result: RemoveResult = { name, documents: 0, chunks: 0, vectors: 0, configEdited: false, checkout: null };
-  if (await indexExists(config)) {
-    const store = openIndex(config, 'sync');
+  if (await opts.indexes.exists(config)) {
+    const store = opts.indexes.open(config, 'sync');
     try {
       const lock = await acquireIndexLock(store, config.db, opts.log);
       try {

@@ -4,10 +4,9 @@ import { selectSources } from '../config/select.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { silentLogger } from '../core/log.ts';
 import { defaultAnalyzer } from '../core/text/analyzer.ts';
-import { createEmbedder } from '../embedding/create.ts';
+import type { Embedder } from '../embedding/types.ts';
 import { sourceKind, type SnapshotContext } from '../sources/registry.ts';
 import type { Snapshot, UnlistedSnapshot } from '../sources/types.ts';
-import { openIndex } from '../storage/open.ts';
 import type { RunSourceRecord, SyncStore } from '../storage/roles.ts';
 import type { Progress } from './apply.ts';
 import { EmbedderFailure } from './embedder-failure.ts';
@@ -70,21 +69,29 @@ function exitCodeOf(status: IndexStatus, failures: unknown[]): number {
   return STATUS_EXIT[status];
 }
 
+/** What a run works with, built by the engine (src/engine): the caller owns and closes both. */
+export interface RunDeps {
+  embedder: Embedder;
+  /** Opened for this run's kind (a dry run's store writes nothing). */
+  store: SyncStore;
+}
+
 /**
  * One indexing run over the selected sources, as an async generator of progress events that
  * returns the run's result. Per source: snapshot (git fetch), plan, then (unless a dry run) apply.
  * A source that fails is recorded and the others still run; the index keeps its previous state
  * for the failed one.
  */
-export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncGenerator<Progress, IndexResult> {
+export async function* syncRun(config: Config, opts: IndexOptions, deps: RunDeps): AsyncGenerator<Progress, IndexResult> {
   const started = Date.now();
   const log = opts.log ?? silentLogger;
   const dryRun = !!opts.dryRun;
   const selected = selectSources(config, opts.sources);
   const pipelines = new Map(selected.map((s): [string, Pipeline] => [s.name, pipelineOf(config, s)]));
-  const embedder = opts.embedder ?? createEmbedder(config.embedder, { log });
+  const { embedder, store } = deps;
   const fingerprint = embedder.info.fingerprint;
-  const store: SyncStore = opts.store ?? openIndex(config, 'sync', { dryRun });
+  // A long-lived embedder serves many runs: a run reports its own requests.
+  const before = { ...embedder.stats };
   const trigger = opts.trigger ?? 'manual';
   const results: SourceResult[] = [];
   const dropped = { texts: 0 };
@@ -184,9 +191,9 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
       fingerprint,
       runId,
       trigger,
-      requests: embedder.stats.requests,
-      tokens: embedder.stats.tokens,
-      retries: embedder.stats.retries,
+      requests: embedder.stats.requests - before.requests,
+      tokens: embedder.stats.tokens - before.tokens,
+      retries: embedder.stats.retries - before.retries,
       sources: results,
       exitCode: exitCodeOf(status, failures),
     };
@@ -198,8 +205,6 @@ export async function* indexRun(config: Config, opts: IndexOptions = {}): AsyncG
     return result;
   } finally {
     await lock?.release().catch((err: unknown) => log.warn({ err: errorMessage(err) }, 'could not release the index lock'));
-    if (!opts.store) await store.close();
-    await embedder.close?.();
   }
 }
 
@@ -273,13 +278,8 @@ function pipelineOf(config: Config, s: SourceConfig): Pipeline {
   };
 }
 
-/** Runs indexRun to the end, handing each progress event to `onProgress`. */
-export async function runIndex(
-  config: Config,
-  opts: IndexOptions = {},
-  onProgress?: (p: Progress) => void,
-): Promise<IndexResult> {
-  const it = indexRun(config, opts);
+/** Runs a run's generator to the end, handing each progress event to `onProgress`. */
+export async function toEnd(it: AsyncGenerator<Progress, IndexResult>, onProgress?: (p: Progress) => void): Promise<IndexResult> {
   for (;;) {
     const step = await it.next();
     if (step.done) return step.value;

@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/builtin.ts';
 import { Searcher } from '../../src/search/search.ts';
 import { HashEmbedder } from '../../src/embedding/hash.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { classicsCorpus, classicsUpstream, cli, dbState, hasClassics, isStopped, setBranch, spawnCli, waitFor, writeConfig } from './daemon-helpers.ts';
+import { openSearcher, runIndex } from '../../src/engine/library.ts';
 
 /** 6be38c9: 千里命稿 is one file; acf8e42 splits it into 18 and deletes it. */
 const BEFORE_SPLIT = '6be38c9';
@@ -39,7 +40,7 @@ afterAll(() => {
 /** The documents a search can return: every path with a chunk, by keyword and by vector. */
 async function searchablePaths(): Promise<string[]> {
   const cfg = loadConfig(file);
-  const s = Searcher.open(cfg, new HashEmbedder(64, 8));
+  const s = openSearcher(cfg, new HashEmbedder(64, 8));
   try {
     const paths = new Set<string>();
     for (const mode of ['keyword', 'vector'] as const) {

@@ -14,7 +14,7 @@ import { parseConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
 import type { ConfigInput } from '../../src/config/schema.ts';
 import { DashScopeReranker } from '../../src/search/rerank.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { unfinishedSince } from '../../src/sync/gc.ts';
 import { judgeDeletions } from '../../src/sync/delete-guard.ts';
 import type { RunRecord } from '../../src/storage/roles.ts';
@@ -30,6 +30,7 @@ import { runCli } from '../helpers/cli.ts';
 import { index, snapshotDb } from '../helpers/index-fixture.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { Upstream } from '../helpers/upstream.ts';
+import { runIndex } from '../../src/engine/library.ts';
 
 let t: ReturnType<typeof tempDir>;
 beforeEach(() => {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/builtin.ts';
 import { EXIT, RagsyncError } from '../../src/core/errors.ts';
 import { silentLogger } from '../../src/core/log.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { Searcher } from '../../src/search/search.ts';
 import { DashScopeReranker } from '../../src/search/rerank.ts';
 import { parseSearchRequest } from '../../src/search/request.ts';
@@ -22,6 +22,7 @@ import { Upstream } from '../helpers/upstream.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { makeFixture } from '../helpers/search-fixture.ts';
 import { cliAs, errorLine, held, peer, sha, tree, writeCfg } from '../helpers/adversarial.ts';
+import { openSearcher, runIndex } from '../../src/engine/library.ts';
 
 const t = tempDir('ragsync-adv-');
 afterAll(() => t.cleanup());
@@ -316,7 +317,7 @@ describe('peers that never stop sending', () => {
     });
     const fx = await makeFixture();
     try {
-      const searcher = Searcher.open(loadConfig(fx.configFile), undefined, new DashScopeReranker({ apiKey: 'k', url: p.url, timeoutMs: 60_000 }));
+      const searcher = openSearcher(loadConfig(fx.configFile), undefined, new DashScopeReranker({ apiKey: 'k', url: p.url, timeoutMs: 60_000 }));
       const r = await searcher.run(parseSearchRequest({ query: '甲木', k: 3 }));
       await searcher.close();
       expect(r.reranked).toBe(false);
@@ -335,7 +336,7 @@ describe('requests beyond the engine\'s limits', () => {
   let close: () => Promise<void>;
   beforeAll(async () => {
     fx = await makeFixture();
-    const searcher = Searcher.open(loadConfig(fx.configFile));
+    const searcher = openSearcher(loadConfig(fx.configFile));
     const server = createHttpServer(searcher);
     base = await listen(server, 0);
     close = async () => {

@@ -8,10 +8,11 @@ import { request } from 'node:http';
 import { writeFileSync, cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/builtin.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { startServe, type Served } from '../helpers/serve.ts';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
 import { dbState, isStopped, spawnCli, waitFor, type DbState } from './daemon-helpers.ts';
+import { runIndex } from '../../src/engine/library.ts';
 
 let t: ReturnType<typeof tempDir>;
 let cfgFile: string;

@@ -6,12 +6,13 @@ import type { Config } from '../../src/config/load.ts';
 import { Searcher } from '../../src/search/search.ts';
 import { createQueryClassicsTool, createSearchTool, queryClassicsInput, type ClassicsHit } from '../../src/ai/index.ts';
 import { makeFixture, type Fixture } from '../helpers/search-fixture.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 
 let fx: Fixture;
 let searcher: Searcher;
 beforeAll(async () => {
   fx = await makeFixture();
-  searcher = Searcher.open(loadConfig(fx.configFile));
+  searcher = openSearcher(loadConfig(fx.configFile));
 });
 afterAll(async () => {
   await searcher.close();

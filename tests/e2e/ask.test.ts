@@ -12,6 +12,7 @@ import { loadConfig } from '../../src/builtin.ts';
 import { Searcher } from '../../src/search/search.ts';
 import { Answerer } from '../../src/answer/answer.ts';
 import { createMcpServer } from '../../src/mcp/server.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 
 const KEY = 'sk-ask-secret-55555555';
 const GITHUB = 'https://github.com/acme/notes.git';
@@ -115,7 +116,7 @@ describe('ragsync serve with a chat block', () => {
 describe('MCP tool ask', () => {
   it('answers with the cited sources beside search and related', async () => {
     const cfg = loadConfig(cfgFile);
-    const searcher = Searcher.open(cfg);
+    const searcher = openSearcher(cfg);
     const answerer = new Answerer(searcher, cfg.chat!, { apiKey: () => KEY });
     const server = createMcpServer(searcher, undefined, answerer);
     const [a, b] = InMemoryTransport.createLinkedPair();

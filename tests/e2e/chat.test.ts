@@ -11,6 +11,7 @@ import { createHttpServer, listen } from '../../src/server/http.ts';
 import { createChatHandler } from '../../src/ai/index.ts';
 import { makeFixture, type Fixture } from '../helpers/search-fixture.ts';
 import { ModelServer, chatJson, chatStream, defaultChat, promptOf } from '../helpers/model-server.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 
 const KEY = 'sk-chat-secret-987654321';
 let m: ModelServer;
@@ -38,7 +39,7 @@ beforeEach(() => {
 
 /** A server with chat over the fixture index; the model is the loopback ModelServer. */
 async function chatServer(opts: { reranker?: Reranker; chat?: Record<string, unknown>; token?: string; closeSearcher?: boolean } = {}) {
-  const searcher = Searcher.open(loadConfig(fx.configFile), undefined, opts.reranker ?? null);
+  const searcher = openSearcher(loadConfig(fx.configFile), undefined, opts.reranker ?? null);
   const chat = chatSchema.parse({ provider: 'openai-compatible', baseUrl: m.url, model: 'fake-chat', apiKeyEnv: 'FAKE_CHAT_KEY', maxRetries: 0, ...opts.chat });
   const answerer = new Answerer(searcher, chat, { apiKey: () => KEY, log: (l) => logs.push(l) });
   if (opts.closeSearcher) await searcher.store.close();
@@ -230,7 +231,7 @@ describe('POST /api/chat limits and access', () => {
     const ok = await post(base, JSON.stringify({ messages: [user('伤官')] }), { authorization: 'Bearer tok' });
     expect([ok.status, ok.headers.get('x-vercel-ai-ui-message-stream')]).toEqual([200, 'v1']);
     await ok.text();
-    const searcher = Searcher.open(loadConfig(fx.configFile));
+    const searcher = openSearcher(loadConfig(fx.configFile));
     const plain = createHttpServer(searcher);
     servers.push(plain);
     const res = await post(await listen(plain, 0), JSON.stringify({ messages: [user('hi')] }));
@@ -240,7 +241,7 @@ describe('POST /api/chat limits and access', () => {
 
 describe('createChatHandler (ragsync/ai) for web-standard servers', () => {
   it('answers a Request with the same stream, and a bad body with 400', async () => {
-    const searcher = Searcher.open(loadConfig(fx.configFile));
+    const searcher = openSearcher(loadConfig(fx.configFile));
     const handle = createChatHandler(searcher, { provider: 'openai-compatible', baseUrl: m.url, model: 'fake', apiKeyEnv: 'FAKE_KEY' }, { apiKey: () => KEY });
     try {
       const res = await handle(new Request('http://x/api/chat', { method: 'POST', body: JSON.stringify({ messages: [user('伤官配印')], source: 'classics' }) }));

@@ -8,9 +8,10 @@ import { loadConfig } from '../../src/builtin.ts';
 import { RagsyncError } from '../../src/core/errors.ts';
 import { bookOf } from '../../src/profiles/classics/book.ts';
 import { Searcher } from '../../src/search/search.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { runCli } from '../helpers/cli.ts';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
+import { openSearcher, runIndex } from '../../src/engine/library.ts';
 
 let t: ReturnType<typeof tempDir>;
 let cfgFile: string;
@@ -36,7 +37,7 @@ beforeAll(async () => {
   t = tempDir('ragsync-polish-');
   cfgFile = exampleConfig(t.dir, 1024);
   expect((await runIndex(loadConfig(cfgFile))).status).toBe('ok');
-  searcher = Searcher.open(loadConfig(cfgFile));
+  searcher = openSearcher(loadConfig(cfgFile));
 });
 afterAll(async () => {
   await searcher?.close();

@@ -14,6 +14,7 @@ import { createCodeSearchTool, createDocSearchTool } from '../../src/ai/index.ts
 import { needCorpora } from '../helpers/corpora.ts';
 import { index, snapshotDb } from '../helpers/index-fixture.ts';
 import { CORPORA, REPO_ROOT, tempDir } from '../helpers/tmp.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 
 const corpora = needCorpora('code.bundle');
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
@@ -163,7 +164,7 @@ describe('this repository indexed as a code source', () => {
     ['split camelCase identifiers into words', 'chunking/code/index.ts', 'nameWords'],
   ];
   it.each(QUESTIONS)('"%s" finds %s', async (query, path, symbol) => {
-    const s = Searcher.open(config);
+    const s = openSearcher(config);
     try {
       const hits = await s.search(query, { k: 5 });
       const hit = hits.find((h) => h.path === path && h.metadata.symbolName === symbol);
@@ -176,7 +177,7 @@ describe('this repository indexed as a code source', () => {
   });
 
   it('filters by language, symbol type and path glob', async () => {
-    const s = Searcher.open(config);
+    const s = openSearcher(config);
     try {
       const hits = await s.search('open the index database', { k: 10, filters: { lang: 'typescript', 'symbol-type': 'function' }, path: 'storage/**' });
       expect(hits.length).toBeGreaterThan(0);
@@ -204,7 +205,7 @@ describe('codeSearch and docSearch tools (AI SDK and MCP)', () => {
       ],
     });
     expect((await index(config)).status).toBe('ok');
-    searcher = Searcher.open(config);
+    searcher = openSearcher(config);
   }, 60_000);
   afterAll(async () => {
     await searcher.close();

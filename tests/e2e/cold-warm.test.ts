@@ -12,9 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
 import { Searcher, type SearchMode, type SearchResult } from '../../src/search/search.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { needCorpora } from '../helpers/corpora.ts';
 import { CORPORA, REPO_ROOT, tempDir } from '../helpers/tmp.ts';
+import { openSearcher, runIndex } from '../../src/engine/library.ts';
 
 const corpus = needCorpora('classics.bundle', 'bookmarks.bundle');
 const MODES: SearchMode[] = ['hybrid', 'vector', 'keyword'];
@@ -51,8 +52,8 @@ describe.skipIf(!corpus.ok)(corpus.title('one-shot (streamed) and long-lived (in
     config = loadConfig(file);
     const r = await runIndex(config);
     expect(r.status).toBe('ok');
-    warm = Searcher.open(config);
-    cold = Searcher.open(config, undefined, null, { oneShot: true });
+    warm = openSearcher(config);
+    cold = openSearcher(config, undefined, null, { oneShot: true });
   }, 600_000);
   afterAll(async () => {
     await warm?.close();

@@ -16,6 +16,7 @@ import { needPostgres } from '../helpers/postgres.ts';
 import { CORPORA, tempDir } from '../helpers/tmp.ts';
 import { BundleUpstream } from '../helpers/upstream.ts';
 import { cli } from './daemon-helpers.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 
 const corpus = needCorpora('classics.bundle');
 const pg = needPostgres();
@@ -39,7 +40,7 @@ describe.skipIf(!corpus.ok || !pg.ok)(pg.title(corpus.title('ragsync copy: SQLit
   });
   const config = (db: string): Config => parseConfig(input(db));
   const results = async (db: string) => {
-    const s = Searcher.open(config(db));
+    const s = openSearcher(config(db));
     try {
       const out: unknown[] = [];
       for (const q of QUERIES) {

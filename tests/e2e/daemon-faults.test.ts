@@ -7,8 +7,9 @@ import { loadConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
 import { Searcher } from '../../src/search/search.ts';
 import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { CLASSICS, classicsUpstream, dbState, git, setBranch, writeConfig, type DbState, hasClassics, classicsCorpus } from './daemon-helpers.ts';
+import { openSearcher, runIndex } from '../../src/engine/library.ts';
 
 let tmp: string;
 let url: string;
@@ -27,7 +28,7 @@ async function referenceState(name: string): Promise<DbState> {
 }
 
 async function searchCount(cfg: Config): Promise<number> {
-  const s = Searcher.open(cfg);
+  const s = openSearcher(cfg);
   try {
     return (await s.search(QUERY, { k: 5 })).length;
   } finally {

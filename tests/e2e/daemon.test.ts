@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { classicsUpstream, cli, dbState, isStopped, spawnCli, waitFor, writeConfig, type DbState, hasClassics, classicsCorpus } from './daemon-helpers.ts';
+import { runIndex } from '../../src/engine/library.ts';
 
 const STOP_BOUND_MS = 10_000;
 let tmp: string;

@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { loadConfig } from '../../src/builtin.ts';
 import { sha256 } from '../../src/core/hash.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { RecordingEmbedder } from '../helpers/index-fixture.ts';
 import { classicsCorpus, classicsUpstream, hasClassics, spawnCli, writeConfig } from './daemon-helpers.ts';
+import { runIndex } from '../../src/engine/library.ts';
 
 const INCLUDE = ['content/命/**/*.md'];
 

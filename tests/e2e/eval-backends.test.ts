@@ -14,6 +14,7 @@ import { needCorpora } from '../helpers/corpora.ts';
 import { pgQuery } from '../helpers/postgres.ts';
 import { index } from '../helpers/index-fixture.ts';
 import { CORPORA, REPO_ROOT, tempDir } from '../helpers/tmp.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 
 // The sets with classics queries: the first eval set, the search bench's, and the query-analysis
 // dev sets (English and Chinese paraphrases; these showed the backends apart).
@@ -62,9 +63,9 @@ describe.skipIf(!corpus.ok || !both)(BACKENDS[1]!.title(corpus.title('the classi
     const schema = new URL(pgAt!.db).searchParams.get('schema')!;
     for (const table of ['sources', 'documents', 'chunks', 'vectors']) await pgQuery(`ANALYZE "${schema}".${table}`);
     searchers = {
-      sqlite: Searcher.open(config(sqliteAt!.db)),
-      exact: Searcher.open(config(pgAt!.db, { exact: true })),
-      hnsw: Searcher.open(config(pgAt!.db)),
+      sqlite: openSearcher(config(sqliteAt!.db)),
+      exact: openSearcher(config(pgAt!.db, { exact: true })),
+      hnsw: openSearcher(config(pgAt!.db)),
     };
   }, 900_000);
 

@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { builtinProfiles, loadConfig } from '../../src/builtin.ts';
 import { readEvalFile, runEval, type EvalCase, type EvalReport } from '../../src/search/eval.ts';
 import { Searcher } from '../../src/search/search.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { needCorpora } from '../helpers/corpora.ts';
 import { CORPORA, REPO_ROOT, tempDir } from '../helpers/tmp.ts';
+import { openSearcher, runIndex } from '../../src/engine/library.ts';
 
 const corpora = needCorpora('code.bundle');
 const squash = (s: string) => s.replace(/\s+/g, '');
@@ -46,7 +47,7 @@ describe.runIf(corpora.ok)(corpora.title('code eval sets over code.bundle'), () 
       writeFileSync(cfg, JSON.stringify({ db: 'index.db', embedder: { provider: 'hash', dims: 1024 }, sources: [{ name: 'code', kind: 'git', url: 'code.git', chunker: 'code' }] }));
       const config = loadConfig(cfg);
       expect((await runIndex(config)).status).toBe('ok');
-      searcher = Searcher.open(config);
+      searcher = openSearcher(config);
       for (const set of ['tune/code', 'untouched/code']) {
         for (const mode of ['hybrid', 'keyword'] as const) reports.set(`${set} ${mode}`, await runEval(searcher, read(set), { mode }));
       }

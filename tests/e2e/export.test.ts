@@ -11,9 +11,10 @@ import { loadConfig } from '../../src/builtin.ts';
 import { main } from '../../src/cli/main.ts';
 import { float32Text } from '../../src/cli/export-writers.ts';
 import { decodeVector } from '../../src/storage/sqlite/blob.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { runCli } from '../helpers/cli.ts';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
+import { runIndex } from '../../src/engine/library.ts';
 
 const FP = 'hash:cjk-ngram@1:64';
 let t: ReturnType<typeof tempDir>;

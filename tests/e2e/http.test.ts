@@ -9,6 +9,7 @@ import { healthIntervalMs } from '../../src/daemon/schedule.ts';
 import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
 import { makeFixture, type Fixture } from '../helpers/search-fixture.ts';
 import { startServe } from '../helpers/serve.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 
 let fx: Fixture;
 let searcher: Searcher;
@@ -17,7 +18,7 @@ let base: string;
 
 beforeAll(async () => {
   fx = await makeFixture();
-  searcher = Searcher.open(loadConfig(fx.configFile));
+  searcher = openSearcher(loadConfig(fx.configFile));
   server = createHttpServer(searcher, { token: 's3cret' });
   base = await listen(server, 0);
 });
@@ -61,6 +62,15 @@ describe('HTTP API', () => {
     expect(Object.keys(item).sort()).toEqual(['id', 'metadata', 'score', 'title', 'transcript', 'url']);
     expect(item).toMatchObject({ title: 'SQLite Is Enough', url: 'https://example.com/sqlite' });
     expect(Array.from(item.transcript as string).length).toBeLessThanOrEqual(200);
+  });
+
+  it('/related takes path as search prints it (source:path:lines); a miss suggests the closest', async () => {
+    const r = await get(`/related?path=${encodeURIComponent('bookmarks:202401/2024-01-05-sqlite.md:1-9')}&k=2`);
+    expect(r.status).toBe(200);
+    expect(r.body.results.length).toBe(2);
+    const miss = await get(`/related?path=${encodeURIComponent('bookmarks:202401/2024-01-05-sqlit.md')}`);
+    expect(miss.status).toBe(400);
+    expect(JSON.stringify(miss.body)).toContain('did you mean bookmarks:202401/2024-01-05-sqlite.md?');
   });
 
   it('/related excludes the document itself', async () => {
@@ -137,7 +147,7 @@ describe('/healthz with the schedule health', () => {
       await writer.finishRun(id, { status: 'failed', textsEmbedded: 0, requests: 0, tokens: 0, error: 'boom', sources: [] });
     }
     await writer.close();
-    const s = Searcher.open(cfg);
+    const s = openSearcher(cfg);
     const intervalMs = healthIntervalMs(cfg);
     const srv = createHttpServer(s, { health: async () => healthReport(await storeHealth(s.store, { intervalMs })) });
     const url = await listen(srv, 0);

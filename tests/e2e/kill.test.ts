@@ -8,9 +8,10 @@ import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/builtin.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { classicsUpstream, indexState, prng, spawnCli, writeConfig, type DbState, hasClassics, classicsCorpus } from './daemon-helpers.ts';
 import { BACKENDS, type Backend } from '../helpers/backends.ts';
+import { runIndex } from '../../src/engine/library.ts';
 
 const SEED = Number(process.env.KILL_SEED ?? 20261122);
 const FAILPOINT_KILLS = 7;

@@ -7,10 +7,11 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { holderIsStale, processStart, FOREIGN_STALE_MS } from '../../src/sync/lock.ts';
 import { RagsyncError, EXIT } from '../../src/core/errors.ts';
 import { CLASSICS, classicsUpstream, cli, dbState, isStopped, setBranch, spawnCli, waitFor, writeConfig, hasClassics, classicsCorpus } from './daemon-helpers.ts';
+import { runIndex } from '../../src/engine/library.ts';
 
 let tmp: string;
 let url: string;

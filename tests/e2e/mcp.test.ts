@@ -13,6 +13,7 @@ import { initializeResult, PROTOCOL_VERSIONS } from '../../src/mcp/front.ts';
 import { createMcpServer } from '../../src/mcp/server.ts';
 import { Searcher } from '../../src/search/search.ts';
 import { makeFixture, type Fixture } from '../helpers/search-fixture.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 let fx: Fixture;
@@ -58,6 +59,12 @@ describe('ragsync mcp (stdio, real client)', () => {
     expect((await call('search', { query: '甲木', perDoc: -1 })).isError).toBe(true);
   });
 
+  it('related takes path as search prints it, line range and all', async () => {
+    const r = await call('related', { path: 'bookmarks:202401/2024-01-05-sqlite.md:1-9', k: 2 });
+    expect(r.isError).toBeFalsy();
+    expect(results(r).map((x) => x.path)).toHaveLength(2);
+  });
+
   it('related excludes the document itself', async () => {
     const r = await call('related', { source: 'bookmarks', path: '202401/2024-01-05-sqlite.md', k: 2 });
     const paths = results(r).map((x) => x.path);
@@ -89,7 +96,7 @@ describe('ragsync mcp answers initialize before loading the server', () => {
 
   it("writes what the SDK server itself answers, for every version the SDK knows and for one it does not", async () => {
     expect(PROTOCOL_VERSIONS).toEqual(SUPPORTED_PROTOCOL_VERSIONS);
-    const searcher = Searcher.open(loadConfig(fx.configFile));
+    const searcher = openSearcher(loadConfig(fx.configFile));
     try {
       for (const v of [...SUPPORTED_PROTOCOL_VERSIONS, '1999-01-01']) {
         const server = createMcpServer(searcher);

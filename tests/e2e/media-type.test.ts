@@ -11,6 +11,7 @@ import { needCorpora } from '../helpers/corpora.ts';
 import { index, snapshotDb } from '../helpers/index-fixture.ts';
 import { CORPORA, REPO_ROOT, tempDir } from '../helpers/tmp.ts';
 import { bookmarkPages, Website } from '../helpers/website.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 
 const mediaTypes = (db: string) => {
   const d = new BetterSqlite3(db, { readonly: true });
@@ -69,7 +70,7 @@ describe('the content step: a document carries its media type and reaches the ch
   }, 60_000);
 
   it('search results and export carry the media type', async () => {
-    const searcher = Searcher.open(config);
+    const searcher = openSearcher(config);
     try {
       const [hit] = await searcher.search('retry budget caps retries', { k: 1, sources: ['docs'] });
       expect(hit).toMatchObject({ path: 'budgets.html', metadata: { mediaType: 'text/html' } });

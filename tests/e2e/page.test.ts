@@ -17,6 +17,7 @@ import { createHttpServer, listen } from '../../src/server/http.ts';
 import { makeFixture, type Fixture } from '../helpers/search-fixture.ts';
 import { ModelServer, chatJson, chatStream } from '../helpers/model-server.ts';
 import { REPO_ROOT } from '../helpers/tmp.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 
 const BROWSER = process.env.RAGSYNC_BROWSER ?? '/usr/bin/chromium-headless-shell';
 const present = existsSync(BROWSER);
@@ -49,7 +50,7 @@ beforeAll(async () => {
     if (!c.body.stream) return chatJson(res, JSON.stringify({ isRelevant: !/hello/.test(prompt), query: '伤官配印' }));
     return chatStream(res, /Passages:/.test(prompt) ? ['伤官配印，', '贵不可言 [1]'] : ['Hi!'], { delayMs: 30 });
   };
-  searcher = Searcher.open(loadConfig(fx.configFile));
+  searcher = openSearcher(loadConfig(fx.configFile));
   const chat = chatSchema.parse({ provider: 'openai-compatible', baseUrl: m.url, model: 'fake', maxRetries: 0 });
   server = createHttpServer(searcher, { token: TOKEN, chat: new Answerer(searcher, chat) });
   base = await listen(server, 0);

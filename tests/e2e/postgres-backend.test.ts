@@ -21,6 +21,7 @@ import { isStopped, spawnCli, waitFor } from './daemon-helpers.ts';
 import { freshSchema, needPostgres, pgQuery, pgUrl } from '../helpers/postgres.ts';
 import { xorshift } from '../helpers/rng.ts';
 import { tempDir } from '../helpers/tmp.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 
 const pg = needPostgres();
 const FP = 'test:vec@1:8';
@@ -399,7 +400,7 @@ describe.skipIf(!pg.ok)(pg.title('postgres backend'), () => {
     writeFileSync(file, JSON.stringify({ db: url, sources: [{ name: 'notes', kind: 'dir', path: 'notes' }] }));
     const config = loadConfig(file);
     expect((await index(config)).status).toBe('ok');
-    const plain = Searcher.open(config, undefined, null, { oneShot: true });
+    const plain = openSearcher(config, undefined, null, { oneShot: true });
     const store = openIndex(config, 'search', { oneShot: true });
     const refuse = () => Promise.reject(new Error('a vector scan reached Node'));
     const guarded: SearchStore = Object.assign(Object.create(store) as SearchStore, { loadVectors: refuse, scanVectors: refuse, streamVectors: refuse });

@@ -8,13 +8,14 @@ import { parseConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
 import { hashEmbed } from '../../src/embedding/hash.ts';
 import { decodeVector } from '../../src/storage/sqlite/blob.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
 import { sha256 } from '../../src/core/hash.ts';
 import { FakeProvider } from '../helpers/fake-provider.ts';
 import { captureLog } from '../helpers/remote.ts';
 import { writeCorpus } from '../helpers/corpus.ts';
 import { endianness } from 'node:os';
+import { runIndex } from '../../src/engine/library.ts';
 
 const repoRoot = resolve(import.meta.dirname, '..', '..');
 const KEY = 'sk-sync-test-a1b2c3d4e5f6a7b8';

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig, parseConfig } from '../../src/builtin.ts';
 import { RemoteCall, type RemoteCallSettings } from '../../src/core/remote/call.ts';
-import { createReranker, RemoteReranker, rerankSettings } from '../../src/search/rerank.ts';
+import { RemoteReranker, rerankSettings } from '../../src/search/rerank.ts';
+import { createReranker } from '../../src/search/create-reranker.ts';
 import { rerankSchema } from '../../src/config/schema.ts';
 import { Searcher } from '../../src/search/search.ts';
 import { makeFixture, type Fixture } from '../helpers/search-fixture.ts';
 import { ModelServer, chatStream } from '../helpers/model-server.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 
 const KEY = 'sk-secret-123456789';
 let m: ModelServer;
@@ -161,7 +163,7 @@ describe('rerank providers', () => {
     m.behave = (_c, res) => void res.writeHead(500).end('{"message":"boom"}');
     const cfg = loadConfig(fx.configFile);
     const rr = new RemoteReranker(rerankSettings(rerankSchema.parse({ provider: 'jina', baseUrl: m.url, maxRetries: 1 })), { apiKey: () => KEY, backoff: { baseMs: 1, maxMs: 2 } });
-    const s = Searcher.open(cfg, undefined, rr);
+    const s = openSearcher(cfg, undefined, rr);
     const r = await s.searchDetailed('甲木', { k: 3 });
     await s.close();
     expect(r.reranked).toBe(false);

@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/builtin.ts';
 import { Searcher } from '../../src/search/search.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { needCorpora } from '../helpers/corpora.ts';
 import { corpusDocs, PER_SOURCE, rankOf, sampleSentences, SEED, type Sentence } from '../helpers/sentences.ts';
 import { CORPORA, REPO_ROOT } from '../helpers/tmp.ts';
+import { openSearcher, runIndex } from '../../src/engine/library.ts';
 
 /**
  * An agent quoting a line expects its passage first. Sentences sampled at random from both corpora
@@ -35,7 +36,7 @@ describe.skipIf(!corpus.ok)(corpus.title('sentences sampled from the corpora fin
     expect((await runIndex(config)).status).toBe('ok');
     const docs = SOURCES.flatMap((s) => corpusDocs(config, s, config.sources.find((x) => x.name === s)!.root));
     sentences = sampleSentences(docs, SOURCES, PER_SOURCE, SEED);
-    searcher = Searcher.open(config);
+    searcher = openSearcher(config);
   }, 180_000);
   afterAll(async () => {
     await searcher?.close();

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { Searcher } from '../../src/search/search.ts';
+import { openSearcher, runIndex } from '../../src/engine/library.ts';
 
 // The keyword index must follow real sync runs (plan/apply → writeDocuments), and a long-lived
 // Searcher must see each committed run without being reopened.
@@ -29,7 +30,7 @@ const paths = async (s: Searcher, q: string) => (await s.search(q, { mode: 'keyw
 describe('keyword index through ragsync index runs', () => {
   it('adds, replaces and removes FTS rows with the documents', async () => {
     expect((await runIndex(cfg)).status).toBe('ok');
-    const s = Searcher.open(cfg);
+    const s = openSearcher(cfg);
     expect(await paths(s, '用神')).toEqual(['a.md']);
     expect(await paths(s, 'jitter')).toEqual(['b.md']);
 

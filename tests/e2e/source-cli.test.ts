@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtinProfiles, loadConfig } from '../../src/builtin.ts';
 import { addSource } from '../../src/sync/manage-sources.ts';
+import { indexes } from '../../src/engine/engine.ts';
 import { runCli } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
 
@@ -33,7 +34,7 @@ describe('source add: the temporary file it writes the config through', () => {
       writeFileSync(victim, 'not yours\n');
       const planted = join(d.dir, `.ragsync.jsonc.${process.pid}.tmp`);
       symlinkSync(victim, planted);
-      const r = await addSource(builtinProfiles, file, { location: join(d.dir, 'more') }, { cwd: d.dir });
+      const r = await addSource(builtinProfiles, file, { location: join(d.dir, 'more') }, { cwd: d.dir, indexes });
       expect(r.written).toBe(true);
       expect(readFileSync(victim, 'utf8')).toBe('not yours\n');
       expect(lstatSync(planted).isSymbolicLink()).toBe(true);

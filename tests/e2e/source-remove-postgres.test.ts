@@ -5,9 +5,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { builtinProfiles, loadConfig } from '../../src/builtin.ts';
 import { removeSource } from '../../src/sync/manage-sources.ts';
-import { runIndex } from '../../src/sync/run.ts';
+import { indexes } from '../../src/engine/engine.ts';
+
 import { freshSchema, needPostgres, pgQuery } from '../helpers/postgres.ts';
 import { tempDir } from '../helpers/tmp.ts';
+import { runIndex } from '../../src/engine/library.ts';
 
 const pg = needPostgres();
 
@@ -47,7 +49,7 @@ describe.skipIf(!pg.ok)(pg.title('source remove on postgres'), () => {
     expect(onlyB.length).toBeGreaterThan(0);
     expect(b.some((h) => a.includes(h))).toBe(true);
 
-    const r = await removeSource(builtinProfiles, file, 'b');
+    const r = await removeSource(builtinProfiles, file, 'b', { indexes });
     expect(r).toMatchObject({ name: 'b', documents: 2, chunks: b.length, vectors: onlyB.length, configEdited: true });
     expect(await hashes('b')).toEqual([]);
     expect(await pgQuery(`SELECT 1 FROM "${s!.schema}".sources WHERE name = 'b'`)).toEqual([]);

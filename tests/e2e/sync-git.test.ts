@@ -7,8 +7,9 @@ import { tempDir } from '../helpers/tmp.ts';
 import { gitConfig, index, snapshotDb } from '../helpers/index-fixture.ts';
 import { sha256 } from '../../src/core/hash.ts';
 import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
-import { search } from '../../src/search/search.ts';
+
 import type { Config } from '../../src/config/load.ts';
+import { search } from '../../src/engine/library.ts';
 
 const para = (topic: string, n: number) =>
   Array.from({ length: n }, (_, i) => `${topic}第${i + 1}句，论其旺衰喜忌，以月令为纲。`).join('');

@@ -10,6 +10,7 @@ import { index } from '../helpers/index-fixture.ts';
 import { BACKENDS, snapshotIndex } from '../helpers/backends.ts';
 import { tempDir } from '../helpers/tmp.ts';
 import { Website, type SitePage } from '../helpers/website.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 
 const topics = ['backoff and jitter for retries', 'consistent hashing rings', 'bloom filters and false positives', 'write-ahead logs', 'vector clocks', 'token bucket rate limits'];
 const pages: SitePage[] = topics.map((t, i) => ({
@@ -87,7 +88,7 @@ describe.skipIf(!backend.ok)(backend.title('a web source through ragsync index r
     }
     for (const p of pages) expect(s.plan!.write.some((w) => w.doc.path === site.pageUrl(p)), p.slug).toBe(true);
     expect(site.requests.filter((q) => q.path.startsWith('/private/'))).toEqual([]);
-    const searcher = Searcher.open(config);
+    const searcher = openSearcher(config);
     try {
       const [hit] = await searcher.search('bloom filters false positives', { k: 1 });
       expect(hit).toMatchObject({ source: 'site', path: site.pageUrl(pages[2]!), title: 'Notes on bloom filters and false positives' });

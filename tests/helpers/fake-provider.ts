@@ -80,6 +80,8 @@ export class FakeProvider {
   /** Requests being handled right now, and the most there ever were at once. */
   active = 0;
   maxActive = 0;
+  /** TCP connections clients opened (one HTTP client keeps one alive for sequential requests). */
+  connections = 0;
   private readonly window: { at: number; tokens: number }[] = [];
   private readonly sockets = new Set<Socket>();
 
@@ -97,6 +99,7 @@ export class FakeProvider {
     const port = (server.address() as AddressInfo).port;
     self = new FakeProvider(server, opts, `http://127.0.0.1:${port}${(opts.wire ?? 'openai') === 'openai' ? '/v1' : ''}`);
     server.on('connection', (s) => {
+      self!.connections++;
       self!.sockets.add(s);
       s.on('close', () => self!.sockets.delete(s));
     });

@@ -3,8 +3,9 @@ import BetterSqlite3 from 'better-sqlite3';
 import { parseConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
 import { HashEmbedder } from '../../src/embedding/hash.ts';
-import { runIndex, type IndexOptions, type IndexResult } from '../../src/sync/run.ts';
+import { type IndexOptions, type IndexResult } from '../../src/sync/run.ts';
 import type { ConfigInput } from '../../src/config/schema.ts';
+import { runIndex } from '../../src/engine/library.ts';
 
 /** The hash embedder, recording every text it is asked to embed. */
 export class RecordingEmbedder extends HashEmbedder {

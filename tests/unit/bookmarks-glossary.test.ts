@@ -5,8 +5,9 @@ import { builtinProfiles } from '../../src/builtin.ts';
 import { parseConfig, type Config } from '../../src/config/load.ts';
 import { createGlossary, foldWord, parseGlossary, techGlossary } from '../../src/profiles/bookmarks/glossary.ts';
 import { Searcher } from '../../src/search/search.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { tempDir } from '../helpers/tmp.ts';
+import { openSearcher, runIndex } from '../../src/engine/library.ts';
 
 const terms = (q: string) => techGlossary().expand(q).map((e) => `${e.from}→${e.term}`);
 
@@ -71,7 +72,7 @@ describe('the glossary through search (a real index of a bookmarks source)', () 
     delete process.env.RAGSYNC_BOOKMARKS_GLOSSARY;
   });
   const open = () => {
-    const s = Searcher.open(config);
+    const s = openSearcher(config);
     searchers.push(s);
     return s;
   };

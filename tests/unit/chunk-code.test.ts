@@ -216,7 +216,7 @@ describe('a code source run', () => {
     const { join } = await import('node:path');
     const { default: pino } = await import('pino');
     const { parseConfig } = await import('../../src/builtin.ts');
-    const { runIndex } = await import('../../src/sync/run.ts');
+    const { runIndex } = await import('../../src/engine/library.ts');
     const { tempDir } = await import('../helpers/tmp.ts');
     const t = tempDir('ragsync-code-log-');
     try {

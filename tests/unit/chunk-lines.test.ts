@@ -3,11 +3,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { builtinProfiles, parseConfig } from '../../src/builtin.ts';
 import { locateLines } from '../../src/core/text/lines.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { Searcher } from '../../src/search/search.ts';
 import { resultJson } from '../../src/search/present.ts';
 import { searchText } from '../../src/cli/format.ts';
 import { tempDir } from '../helpers/tmp.ts';
+import { openSearcher, runIndex } from '../../src/engine/library.ts';
 
 const settings = { targetTokens: 60, overlap: 0.15 };
 const tmp = tempDir('ragsync-lines-');
@@ -47,7 +48,7 @@ describe('line ranges on chunks', () => {
     const cfg = parseConfig({ db: join(tmp.dir, 'index.db'), embedder: { provider: 'hash', dims: 64 }, chunking: settings,
       sources: [{ name: 'notes', kind: 'dir', path: join(tmp.dir, 'docs') }] });
     expect((await runIndex(cfg)).status).toBe('ok');
-    const s = Searcher.open(cfg);
+    const s = openSearcher(cfg);
     try {
       const [hit] = await s.search('LRU cache evicts', { mode: 'keyword', k: 1 });
       expect(hit).toMatchObject({ path: 'n.md', startLine: 15, endLine: 15 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
-import { createEmbedder, withRateLimits } from '../../src/embedding/create.ts';
+import { createEmbedder } from '../../src/embedding/create.ts';
+import { withRateLimits } from '../../src/config/rate-limits.ts';
 import { resolveRemote } from '../../src/config/presets.ts';
 import type { RemoteEmbedder } from '../../src/embedding/remote/embedder.ts';
 

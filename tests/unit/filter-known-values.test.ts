@@ -4,6 +4,7 @@ import { Searcher } from '../../src/search/search.ts';
 import { closestValues } from '../../src/search/closest.ts';
 import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
 import { makeFixture, writeFixture, type Fixture, type FixtureDoc } from '../helpers/search-fixture.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 /** 48 bookmarks: tags topic-00 … topic-47 (and "database" on every fourth), one a month from 2021-01. */
@@ -26,7 +27,7 @@ beforeEach(async () => {
   const store = new SqliteIndex(fx.db);
   await writeFixture(store, 'bookmarks', MANY);
   await store.close();
-  searcher = Searcher.open(loadConfig(fx.configFile));
+  searcher = openSearcher(loadConfig(fx.configFile));
   const list = searcher.store.fieldValues.bind(searcher.store);
   listings = 0;
   searcher.store.fieldValues = (...a) => (listings++, list(...a));

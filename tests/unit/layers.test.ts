@@ -34,13 +34,16 @@ beforeAll(async () => {
   options = await extractDepcruiseOptions(join(REPO_ROOT, '.dependency-cruiser.cjs'));
   fixture = tempDir('ragsync-layers-');
   const files: Record<string, string> = {
-    // Allowed: downward imports, a root choosing a profile, open.ts naming the backend.
+    // Allowed: downward imports, a root choosing a profile, open.ts naming the backend, the engine opening a store, a type from open.ts anywhere.
     'src/core/types.ts': 'export interface Row { id: number }\n',
     'src/config/load.ts': "import type { Row } from '../core/types.ts';\nexport const load = (r: Row) => r;\n",
     'src/storage/sqlite/writer.ts': "import type { Row } from '../../core/types.ts';\nexport const write = (r: Row) => r;\n",
     'src/storage/open.ts': "import { write } from './sqlite/writer.ts';\nexport const open = () => write;\n",
     'src/profiles/markdown.ts': "import { load } from '../config/load.ts';\nexport const profile = load;\n",
-    'src/cli/main.ts': "import { profile } from '../profiles/markdown.ts';\nimport { open } from '../storage/open.ts';\nexport const main = () => [profile, open];\n",
+    'src/engine/engine.ts': "import { open } from '../storage/open.ts';\nexport const engine = open;\n",
+    'src/cli/main.ts': "import { profile } from '../profiles/markdown.ts';\nimport { engine } from '../engine/engine.ts';\nimport type { open } from '../storage/open.ts';\nexport const main = (o: typeof open) => [profile, engine, o];\n",
+    // a surface opening a store itself rather than through the engine.
+    'src/server/http.ts': "import { open } from '../storage/open.ts';\nexport const serve = open;\n",
     // Forbidden, one of each kind:
     // core reaching up, and only for a type (type-only imports must count too).
     'src/core/hash.ts': "import type { Plan } from '../sync/plan.ts';\nexport const hash = (p: Plan) => p;\n",
@@ -71,6 +74,7 @@ describe('layer rules (.dependency-cruiser.cjs)', () => {
       { rule: 'no-circular', from: 'src/search/a.ts', to: 'src/search/b.ts' }, // a loop is reported once
       { rule: 'one-place-names-the-backend', from: 'src/sync/run.ts', to: 'src/storage/sqlite/writer.ts' },
       { rule: 'profiles-are-plugged-in-by-the-roots', from: 'src/daemon/daemon.ts', to: 'src/profiles/markdown.ts' },
+      { rule: 'the-engine-builds-the-live-objects', from: 'src/server/http.ts', to: 'src/storage/open.ts' },
     ]);
   });
 

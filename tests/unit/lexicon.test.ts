@@ -9,9 +9,10 @@ import { lexiconExpansions, PER_KEY } from '../../src/search/lexicon.ts';
 import { Searcher } from '../../src/search/search.ts';
 import type { LexiconRow } from '../../src/storage/roles.ts';
 import { buildEntries, lexiconSource, senseKeys } from '../../src/sync/lexicon/cedict.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { tempDir } from '../helpers/tmp.ts';
 import { runCli } from '../helpers/cli.ts';
+import { openSearcher, runIndex } from '../../src/engine/library.ts';
 
 describe('English keys', () => {
   it('lemmatises (plurals, -ing, -ed) and drops stop words', () => {
@@ -150,7 +151,7 @@ describe('the corpus lexicon in the index', () => {
   it('search finds the Chinese passage from an English question and explains the expansion', async () => {
     writeFileSync(join(docs(), 'c.md'), '# 部署\n\n服务器的时区设置。\n');
     expect((await runIndex(config)).status).toBe('ok');
-    const s = Searcher.open(config);
+    const s = openSearcher(config);
     try {
       const r = await s.searchDetailed('which time zones do servers use', { explain: true, sources: ['notes'] });
       expect(r.expansions!.find((e) => e.term === '时区')).toMatchObject({ from: 'time zones', via: 'lexicon', weight: 1 });
@@ -168,7 +169,7 @@ describe('the corpus lexicon in the index', () => {
     writeFileSync(join(docs(), 'e.md'), '# 排队\n\n排队，队列，再排队，队列越来越长。\n');
     writeFileSync(join(docs(), 'g.md'), '# Notes\n\nQueues that span time zones.\n');
     expect((await runIndex(config)).status).toBe('ok');
-    const s = Searcher.open(config);
+    const s = openSearcher(config);
     try {
       const q = 'queues across time zones';
       const r = await s.searchDetailed(q, { explain: true, sources: ['notes'] });
@@ -196,7 +197,7 @@ describe('the corpus lexicon in the index', () => {
   });
 
   it('a min score counts the expansion list: above the two lists\' ceiling is allowed, above all three is refused', async () => {
-    const s = Searcher.open(config);
+    const s = openSearcher(config);
     try {
       const q = 'which time zones do servers use';
       await expect(s.search(q, { sources: ['notes'], minScore: 0.05 })).resolves.toBeDefined();

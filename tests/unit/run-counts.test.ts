@@ -6,10 +6,11 @@ import { join } from 'node:path';
 import { parseConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
 import { HashEmbedder } from '../../src/embedding/hash.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { writeCorpus } from '../helpers/corpus.ts';
 import { captureLog } from '../helpers/remote.ts';
 import { tempDir } from '../helpers/tmp.ts';
+import { runIndex } from '../../src/engine/library.ts';
 
 /** A hash embedder that throws once `failAfter` batches went through. */
 class FlakyEmbedder extends HashEmbedder {

@@ -8,6 +8,7 @@ import { createMcpServer } from '../../src/mcp/server.ts';
 import { loadConfig } from '../../src/builtin.ts';
 import { Searcher } from '../../src/search/search.ts';
 import { makeFixture } from '../helpers/search-fixture.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 
 const contractKeys = Object.keys(searchRequestSchema.shape).filter((k) => k !== 'filters').sort();
 
@@ -18,7 +19,7 @@ describe('the search contract is written once', () => {
 
   it('the MCP tool and the AI SDK tool take every field, filters beside them', async () => {
     const fx = await makeFixture();
-    const searcher = Searcher.open(loadConfig(fx.configFile));
+    const searcher = openSearcher(loadConfig(fx.configFile));
     try {
       const server = createMcpServer(searcher);
       const [a, b] = InMemoryTransport.createLinkedPair();
@@ -50,7 +51,7 @@ describe('the search contract is written once', () => {
 
   it('Searcher.run goes through named stages, and explain says how long each took', async () => {
     const fx = await makeFixture();
-    const searcher = Searcher.open(loadConfig(fx.configFile));
+    const searcher = openSearcher(loadConfig(fx.configFile));
     try {
       const r = await searcher.searchDetailed('伤官配印', { explain: true });
       expect(r.stages!.map((x) => x.stage)).toEqual(['analyse', 'retrieve', 'weigh', 'fuse', 'collapse', 'rerank', 'present']);

@@ -6,8 +6,9 @@ import { parseConfig, type Config } from '../../src/config/load.ts';
 import { createProfileRegistry, type Expansion, type Profile } from '../../src/core/profile.ts';
 import { expansionWeightOf, gatherExpansions, MAX_EXPANSIONS } from '../../src/search/expand.ts';
 import { Searcher } from '../../src/search/search.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { tempDir } from '../helpers/tmp.ts';
+import { openSearcher, runIndex } from '../../src/engine/library.ts';
 
 const e = (term: string, weight = 1, from = 'x', via = 'test'): Expansion => ({ term, from, weight, via });
 
@@ -69,7 +70,7 @@ describe('expansion in search', () => {
     t.cleanup();
   });
   const open = (c: Config) => {
-    const s = Searcher.open(c);
+    const s = openSearcher(c);
     searchers.push(s);
     return s;
   };

@@ -14,6 +14,7 @@ import { makeFixture, record, type Fixture, type FixtureDoc } from '../helpers/s
 import { tempDir } from '../helpers/tmp.ts';
 import { join } from 'node:path';
 import { xorshift } from '../helpers/rng.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 
 
 describe('int8 WASM kernel', () => {
@@ -200,7 +201,7 @@ describe('searches answer the same with int8 and float32 rows', () => {
 
   it('same results in every mode, with filters', async () => {
     const cfg = loadConfig(fx.configFile);
-    const int8 = Searcher.open(cfg);
+    const int8 = openSearcher(cfg);
     // The same store ranking with float32 rows in memory instead of int8 ones.
     const int8Store = openIndex(cfg, 'search');
     const embedder = createEmbedder(cfg.embedder);

@@ -8,8 +8,9 @@ import { defaultAnalyzer, indexTerms, indexTokens, type Analyzer } from '../../s
 import { literalFirst, literalPatterns, tokensPattern } from '../../src/search/literal.ts';
 import { DEFAULT_PER_DOC, parseSearchRequest, type SearchOptions } from '../../src/search/request.ts';
 import { Searcher } from '../../src/search/search.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { tempDir } from '../helpers/tmp.ts';
+import { openSearcher, runIndex } from '../../src/engine/library.ts';
 
 const holds = (text: string, query: string, analyzers: Analyzer[] = [defaultAnalyzer]) =>
   literalPatterns(query, analyzers).some((p) => analyzers.some((a) => p.test(indexTerms(a, text))));
@@ -79,7 +80,7 @@ describe('the literal stage and the per-document cap in hybrid search', () => {
     const registry = createProfileRegistry([...builtinProfiles.profiles, thesaurus]);
     const config = parseConfig(registry, { db: join(t.dir, 'i.db'), sources: [{ name: 'notes', kind: 'dir', path: dir, profile: 'thesaurus' }] });
     expect((await runIndex(config)).status).toBe('ok');
-    s = Searcher.open(config);
+    s = openSearcher(config);
   });
   afterAll(async () => {
     await s?.close();

@@ -6,6 +6,7 @@ import { Searcher } from '../../src/search/search.ts';
 import { DashScopeReranker, rerankerFromEnv } from '../../src/search/rerank.ts';
 import { createHttpServer, listen } from '../../src/server/http.ts';
 import { makeFixture, type Fixture } from '../helpers/search-fixture.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 
 /** A loopback fake of DashScope's rerank endpoint; `behave` decides each answer. */
 let behave: (body: any, req: IncomingMessage, res: ServerResponse) => void;
@@ -47,7 +48,7 @@ const reverse = (body: any, _req: IncomingMessage, res: ServerResponse) => {
 };
 
 const open = (timeoutMs = 2000) =>
-  Searcher.open(loadConfig(fx.configFile), undefined, new DashScopeReranker({ apiKey: 'sk-test', url: fakeUrl, model: 'gte-rerank-v2', topN: 5, timeoutMs }));
+  openSearcher(loadConfig(fx.configFile), undefined, new DashScopeReranker({ apiKey: 'sk-test', url: fakeUrl, model: 'gte-rerank-v2', topN: 5, timeoutMs }));
 
 describe('rerank stage', () => {
   it('reorders the fused top N by the reranker and says so', async () => {

@@ -13,6 +13,7 @@ import { loadConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
 import { makeFixture, record, writeFixture, type Fixture } from '../helpers/search-fixture.ts';
 import { keywordHits } from '../helpers/keyword-hits.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 
 let fx: Fixture;
 beforeEach(async () => {
@@ -74,7 +75,7 @@ describe('keyword index (FTS5)', () => {
 describe('generation counter and the in-memory vector index', () => {
   it('reloads only after a commit that changes chunks or vectors', async () => {
     const cfg = loadConfig(fx.configFile);
-    const searcher = Searcher.open(cfg);
+    const searcher = openSearcher(cfg);
     await searcher.search('甲木', { mode: 'vector' });
     await searcher.search('伤官', { mode: 'vector' });
     expect(vectorSourceOf<VectorIndex>(searcher).loads).toBe(1);
@@ -93,7 +94,7 @@ describe('generation counter and the in-memory vector index', () => {
   it('falls back to the JS loop when dims is not a multiple of 16', async () => {
     const odd = await makeFixture(24);
     try {
-      const searcher = Searcher.open(loadConfig(odd.configFile));
+      const searcher = openSearcher(loadConfig(odd.configFile));
       const hits = await searcher.search('甲木参天', { mode: 'vector', k: 3, dedupe: false, sources: ['classics'] });
       expect(vectorSourceOf<VectorIndex>(searcher).simd).toBe(false);
       // Same top 3 as SQLite's exact cosine scan.
@@ -130,7 +131,7 @@ describe('generation counter and the in-memory vector index', () => {
 describe('Searcher', () => {
   let s: Searcher;
   beforeEach(() => {
-    s = Searcher.open(loadConfig(fx.configFile));
+    s = openSearcher(loadConfig(fx.configFile));
   });
   afterEach(async () => s.close());
 

@@ -7,8 +7,9 @@ import { createProfileRegistry, type Profile } from '../../src/core/profile.ts';
 import { defaultAnalyzer } from '../../src/core/text/analyzer.ts';
 import type { ChunkerFactory } from '../../src/core/types.ts';
 import { Searcher } from '../../src/search/search.ts';
-import { runIndex } from '../../src/sync/run.ts';
+
 import { tempDir } from '../helpers/tmp.ts';
+import { openSearcher, runIndex } from '../../src/engine/library.ts';
 
 // A profile the engine has never heard of, defined here and nowhere in src/: the seam is the
 // Profile interface, a registry, and a config naming the chunker.
@@ -59,7 +60,7 @@ beforeAll(async () => {
   });
   expect(config.sources[0]!.profile).toBe('recipes');
   expect((await runIndex(config)).status).toBe('ok');
-  searcher = Searcher.open(config);
+  searcher = openSearcher(config);
 });
 afterAll(async () => {
   await searcher.close();

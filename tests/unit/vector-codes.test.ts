@@ -11,6 +11,7 @@ import { vectorSourceOf } from '../helpers/vector-source.ts';
 import { refreshCodePack } from '../../src/storage/sqlite/code-packs.ts';
 import { loadConfig } from '../../src/builtin.ts';
 import { makeFixture, record, writeFixture, type Fixture } from '../helpers/search-fixture.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 
 let fx: Fixture;
 beforeEach(async () => {
@@ -133,10 +134,10 @@ describe('int8 codes stored beside the vectors (migration 010)', () => {
 
   it('one-shot searches rank from the codes as the in-memory index does, and from the float32 rows when a code is missing', async () => {
     const config = loadConfig(fx.configFile);
-    const warm = Searcher.open(config);
+    const warm = openSearcher(config);
     const modes: SearchMode[] = ['vector', 'hybrid'];
     const compare = async (exact: boolean) => {
-      const cold = Searcher.open(config, undefined, null, { oneShot: true });
+      const cold = openSearcher(config, undefined, null, { oneShot: true });
       for (const q of queries) {
         for (const mode of modes) {
           const opts = { mode, k: 4, dedupe: false };
@@ -248,8 +249,8 @@ describe('int8 codes stored beside the vectors (migration 010)', () => {
 
     // Searches answer the same from the pack as the long-lived in-memory index.
     expect(await store.writer.refreshCodePack(FP)).toBe(true);
-    const warm = Searcher.open(config);
-    const cold = Searcher.open(config, undefined, null, { oneShot: true });
+    const warm = openSearcher(config);
+    const cold = openSearcher(config, undefined, null, { oneShot: true });
     for (const q of queries) {
       for (const mode of ['vector', 'hybrid'] as SearchMode[]) {
         expect(await cold.search(q, { mode, k: 4 })).toEqual(await warm.search(q, { mode, k: 4 }));

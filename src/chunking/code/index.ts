@@ -126,4 +126,5 @@ export const codeChunker: ChunkerFactory = (settings) => ({
   chunk: (input) => chunkCode(input, settings),
   // Source files are chunked as written: an HTML template is code here, not a page to convert.
   takesAsWritten: true,
+  expects: (path) => languageOf(path, '').grammar !== undefined,
 });

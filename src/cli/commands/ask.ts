@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
-import { Searcher } from '../../search/search.ts';
-import { createReranker } from '../../search/rerank.ts';
 import { EXIT } from '../../core/errors.ts';
-import { collect, config, configOption, out, positiveInt, withDimensions } from '../options.ts';
+import { collect, config, configOption, engineOf, out, positiveInt } from '../options.ts';
 import { say } from '../say.ts';
 import { visible } from '../../core/text/visible.ts';
 import { summaryOf } from '../help.ts';
@@ -17,17 +15,17 @@ export function register(program: Command): void {
     .option('-k, --k <n>', 'passages given to the model (default: chat.passages)', positiveInt('-k', 30))
     .option('--json', 'print {answer, sources, error} as JSON once done, instead of streaming')
     .action(async (question: string, o) => {
-      const cfg = await withDimensions(config(o));
-      const [{ Answerer, noChat }, { parseChatRequest }, { collectAnswer, sourceLines }] = await Promise.all([
+      const cfg = config(o);
+      const [{ noChat }, { parseChatRequest }, { collectAnswer, sourceLines }] = await Promise.all([
         import('../../answer/answer.ts'),
         import('../../answer/request.ts'),
         import('../../answer/collect.ts'),
       ]);
       if (!cfg.chat) throw noChat('ask');
       const req = parseChatRequest({ messages: [{ role: 'user', parts: [{ type: 'text', text: question }] }], source: o.source, k: o.k }, cfg.chat);
-      const searcher = Searcher.open(cfg, undefined, createReranker(cfg), { oneShot: true });
-      const answerer = new Answerer(searcher, cfg.chat, { log: (l) => say(l, 'ragsync ask') });
+      const engine = engineOf(cfg);
       try {
+        const answerer = (await engine.answerer((l) => say(l, 'ragsync ask')))!;
         const stream = answerer.stream(req);
         const a = await collectAnswer(stream, o.json ? undefined : (d) => process.stdout.write(visible(d)));
         if (o.json) out(JSON.stringify({ answer: a.text, sources: a.sources, error: a.error }));
@@ -40,8 +38,7 @@ export function register(program: Command): void {
           process.exitCode = EXIT.failed;
         }
       } finally {
-        await answerer.close();
-        await searcher.close();
+        await engine.close();
       }
     });
 }

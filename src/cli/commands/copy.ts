@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { isDatabaseUrl, shownDb } from '../../core/db-url.ts';
 import { EXIT, RagsyncError } from '../../core/errors.ts';
 import { createLogger } from '../../core/log.ts';
-import { openIndex } from '../../storage/open.ts';
+import { indexes } from '../../engine/engine.ts';
 import { copyIndex, describe } from '../../sync/copy.ts';
 import { config, configOption, out } from '../options.ts';
 import { summaryOf } from '../help.ts';
@@ -24,9 +24,9 @@ export function register(program: Command): void {
       const from = o.from ? located(o.from) : cfg!.db;
       const to = located(o.to);
       if (from === to) throw new RagsyncError(`--to names the index being copied (${shownDb(to)}): give another target`, EXIT.usage);
-      const source = openIndex({ db: from }, 'admin', { readOnly: true });
+      const source = indexes.open({ db: from }, 'admin', { readOnly: true });
       try {
-        const target = openIndex({ db: to }, 'sync');
+        const target = indexes.open({ db: to }, 'sync');
         try {
           const r = await copyIndex(source, { store: target, db: to }, { log: createLogger({ configLevel: cfg?.logLevel, fd: 2 }) });
           out(

@@ -4,16 +4,11 @@ import { Daemon } from '../../daemon/daemon.ts';
 import { healthReport } from '../../daemon/health.ts';
 import { assertCron } from '../../daemon/schedule.ts';
 import { onStopSignals } from '../../daemon/signals.ts';
-import { Searcher } from '../../search/search.ts';
-import { createReranker } from '../../search/rerank.ts';
-import { answererFor } from '../answerer.ts';
 import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
 import { checkBind } from '../../server/bind.ts';
-import { openIndex } from '../../storage/open.ts';
 import { EXIT } from '../../core/errors.ts';
 import { createLogger } from '../../core/log.ts';
-import { config, configOption, withDimensions } from '../options.ts';
-import { createEmbedder } from '../../embedding/create.ts';
+import { config, configOption, engineOf } from '../options.ts';
 import { keepOldGenerationTight, keepYoungGenerationSmall } from '../heap.ts';
 
 function port(v: string): number {
@@ -41,7 +36,9 @@ export function register(program: Command): void {
       const base = config(o);
       if (o.schedule) assertCron(o.schedule, '--schedule');
       const log = createLogger({ fd: 1, configLevel: base.logLevel });
-      const cfg = await withDimensions(base, log);
+      // One engine: every run and the API share its embedder (its size asked once) and searcher.
+      const engine = engineOf(base, { log, lifetime: 'long-lived' });
+      const cfg = engine.config;
       const token = process.env[TOKEN_ENV] || null;
       if (o.serve) {
         const warning = await checkBind(o.host, { token, insecure: !!o.insecureNoToken, tokenEnv: TOKEN_ENV });
@@ -49,9 +46,10 @@ export function register(program: Command): void {
       }
       // A daemon whose embedder cannot work (its API key is not set) stops here with exit 2
       // rather than failing every scheduled run.
-      createEmbedder(cfg.embedder).ready?.();
+      (await engine.embedder()).ready?.();
       const daemon = new Daemon({
         config: cfg,
+        engine,
         log,
         schedule: o.schedule,
         runOnStart: o.runOnStart ? true : undefined,
@@ -63,17 +61,14 @@ export function register(program: Command): void {
       let signalled: (s: NodeJS.Signals) => void = () => {};
       const stopSignal = new Promise<NodeJS.Signals>((resolve) => (signalled = resolve));
       const off = onStopSignals((s) => signalled(s));
-      let searcher: Searcher | null = null;
       let server: ReturnType<typeof createHttpServer> | null = null;
-      let chat: Awaited<ReturnType<typeof answererFor>> = null;
       if (o.serve) {
         // The API reads the index through a read-only connection: create and migrate it first
         // (before the first run there is none yet; an older one may lack this version's columns).
-        await openIndex(cfg, 'sync').close();
+        await engine.openStore('sync').close();
         keepYoungGenerationSmall();
-        searcher = Searcher.open(cfg, undefined, createReranker(cfg));
-        const s = searcher;
-        chat = await answererFor(cfg, s, (line) => log.warn(line));
+        const s = await engine.searcher();
+        const chat = await engine.answerer((line) => log.warn(line));
         server = createHttpServer(s, {
           token,
           health: async () => healthReport(await daemon.health(s.store)),
@@ -93,8 +88,7 @@ export function register(program: Command): void {
         await new Promise((resolve) => server.close(resolve));
       }
       // The model's connections (an answer cut off by the stop included) end with the answerer.
-      await chat?.close();
-      await searcher?.close();
+      await engine.close();
       off();
       if (outcome === 'timeout') {
         // The database is safe (WAL, per-batch commits); the next run marks this one aborted.

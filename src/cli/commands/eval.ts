@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
-import { Searcher, MAX_K, MODES } from '../../search/search.ts';
+import { MAX_K, MODES } from '../../search/request.ts';
 import { evalText, readEvalFile, runEval } from '../../search/eval.ts';
-import { config, configOption, out, positiveInt, withDimensions } from '../options.ts';
+import { config, configOption, engineOf, out, positiveInt } from '../options.ts';
 import { parseWeights } from '../../search/request.ts';
 
 export function register(program: Command): void {
@@ -20,9 +20,10 @@ export function register(program: Command): void {
     .option('--json', 'print the report as JSON')
     .action(async (file: string, o) => {
       const cases = readEvalFile(file);
-      const searcher = Searcher.open(await withDimensions(config(o)));
+      // Many queries: the searcher keeps the vectors in memory, as a server does.
+      const engine = engineOf(config(o), { lifetime: 'long-lived' });
       try {
-        const report = await runEval(searcher, cases, {
+        const report = await runEval(await engine.searcher(), cases, {
           source: o.source,
           k: o.k,
           mode: o.mode,
@@ -33,7 +34,7 @@ export function register(program: Command): void {
         });
         out(o.json ? JSON.stringify(report) : evalText(report));
       } finally {
-        await searcher.close();
+        await engine.close();
       }
     });
 }

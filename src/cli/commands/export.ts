@@ -1,9 +1,8 @@
 import { Option, type Command } from 'commander';
 import { selectSources } from '../../config/select.ts';
 import { EXIT, RagsyncError } from '../../core/errors.ts';
-import { createEmbedder } from '../../embedding/create.ts';
 import { EXPORT_FORMATS, writeExport, type ExportFormat } from '../export-writers.ts';
-import { config, configOption, openExisting, withDimensions } from '../options.ts';
+import { config, configOption, engineOf, openExisting } from '../options.ts';
 
 export function register(program: Command): void {
   program
@@ -19,8 +18,9 @@ export function register(program: Command): void {
       if (o.source) selectSources(cfg, [o.source]);
       if (o.format === 'parquet' && !o.out) throw new RagsyncError('--format parquet writes a file: pass --out FILE', EXIT.usage);
       // Only --vectors needs the embedder (a local server may be asked its vector size).
-      const fingerprint = o.vectors ? createEmbedder((await withDimensions(cfg)).embedder).info.fingerprint : null;
-      const store = openExisting(cfg, { readOnly: true });
+      const engine = engineOf(cfg);
+      const fingerprint = o.vectors ? await engine.fingerprint().finally(() => engine.close()) : null;
+      const store = openExisting(engine, { readOnly: true });
       try {
         const rows = store.exportChunks(o.source, fingerprint ? { vectorsOf: fingerprint } : {});
         const n = await writeExport(rows, { format: o.format, out: o.out ?? null, vectors: !!o.vectors, fingerprint });

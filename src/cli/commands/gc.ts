@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { config, configOption, openExisting, out, withDimensions } from '../options.ts';
-import { createEmbedder } from '../../embedding/create.ts';
+import { config, configOption, engineOf, openExisting, out } from '../options.ts';
 import { collectGarbage } from '../../sync/gc.ts';
 import { createLogger } from '../../core/log.ts';
 
@@ -13,15 +12,17 @@ export function register(program: Command): void {
     .option('--json', 'print JSON on stdout')
     .action(async (o) => {
       const cfg = config(o);
-      const store = openExisting(cfg);
+      const engine = engineOf(cfg);
+      const store = openExisting(engine);
       try {
-        const keepOnly = o.dropOtherFingerprints ? createEmbedder((await withDimensions(cfg)).embedder).info.fingerprint : undefined;
+        const keepOnly = o.dropOtherFingerprints ? await engine.fingerprint() : undefined;
         // Takes the index lock (exit 75 while a run holds it) and spares what an unfinished run stored.
         const r = await collectGarbage(store, cfg.db, { keepOnly, log: createLogger({ configLevel: cfg.logLevel }) });
         const spared = r.sparedSince ? ` (kept those stored since ${r.sparedSince} by a run that did not finish)` : '';
         out(o.json ? JSON.stringify({ vectors: r.vectors }) : `deleted ${r.vectors} unreferenced vectors${spared}`);
       } finally {
         await store.close();
+        await engine.close();
       }
     });
 }

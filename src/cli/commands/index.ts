@@ -1,13 +1,12 @@
 import type { Command } from 'commander';
 import type { Config } from '../../config/load.ts';
-import { runIndex } from '../../sync/run.ts';
 import { createLogger } from '../../core/log.ts';
 import { onStopSignals } from '../../daemon/signals.ts';
 import { indexJson, indexText } from '../format.ts';
 import { progressBar } from '../progress.ts';
 import { colorsOn, painter } from '../color.ts';
-import { collect, config, configOption, out, positiveInt, withDimensions } from '../options.ts';
-import { withRateLimits } from '../../embedding/create.ts';
+import { collect, config, configOption, engineOf, out, positiveInt } from '../options.ts';
+import { withRateLimits } from '../../config/rate-limits.ts';
 import { keepOldGenerationTight } from '../heap.ts';
 
 export function register(program: Command): void {
@@ -59,7 +58,7 @@ export interface IndexFlags {
 export async function indexAndReport(base: Config, o: IndexFlags): Promise<void> {
   // The summary below is the run's one report: step logs only when asked (-v, config or env).
   const log = createLogger(o.verbose ? { level: 'info' } : { configLevel: base.logLevel, defaultLevel: 'warn' });
-  const cfg = withRateLimits(await withDimensions(base, log), o.rpm, o.tpm);
+  const engine = engineOf(withRateLimits(base, o.rpm, o.tpm), { log });
   const bar = progressBar();
   // SIGTERM/SIGINT: stop after the batch in flight commits; the run is recorded 'aborted'.
   const stop = new AbortController();
@@ -69,8 +68,7 @@ export async function indexAndReport(base: Config, o: IndexFlags): Promise<void>
   });
   let result;
   try {
-    result = await runIndex(
-      cfg,
+    result = await engine.index(
       {
         sources: o.source,
         dryRun: !!o.dryRun,
@@ -86,6 +84,7 @@ export async function indexAndReport(base: Config, o: IndexFlags): Promise<void>
   } finally {
     off();
     bar.end();
+    await engine.close();
   }
   const json = o.json || (!process.stdout.isTTY && !o.verbose);
   out(json ? JSON.stringify(indexJson(result)) : indexText(result, !!o.verbose, painter(colorsOn())));

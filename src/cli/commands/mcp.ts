@@ -15,33 +15,29 @@ export function register(program: Command): void {
       // The answer to initialize first; the SDK, the config and the index when a message needs them.
       const { serveWithEarlyInitialize } = await import('../../mcp/front.ts');
       await serveWithEarlyInitialize(async (io) => {
-        const [{ Searcher }, { serveStdio }, { config, withDimensions }] = await Promise.all([
-          import('../../search/search.ts'),
-          import('../../mcp/server.ts'),
-          import('../options.ts'),
-        ]);
+        const [{ serveStdio }, { config, engineOf }] = await Promise.all([import('../../mcp/server.ts'), import('../options.ts')]);
+        type Searcher = import('../../search/search.ts').Searcher;
+        type Engine = import('../../engine/engine.ts').Engine;
         // After the SDK's code is loaded: V8 refuses a code cache made under other flags.
         keepYoungGenerationSmall();
         // A config or index the user must fix is said on stderr and, for the client to show it, as
         // the answer to every tool call; the session itself starts (else clients see only "closed").
-        let searcher: InstanceType<typeof Searcher> | Error;
-        let answerer: Awaited<ReturnType<typeof import('../answerer.ts').answererFor>> = null;
+        let searcher: Searcher | Error;
+        let answerer: Awaited<ReturnType<Engine['answerer']>> = null;
+        let engine: Engine | null = null;
         try {
-          const cfg = await withDimensions(config(o));
-          searcher = Searcher.open(cfg);
-          const { answererFor } = await import('../answerer.ts');
-          answerer = await answererFor(cfg, searcher, (l) => say(l, 'ragsync mcp')).catch(async (err: unknown) => {
-            await (searcher as InstanceType<typeof Searcher>).close();
-            throw err;
-          });
+          engine = engineOf(config(o), { lifetime: 'long-lived' });
+          searcher = await engine.searcher();
+          answerer = await engine.answerer((l) => say(l, 'ragsync mcp'));
         } catch (err) {
+          await engine?.close();
           const words = err instanceof RagsyncError ? err.message : describeIoError(err);
           if (!words) throw err;
           say(words);
           searcher = new RagsyncError(words, EXIT.usage);
         }
-        // Searchers opened over the config as the source tools changed it (the answerer keeps the first).
-        const reopened: InstanceType<typeof Searcher>[] = [];
+        // Engines opened over the config as the source tools changed it (the answerer keeps the first).
+        const reopened: { engine: Engine; searcher: Searcher }[] = [];
         let tools: import('../../mcp/server.ts').SourceTools | undefined;
         if (o.manageSources) {
           const [{ sourceTools }, { resolveConfigPath }, { createLogger }] = await Promise.all([
@@ -51,20 +47,19 @@ export function register(program: Command): void {
           ]);
           const log = createLogger({ defaultLevel: 'warn' });
           tools = {
-            ...sourceTools(resolveConfigPath(o.config), log, async (cfg) => {
-              reopened.push(Searcher.open(cfg));
+            ...sourceTools(resolveConfigPath(o.config), log, async (engine) => {
+              reopened.push({ engine, searcher: await engine.searcher() });
             }),
-            searcher: () => reopened.at(-1),
+            searcher: () => reopened.at(-1)?.searcher,
           };
         }
         try {
           await serveStdio(searcher, io, answerer, tools);
         } finally {
           // The session ends as any command with a bad config does: exit 2 (said once, above).
-          await answerer?.close();
-          for (const s of reopened) await s.close();
+          for (const r of reopened) await r.engine.close();
           if (searcher instanceof Error) process.exitCode = EXIT.usage;
-          else await searcher.close();
+          else await engine?.close();
         }
       });
     });

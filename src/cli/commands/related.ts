@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { Searcher, MAX_K } from '../../search/search.ts';
+import { MAX_K } from '../../search/request.ts';
 import { searchJson, searchText } from '../format.ts';
 import { errorLine } from '../error-line.ts';
-import { collect, config, configOption, out, positiveInt, withDimensions } from '../options.ts';
+import { collect, config, configOption, engineOf, out, positiveInt } from '../options.ts';
 
 export function register(program: Command): void {
   program
@@ -16,12 +16,12 @@ export function register(program: Command): void {
     .option('--json', 'print a JSON array on stdout')
     .configureOutput({ outputError: (str, write) => write(errorLine(str, { what: 'a path or id', command: 'related' })) })
     .action(async (ref: string, o) => {
-      const searcher = Searcher.open(await withDimensions(config(o)), undefined, null, { oneShot: true });
+      const engine = engineOf(config(o));
       try {
-        const results = await searcher.related(o.source ? { source: o.source, path: ref } : ref, { k: o.k, sources: o.in });
+        const results = await (await engine.searcher()).related(o.source ? { source: o.source, path: ref } : ref, { k: o.k, sources: o.in });
         out(o.json ? JSON.stringify(searchJson(results)) : searchText(results));
       } finally {
-        await searcher.close();
+        await engine.close();
       }
     });
 }

@@ -1,13 +1,10 @@
 import { Option, InvalidArgumentError, type Command } from 'commander';
 import { builtinProfiles } from '../../builtin.ts';
 import { DEFAULT_PER_DOC, MAX_K, MODES, parseWeights, type SearchOptions } from '../../search/request.ts';
-import { Searcher } from '../../search/search.ts';
-import { createReranker } from '../../search/rerank.ts';
 import { expansionsText, searchJson, searchText, stagesText } from '../format.ts';
 import { errorLine } from '../error-line.ts';
-import { createEmbedder } from '../../embedding/create.ts';
 import { createLogger } from '../../core/log.ts';
-import { collect, config, configOption, out, positiveInt, withDimensions } from '../options.ts';
+import { collect, config, configOption, engineOf, out, positiveInt } from '../options.ts';
 import { say } from '../say.ts';
 
 const number = (name: string) => (v: string) => {
@@ -56,11 +53,11 @@ Scores depend on --mode: hybrid gives fused RRF scores (at most 0.0328 with weig
   cmd.action(async (query: string, o) => {
       // Results only: logs at warn unless asked for (-v, or RAGSYNC_LOG_LEVEL).
       const log = createLogger(o.verbose ? { level: 'info' } : { defaultLevel: 'warn' });
-      const cfg = await withDimensions(config(o), log);
       // One query, then exit: stream the vectors rather than load them all (storage/ranking/vector-scan.ts),
       // and read chunk facts for the ranked ids only.
-      const searcher = Searcher.open(cfg, createEmbedder(cfg.embedder, { log }), o.rerank ? createReranker(cfg) : null, { oneShot: true });
+      const engine = engineOf(config(o), { log, rerank: o.rerank });
       try {
+        const searcher = await engine.searcher();
         const filters: Record<string, string | string[]> = {};
         // commander names the value of --symbol-type symbolType.
         for (const f of specs) {
@@ -93,7 +90,7 @@ Scores depend on --mode: hybrid gives fused RRF scores (at most 0.0328 with weig
         if (o.explain && o.json) process.stderr.write(`${JSON.stringify({ expansions: expansions ?? [], stages: stages ?? [] })}\n`);
         out(o.json ? JSON.stringify(searchJson(results)) : `${shown}${searchText(results)}\n(embedder ${fingerprint})`);
       } finally {
-        await searcher.close();
+        await engine.close();
       }
     });
 }

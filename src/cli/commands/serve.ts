@@ -1,14 +1,11 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { Searcher } from '../../search/search.ts';
-import { createReranker } from '../../search/rerank.ts';
 import { createHttpServer, listen, TOKEN_ENV } from '../../server/http.ts';
 import { checkBind } from '../../server/bind.ts';
-import { config, configOption, withDimensions } from '../options.ts';
+import { config, configOption, engineOf } from '../options.ts';
 import { say } from '../say.ts';
 import { healthReport, storeHealth } from '../../daemon/health.ts';
 import { healthOptions } from '../../daemon/schedule.ts';
 import { keepYoungGenerationSmall } from '../heap.ts';
-import { answererFor } from '../answerer.ts';
 
 export function register(program: Command): void {
   program
@@ -23,16 +20,17 @@ export function register(program: Command): void {
     .option('--host <addr>', `address to bind (other than loopback: needs $${TOKEN_ENV})`, '127.0.0.1')
     .option('--insecure-no-token', 'allow a non-loopback --host without a token (anyone who reaches it reads the index)')
     .action(async (o) => {
-      const cfg = await withDimensions(config(o));
+      const cfg = config(o);
       const token = process.env[TOKEN_ENV] || null;
       const warning = await checkBind(o.host, { token, insecure: !!o.insecureNoToken, tokenEnv: TOKEN_ENV });
       if (warning) say(`warning: ${warning}`, 'ragsync serve');
       keepYoungGenerationSmall();
-      const searcher = Searcher.open(cfg, undefined, createReranker(cfg));
+      const engine = engineOf(cfg, { lifetime: 'long-lived' });
+      const searcher = await engine.searcher();
       // /healthz judges the run history against the configured schedule, as the daemon's does.
       const judged = healthOptions(cfg);
       const log = (l: string) => say(l, 'ragsync serve');
-      const chat = await answererFor(cfg, searcher, log);
+      const chat = await engine.answerer(log);
       const server = createHttpServer(searcher, {
         token,
         health: async () => healthReport(await storeHealth(searcher.store, judged)),
@@ -47,7 +45,6 @@ export function register(program: Command): void {
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
       });
-      await chat?.close();
-      await searcher.close();
+      await engine.close();
     });
 }

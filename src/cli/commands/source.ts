@@ -5,6 +5,7 @@ import { resolveConfigPath } from '../../config/load.ts';
 import { RagsyncError, EXIT } from '../../core/errors.ts';
 import { createLogger } from '../../core/log.ts';
 import { addSource, knownSourceNames, listSources, removeSource, type SourceListing } from '../../sync/manage-sources.ts';
+import { indexes } from '../../engine/engine.ts';
 import { columns } from '../columns.ts';
 import { collect, config, configOption, out } from '../options.ts';
 
@@ -86,7 +87,7 @@ Bad input is one line naming the field and value (exit 2), and the file is left 
           branch: o.branch,
           schedule: o.schedule,
         },
-        { dryRun: !!o.dryRun },
+        { dryRun: !!o.dryRun, indexes },
       );
       const name = r.entry.name as string;
       if (o.json && !o.index) out(JSON.stringify({ file: r.file, written: r.written, source: r.shown }));
@@ -106,7 +107,7 @@ Bad input is one line naming the field and value (exit 2), and the file is left 
     .addOption(configOption())
     .option('--json', 'print one JSON object on stdout')
     .action(async (o) => {
-      const rows = await listSources(config(o));
+      const rows = await listSources(config(o), indexes);
       out(o.json ? JSON.stringify({ sources: rows }) : listText(rows));
     });
   source
@@ -119,13 +120,13 @@ Bad input is one line naming the field and value (exit 2), and the file is left 
     .addHelpText('after', "\nNever deletes your files: only ragsync's own checkout of a git source, and not when it holds work found nowhere else.")
     .action(async (name: string, o) => {
       const cfg = config(o);
-      const known = await knownSourceNames(cfg);
+      const known = await knownSourceNames(cfg, indexes);
       if (!known.includes(name)) throw new RagsyncError(`unknown source "${name}" (known: ${known.join(', ') || 'none'})`, EXIT.usage);
       if (!o.yes && !(await confirmed(`Remove source "${name}" from the index and from ${cfg.file}?`))) {
         out('nothing removed');
         return;
       }
-      const r = await removeSource(builtinProfiles, cfg.file!, name, { log: createLogger({ configLevel: cfg.logLevel }) });
+      const r = await removeSource(builtinProfiles, cfg.file!, name, { log: createLogger({ configLevel: cfg.logLevel }), indexes });
       if (o.json) {
         out(JSON.stringify(r));
         return;

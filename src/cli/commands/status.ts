@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
-import { createEmbedder } from '../../embedding/create.ts';
 import { statusJson, statusText } from '../format.ts';
 import { storeHealth } from '../../daemon/health.ts';
 import { healthOptions } from '../../daemon/schedule.ts';
-import { config, configOption, openExisting, out, positiveInt, withDimensions } from '../options.ts';
+import { config, configOption, engineOf, openExisting, out, positiveInt } from '../options.ts';
 
 export function register(program: Command): void {
   program
@@ -14,14 +13,16 @@ export function register(program: Command): void {
     .option('-n, --runs <n>', 'how many runs to show', positiveInt('--runs', 1000), 10)
     .action(async (o) => {
       const cfg = config(o);
-      const store = openExisting(cfg, { readOnly: true });
+      const engine = engineOf(cfg);
+      const store = openExisting(engine, { readOnly: true });
       try {
         const report = await store.status({ runs: o.runs });
         const health = await storeHealth(store, healthOptions(cfg));
-        const active = createEmbedder((await withDimensions(cfg)).embedder).info.fingerprint;
+        const active = await engine.fingerprint();
         out(o.json ? JSON.stringify(statusJson(report, active, health)) : statusText(report, active, health));
       } finally {
         await store.close();
+        await engine.close();
       }
     });
 }

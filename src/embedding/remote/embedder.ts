@@ -4,6 +4,7 @@ import { estimateTokens } from '../../core/text/tokens.ts';
 import type { EmbedderInfo } from '../../core/types.ts';
 import { sha256 } from '../../core/hash.ts';
 import { silentLogger } from '../../core/log.ts';
+import { RagsyncError, EXIT, errorMessage } from '../../core/errors.ts';
 import { redactUrl } from '../../core/redact.ts';
 import type { Embedder, EmbedStats } from '../types.ts';
 import { LruCache } from './cache.ts';
@@ -39,6 +40,8 @@ export function remoteFingerprint(s: RemoteSettings): string {
   return s.inputPrefix || s.queryPrefix ? `${base}:p${sha256(`${s.inputPrefix}\0${s.queryPrefix}`).slice(0, 8)}` : base;
 }
 
+const infoOf = (s: RemoteSettings): EmbedderInfo => ({ fingerprint: remoteFingerprint(s), provider: s.provider, model: s.model, dims: s.dimensions ?? 0 });
+
 /** A text ready to send, with its estimated tokens (counted once: the estimate is not free). */
 type Prepared = { text: string; tokens: number };
 
@@ -51,7 +54,8 @@ const sleepFor = (ms: number, signal?: AbortSignal) => delay(ms, undefined, { si
  * `dimensions` (detect.ts only), it accepts any size the vectors of a reply share.
  */
 export class RemoteEmbedder implements Embedder {
-  readonly info: EmbedderInfo;
+  private _info: EmbedderInfo;
+  private _settings: RemoteSettings;
   readonly batchSize: number;
   readonly normalized: boolean;
   /** Batches the sync may have in flight at once. */
@@ -72,11 +76,12 @@ export class RemoteEmbedder implements Embedder {
   private lastFailure = '';
 
   constructor(
-    readonly settings: RemoteSettings,
+    settings: RemoteSettings,
     private readonly deps: RemoteDeps = {},
   ) {
     const s = settings;
-    this.info = { fingerprint: remoteFingerprint(s), provider: s.provider, model: s.model, dims: s.dimensions ?? 0 };
+    this._settings = s;
+    this._info = infoOf(s);
     this.batchSize = s.batchSize;
     this.normalized = s.normalized;
     this.concurrency = s.concurrency;
@@ -107,6 +112,44 @@ export class RemoteEmbedder implements Embedder {
       },
       this.wire.endpoint,
     );
+  }
+
+  get info(): EmbedderInfo {
+    return this._info;
+  }
+
+  get settings(): RemoteSettings {
+    return this._settings;
+  }
+
+  /**
+   * A local server runs whatever model was pulled into it, so the size of its vectors may be known
+   * neither to the config nor to the preset. The size is part of the fingerprint every vector is
+   * stored under, so it must be known before a run or search: this asks the server once (one short
+   * text, at most two retries: no retry storm against a server that is not up), says so in the log,
+   * and from then on this embedder is that size. Nothing is asked when the size is known.
+   */
+  async learnDimensions(): Promise<number> {
+    const s = this._settings;
+    if (s.dimensions !== null) return s.dimensions;
+    let dims: number;
+    try {
+      dims = (await this.request([this.prepare('dimensions', s.inputPrefix)], undefined, Math.min(s.maxRetries, 2)))[0]!.length;
+    } catch (err) {
+      throw new RagsyncError(
+        `embedder.dims: not set for ${s.provider} model "${s.model}", and asking ${s.baseUrl} failed ` +
+          `(${errorMessage(err)}): start the server, or set "dims" in config`,
+        EXIT.usage,
+      );
+    }
+    this.log.info(
+      { embedder: `${s.provider}:${s.model}`, dimensions: dims },
+      `embedder.dims not set: ${s.provider} model "${s.model}" returned ${dims}-dimensional vectors, using ${dims} ` +
+        `(put "dims": ${dims} in config to skip this request)`,
+    );
+    this._settings = { ...s, dimensions: dims };
+    this._info = infoOf(this._settings);
+    return dims;
   }
 
   async embed(texts: string[], opts: { signal?: AbortSignal; purpose?: 'document' | 'query' } = {}): Promise<Float32Array[]> {
@@ -153,14 +196,14 @@ export class RemoteEmbedder implements Embedder {
   }
 
   /** One batch: limiter → POST → validate, retried (core/remote); throws rather than return anything partial. */
-  private async request(prepared: Prepared[], signal?: AbortSignal): Promise<Float32Array[]> {
+  private async request(prepared: Prepared[], signal?: AbortSignal, maxRetries?: number): Promise<Float32Array[]> {
     const key = this.key();
     const s = this.settings;
     const inputs = prepared.map((p) => p.text);
     const body = this.wire.body(s.model, inputs, s.sendDimensions ? s.dimensions : null);
     const tokens = prepared.reduce((n, p) => n + p.tokens, 0);
     const policy: RetryPolicy = {
-      maxRetries: s.maxRetries,
+      maxRetries: maxRetries ?? s.maxRetries,
       label: this.label,
       backoff: this.backoff,
       sleep: this.sleep,

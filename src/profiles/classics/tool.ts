@@ -4,7 +4,7 @@
  */
 import { tool } from 'ai';
 import { z } from 'zod';
-import { lazySearcher, type SearcherLike } from '../../search/search.ts';
+import { lazySearcher, type SearcherSource } from '../../search/search.ts';
 
 export const CLASSICS_SOURCES = ['all', 'ziping', 'ditian', 'qiongtong', 'yuanhai', 'sanming'] as const;
 
@@ -28,7 +28,7 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : nul
  * queryClassics(query, source): the top 3 passages of the classics source, as
  * {content, source (book title), chapter, score}.
  */
-export function createQueryClassicsTool(searcher: SearcherLike, opts: { sourceName?: string; k?: number } = {}) {
+export function createQueryClassicsTool(searcher: SearcherSource, opts: { sourceName?: string; k?: number } = {}) {
   const get = lazySearcher(searcher);
   const sourceName = opts.sourceName ?? 'classics';
   return tool({
@@ -37,7 +37,7 @@ export function createQueryClassicsTool(searcher: SearcherLike, opts: { sourceNa
       'Returns the 3 most relevant passages with book title and chapter.',
     inputSchema: queryClassicsInput,
     execute: async ({ query, source }): Promise<ClassicsHit[]> => {
-      const results = await get().search(query, { k: opts.k ?? 3, sources: [sourceName], filters: { book: source ?? 'all' } });
+      const results = await (await get()).search(query, { k: opts.k ?? 3, sources: [sourceName], filters: { book: source ?? 'all' } });
       return results.map((r) => ({
         content: r.content,
         source: str(r.fields.book) ?? r.title ?? r.source,
