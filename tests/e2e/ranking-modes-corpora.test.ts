@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/builtin.ts';
 import { MODE_VARIANTS, modesBeatingDefault, readEvalFile, runModes, type EvalCase, type ModeVariant } from '../../src/search/eval.ts';
 import { Searcher } from '../../src/search/search.ts';
-import { runIndex } from '../../src/sync/run.ts';
+import { openSearcher, runIndex } from '../../src/engine/library.ts';
 import { needCorpora } from '../helpers/corpora.ts';
 import { corpusDocs, PER_SOURCE, rankOf, sampleSentences, SEED, type Sentence } from '../helpers/sentences.ts';
 import { CORPORA, REPO_ROOT } from '../helpers/tmp.ts';
@@ -78,7 +78,7 @@ describe.skipIf(!corpus.ok)(corpus.title('the default search holds against each 
       expect((await runIndex(config)).status).toBe('ok');
       // The sentences the sampled-sentences test searches (tests/helpers/sentences.ts), from the checkouts just indexed.
       if (i === 0) sentences = sampleSentences(sentenceSources.flatMap((s) => corpusDocs(config, s, config.sources.find((x) => x.name === s)!.root)), sentenceSources, PER_SOURCE, SEED);
-      const searcher = Searcher.open(config);
+      const searcher = openSearcher(config);
       for (const s of sources) searchers.set(s.name, searcher);
     }
   }, 600_000);
