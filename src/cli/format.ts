@@ -67,7 +67,6 @@ function planLines(s: SourceResult): string[] {
   if (!s.plan) return [];
   const lines: string[] = [];
   for (const w of s.plan.write) {
-    if (w.restamp) continue;
     const mark = w.kind === 'added' ? '+' : w.kind === 'changed' ? '~' : '>';
     const newTexts = w.doc.chunks.filter((c) => s.plan!.embed.has(c.textHash)).length;
     const from = w.from ? `${w.from} → ` : '';

@@ -1,3 +1,4 @@
+import { closestValues } from './closest.ts';
 import type { Config } from '../config/load.ts';
 import { selectSources } from '../config/select.ts';
 import { RagsyncError, EXIT } from '../core/errors.ts';
@@ -648,6 +649,13 @@ export class Searcher {
    * the documents of the chunks nearest its mean), averaged with the candidate's best chunk, itself
    * excluded. One chunk that happens to match no longer decides alone.
    */
+  /** "(did you mean classics:穷通宝鉴.md?)" for a document name that matched none, or nothing when the index is empty. */
+  private async closestDocument(what: string): Promise<string> {
+    const known = (await this.store.documentPaths()).map((d) => `${d.source}:${d.path}`);
+    const [best] = closestValues(what.replace(/:\d+(-\d+)?$/, ''), known, 1);
+    return best ? ` (did you mean ${best}?)` : '';
+  }
+
   async related(
     ref: string | { source?: string; path?: string; id?: string },
     opts: { k?: number; sources?: string[]; filters?: SearchRequest['filters']; path?: string } = {},
@@ -658,7 +666,7 @@ export class Searcher {
     if (!ref.path && !ref.id) throw usage('related needs a path or an id');
     const what = `${ref.source ? ref.source + ':' : ''}${ref.path ?? ref.id}`;
     const found = await this.store.findChunks(ref);
-    if (!found.length) throw usage(`not in the index: ${what}`);
+    if (!found.length) throw usage(`not in the index: ${what}${await this.closestDocument(what)}`);
     const docs = new Map<string, StoredHit>();
     for (const h of await this.store.getChunks(found, { includeBroken: true })) docs.set(`${h.source}\u0000${h.path}`, h);
     if (docs.size > 1) {

@@ -243,12 +243,20 @@ export interface IndexWriter {
   refreshCodePack?(fingerprint: string): Promise<boolean>;
 }
 
+/** A stored document's new stamp. */
+export interface DocumentStamp {
+  path: string;
+  stamp: string;
+}
+
 /** A write of many documents, fed in batches and visible only once committed (IndexWriter.beginDocuments). */
 export interface DocumentWrite {
   /** Writes (or replaces, by path) these documents with their chunks. */
   write(docs: DocumentRecord[]): Promise<void>;
   /** Removes the documents at these paths. */
   remove(paths: string[]): Promise<void>;
+  /** Sets the stamp of stored documents whose content is unchanged (a touched file): nothing else is rewritten. */
+  restamp(stamps: DocumentStamp[]): Promise<void>;
   commit(): Promise<void>;
   /** Drops all the write did; also what a failed write or remove has already done. */
   rollback(): Promise<void>;
@@ -283,6 +291,8 @@ export interface IndexReader {
    * filters read it), sorted: what a filter value that matched nothing is compared with.
    */
   fieldValues(fields: string[], shape: FieldValueShape): Promise<string[]>;
+  /** Every document's source and path (what a name that matched none is compared with). */
+  documentPaths(): Promise<{ source: string; path: string }[]>;
   /** References of a document's chunks (source + path) or of one chunk (its id/key). */
   findChunks(ref: { source?: string; path?: string; id?: string }): Promise<number[]>;
   /** The stored float32 vectors of some chunks, by reference; missing ones left out. */

@@ -82,7 +82,7 @@ async function* applyOnce(plan: SourcePlan, ctx: ApplyContext, written: WorkCoun
     }
     yield { type: 'embedded', source: plan.source, done: written.texts, total };
   }
-  if (plan.write.length || plan.delete.length) {
+  if (plan.write.length || plan.delete.length || plan.restamp.length) {
     yield* writeDocuments(plan, ctx.store, written);
   }
   written.documents.unchanged = plan.counts.documents.unchanged;
@@ -125,14 +125,14 @@ async function* writeDocuments(plan: SourcePlan, store: IndexWriter, written: Wo
     for (const batch of documentBatches(plan.write)) {
       const docs = [...plan.documents(batch.map((w) => w.doc.path))];
       batch.forEach((w, i) => {
-        if (!w.restamp) done.documents[w.kind]++;
+        done.documents[w.kind]++;
         done.chunks += docs[i]!.chunks.length;
         for (const c of docs[i]!.chunks) if (!plan.embed.has(c.textHash)) done.chunksReused++;
       });
       yield docs;
     }
   }
-  await writeInOne(store, plan.source, removed, batches());
+  await writeInOne(store, plan.source, removed, batches(), plan.restamp);
   // Counted once committed.
   written.documents.deleted += plan.delete.length;
   for (const k of ['added', 'changed', 'renamed'] as const) written.documents[k] += done.documents[k];

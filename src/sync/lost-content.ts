@@ -24,7 +24,7 @@ export async function lostContent(store: IndexWriter, plan: SourcePlan): Promise
   const removed = new Set(plan.delete);
   for (const w of plan.write) if (w.from) removed.add(w.from);
   const replaced = new Set(removed);
-  for (const w of plan.write) if (w.kind === 'changed' && !w.restamp) replaced.add(w.doc.path);
+  for (const w of plan.write) if (w.kind === 'changed') replaced.add(w.doc.path);
   if (!replaced.size) return { held: 0, dropping: 0, losing: 0, removing: 0 };
   const after = new Set<string>();
   for (const w of plan.write) for (const c of w.doc.chunks) after.add(c.textHash);

@@ -1,10 +1,11 @@
 import { errorMessage } from '../core/errors.ts';
 import { shownPath } from '../core/shown-path.ts';
+import { sha256 } from '../core/hash.ts';
 import { tmpdir } from 'node:os';
 import type { DocumentCounts, DocumentRecord, StoredDocument, WorkCounts } from '../core/types.ts';
 import type { SourceConfig } from '../config/load.ts';
 import type { Snapshot, SourceFile } from '../sources/types.ts';
-import type { IndexWriter } from '../storage/roles.ts';
+import type { DocumentStamp, IndexWriter } from '../storage/roles.ts';
 import { buildDocument, documentFingerprints, fileMediaType, outlineDocument, outlineOf, type DocumentOutline, type Pipeline } from './build-document.ts';
 import { DocumentSpill } from './document-spill.ts';
 
@@ -16,8 +17,6 @@ export interface PlannedDocument {
   kind: ChangeKind;
   /** For a rename, the old path (its row is replaced by this one in the same transaction). */
   from?: string;
-  /** Same content as stored, only the stamp moved: no new chunks, counted as unchanged. */
-  restamp?: boolean;
   doc: DocumentOutline;
 }
 
@@ -42,6 +41,8 @@ export interface SourcePlan {
   write: PlannedDocument[];
   /** Paths whose documents are removed (renamed-from paths are not listed: see PlannedDocument.from). */
   delete: string[];
+  /** Stored documents whose file was read again and holds the same bytes: only their stamp is written (counted unchanged). */
+  restamp: DocumentStamp[];
   /** Documents left for a later run by --max-docs. */
   deferred: number;
   skipped: SkippedFile[];
@@ -87,7 +88,7 @@ export interface PlanOptions {
 const REFILL_PAGE = 1000;
 
 function documentCounts(write: PlannedDocument[], deleted: number, unchanged: number, skipped: number): DocumentCounts {
-  const n = (k: ChangeKind) => write.filter((w) => w.kind === k && !w.restamp).length;
+  const n = (k: ChangeKind) => write.filter((w) => w.kind === k).length;
   return { added: n('added'), changed: n('changed'), renamed: n('renamed'), deleted, unchanged, skipped };
 }
 
@@ -122,17 +123,27 @@ export async function planSource(
   const spill = opts.outlineOnly || !toRead.length ? null : new DocumentSpill(opts.spillDir ?? tmpdir());
   const outlines = new Map<string, DocumentOutline>();
   const tokensOf = new Map<string, number>();
+  const restamp: DocumentStamp[] = [];
   let filesRead = 0;
   try {
     if (toRead.length) await pipeline.chunker.prepare?.(toRead.map((f) => f.path));
     for await (const read of snapshot.read(toRead.map((f) => f.path))) {
       const { path } = read;
       filesRead++;
+      // Same bytes under a new stamp (a touched file, or one read again for a racy stamp): only the
+      // stamp is written, and the file is neither decoded nor chunked.
+      const old = stored.get(path);
+      const file = listed.get(path)!;
+      if (old && !opts.force && old.chunker === fingerprints(fileMediaType(file, read.mediaType)) && old.contentHash === sha256(read.bytes)) {
+        restamp.push({ path, stamp: file.stamp });
+        unchanged++;
+        continue;
+      }
       let doc: DocumentRecord | null = null;
       let outlined: ReturnType<typeof outlineOf>;
       try {
-        if (spill) outlined = outlineOf((doc = buildDocument(listed.get(path)!, read, pipeline, fingerprints)));
-        else outlined = outlineDocument(listed.get(path)!, read, pipeline, fingerprints);
+        if (spill) outlined = outlineOf((doc = buildDocument(file, read, pipeline, fingerprints)));
+        else outlined = outlineDocument(file, read, pipeline, fingerprints);
       } catch (err) {
         skipped.push({ path, reason: errorMessage(err) });
         continue;
@@ -161,10 +172,6 @@ export async function planSource(
     if (!old) {
       const from = goneByHash.get(doc.contentHash)?.shift();
       write.push(from ? { kind: 'renamed', from, doc } : { kind: 'added', doc });
-    } else if (!opts.force && old.contentHash === doc.contentHash && old.chunker === doc.chunker) {
-      // Same bytes under a new stamp (a touched file): rewritten for the stamp, counted unchanged.
-      write.push({ kind: 'changed', restamp: true, doc });
-      unchanged++;
     } else {
       write.push({ kind: 'changed', doc });
     }
@@ -213,6 +220,7 @@ export async function planSource(
     commitAfter: snapshot.commit,
     write,
     delete: remove,
+    restamp,
     deferred,
     skipped,
     listed: snapshot.files.length,
@@ -275,6 +283,7 @@ export async function planUnlisted(
     commitAfter: commit,
     write: [],
     delete: [],
+    restamp: [],
     deferred: 0,
     skipped: [],
     listed: documents,

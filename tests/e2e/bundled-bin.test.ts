@@ -272,3 +272,25 @@ describe('the code cache', () => {
     }
   });
 });
+
+describe('what a run loads', () => {
+  it('the hourly no-op of a git source loads no HTML parser, robots parser, Postgres client or chat and remote libraries', async () => {
+    const lazyCfg = writeConfig('lazy', join(t.dir, 'lazy.db'));
+    expect((await runBin(['index', '-c', lazyCfg])).code).toBe(0);
+    // A preload that records every module the process asks node for (the bundle's own modules are inside it).
+    const probe = join(t.dir, 'loads.cjs');
+    const out = join(t.dir, 'loads.txt');
+    writeFileSync(
+      probe,
+      `const M = require('node:module'); const load = M._load; const seen = [];
+M._load = function (id) { seen.push(id); return load.apply(this, arguments); };
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, seen.join('\\n')));`,
+    );
+    const r = await runBin(['index', '-c', lazyCfg, '--json'], { NODE_OPTIONS: `--require ${probe}` });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'ok', embedded: 0 });
+    const loaded = readFileSync(out, 'utf8').split('\n');
+    expect(loaded.some((id) => id.endsWith('better_sqlite3.node'))).toBe(true); // the probe sees the bundle's requires
+    expect(loaded.filter((id) => /domino|turndown|robots-parser|web-tree-sitter|tree-sitter-wasm|vendor\/(pg|ai|undici|mcp)\.cjs/.test(id))).toEqual([]);
+  });
+});

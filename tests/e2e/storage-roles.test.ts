@@ -158,6 +158,28 @@ describe.each(BACKENDS)('storage roles: $name', (backend) => {
       expect((await r.chunkTerms(await r.findChunks({ path: 'a.md' }))).map((t) => t.terms)).toEqual([doc('a.md', ['first batch']).chunks[0]!.terms]);
     });
 
+    it('a restamp sets the stamps of the named documents and writes nothing else; a rollback undoes it', async () => {
+      const db = fresh();
+      const w = sync(db);
+      await w.ensureSource({ name: 'n', kind: 'dir', url: null, branch: null });
+      await w.writeDocuments('n', [doc('a.md', ['alpha']), doc('b.md', ['beta'])]);
+      const r = search(db);
+      const chunks = async () => r.getChunks(await r.findChunks({ source: 'n' }));
+      const before = { docs: await w.listDocuments('n'), chunks: await chunks() };
+      const dropped = await w.beginDocuments('n');
+      await dropped.restamp([{ path: 'a.md', stamp: 'never' }]);
+      await dropped.rollback();
+      expect(await w.listDocuments('n')).toEqual(before.docs);
+      const write = await w.beginDocuments('n');
+      await write.restamp([{ path: 'a.md', stamp: 'touched:1' }, { path: 'gone.md', stamp: 'x' }]);
+      await write.commit();
+      const after = await w.listDocuments('n');
+      expect(after.find((d) => d.path === 'a.md')!.stamp).toBe('touched:1');
+      expect(after.map(({ stamp: _, ...d }) => d)).toEqual(before.docs.map(({ stamp: _, ...d }) => d));
+      expect(after.find((d) => d.path === 'b.md')).toEqual(before.docs.find((d) => d.path === 'b.md'));
+      expect(await chunks()).toEqual(before.chunks);
+    });
+
     it('a dry run writes nothing', async () => {
       const db = fresh();
       const w = sync(db);

@@ -132,6 +132,36 @@ describe('a polite crawler: robots.txt', () => {
   });
 });
 
+describe('a polite crawler: robots.txt redirecting more than five times', () => {
+  it('is taken as unavailable (RFC 9309): everything allowed', async () => {
+    const s = await site((path): Reply => {
+      const hop = /^\/(?:robots\.txt|r(\d+))$/.exec(path);
+      if (hop) return { status: 302, headers: { location: `/r${Number(hop[1] ?? 0) + 1}` } };
+      if (path === '/') return { body: page('Home', links('/a.html')) };
+      if (path === '/a.html') return { body: page('A', '<p>a</p>') };
+      return { status: 404 };
+    });
+    const { docs } = await crawl(s);
+    expect(s.paths().slice(0, 6)).toEqual(['/robots.txt', '/r1', '/r2', '/r3', '/r4', '/r5']);
+    expect(s.paths()).not.toContain('/r6');
+    expect([...docs.keys()]).toEqual(['/', '/a.html']);
+  });
+});
+
+describe('a polite crawler: the crawl’s deadline', () => {
+  it('stops asking for pages once deadlineMs has passed, says how many it left, and asks nothing after', async () => {
+    const pages = ['/1.html', '/2.html', '/3.html', '/4.html', '/5.html', '/6.html'];
+    const s = await site((path) => (path === '/' ? { body: page('Home', links(...pages)) } : pages.includes(path) ? { body: page(path, '<p>a page</p>') } : { status: 404 }));
+    const { skipped, result } = await crawl(s, { delayMs: 300, concurrency: 1, deadlineMs: 1000 });
+    const asked = s.paths().filter((p) => pages.includes(p));
+    expect(asked.length).toBeLessThan(pages.length);
+    expect(skipped).toContainEqual({ path: '/', reason: expect.stringMatching(/^the crawl's deadline \(deadlineMs 1000\) passed: \d+ pages not asked for this run$/), intended: false });
+    // The last request went out at most one crawl delay after the deadline (plus a little for the load).
+    expect(s.requests.at(-1)!.at - s.requests[0]!.at).toBeLessThan(1000 + 300 + 500);
+    expect(result.status).toBe('partial');
+  });
+});
+
 describe('a polite crawler: compressed bodies', () => {
   it('asks for gzip, deflate and br and indexes each decoded; a body that decodes past maxFileBytes is skipped without being held', async () => {
     const coded: Record<string, [string, (b: Buffer) => Buffer]> = {

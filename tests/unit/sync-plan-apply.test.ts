@@ -107,6 +107,35 @@ describe('plan and apply', () => {
     expect(await stored()).toEqual(['a2.md', 'b.md']);
   });
 
+  it('a touched file (same bytes, new stamp): only its stamp is written, the file is not chunked, and the next plan reads nothing', async () => {
+    const e = recording();
+    await apply(await plan(v1, e), e);
+    const before = await store.listDocuments('s');
+    e.sent.length = 0;
+    // The same bytes under new stamps, as a folder gives a file written again or read within its racy window.
+    const touched = snapshot(v1);
+    const restamped = { ...touched, files: touched.files.map((f) => (f.path === 'a.md' ? { ...f, stamp: `${f.stamp}:racy` } : f)) };
+    let chunked = 0;
+    const counting: Pipeline = { ...pipeline, chunker: { ...pipeline.chunker, fingerprint: pipeline.chunker.fingerprint, chunk: (input) => (chunked++, pipeline.chunker.chunk(input)) } };
+    const planned = (snap: ReturnType<typeof snapshot>) => planSource(store, source, snap, counting, { force: false, fingerprint: e.info.fingerprint, commitBefore: null });
+    const p = await planned(restamped);
+    expect(p.filesRead).toBe(1);
+    expect(chunked).toBe(0);
+    expect(p.write).toEqual([]);
+    expect(p.restamp).toEqual([{ path: 'a.md', stamp: restamped.files[0]!.stamp }]);
+    expect(p.counts.documents).toMatchObject({ added: 0, changed: 0, unchanged: 2 });
+    const written = await apply(p, e);
+    expect(written.documents).toMatchObject({ changed: 0, unchanged: 2 });
+    expect(e.sent).toEqual([]);
+    const after = await store.listDocuments('s');
+    expect(after.find((d) => d.path === 'a.md')!.stamp).toBe(restamped.files[0]!.stamp);
+    // Nothing else of the document moved: same id, hash and chunks.
+    expect(after.map(({ stamp: _, ...d }) => d)).toEqual(before.map(({ stamp: _, ...d }) => d));
+    const again = await planned(restamped);
+    expect(again.filesRead).toBe(0);
+    again.release();
+  });
+
   it('each file is read and chunked once: apply writes what the plan read, even if the file changes meanwhile', async () => {
     const e = recording();
     await store.registerEmbedder(e.info);

@@ -1,10 +1,7 @@
 import { createRequire } from 'node:module';
-import TurndownService from 'turndown';
+import type TurndownService from 'turndown';
 import { parseHtml } from '../../core/html-page.ts';
 import { frontMatter } from '../../core/media-type.ts';
-
-const require = createRequire(import.meta.url);
-const { gfm } = require('@joplin/turndown-plugin-gfm') as { gfm: TurndownService.Plugin };
 
 /** Left out of every page's text: navigation, chrome and code that is not content. */
 const CHROME = ['script', 'style', 'noscript', 'template', 'iframe', 'svg', 'canvas', 'form', 'nav', 'header', 'footer', 'aside', '[role=navigation]', '[role=banner]', '[role=contentinfo]', '[aria-hidden=true]'];
@@ -12,8 +9,12 @@ const CHROME = ['script', 'style', 'noscript', 'template', 'iframe', 'svg', 'can
 let converter: TurndownService | null = null;
 function turndown(): TurndownService {
   if (converter) return converter;
-  const t = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', fence: '```', bulletListMarker: '-', emDelimiter: '*' });
-  t.use(gfm);
+  // Required here, not imported: turndown (and the DOM it brings) loads only in a run that converts
+  // HTML, and stays out of the CLI bundle every command reads.
+  const require = createRequire(import.meta.url);
+  const Turndown = require('turndown') as typeof TurndownService;
+  const t = new Turndown({ headingStyle: 'atx', codeBlockStyle: 'fenced', fence: '```', bulletListMarker: '-', emDelimiter: '*' });
+  t.use((require('@joplin/turndown-plugin-gfm') as { gfm: TurndownService.Plugin }).gfm);
   // Fenced code keeps its language wherever the page says it: class language-x / lang-x /
   // highlight-source-x (the gfm plugin reads some), or data-lang / data-language on pre or code.
   t.addRule('fencedCodeWithLanguage', {

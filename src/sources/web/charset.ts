@@ -44,11 +44,11 @@ function metaCharset(body: Uint8Array): string | null {
     let label: string | null = null;
     if (attrs.has('charset')) label = attrs.get('charset')!;
     else if (attrs.get('http-equiv')?.toLowerCase() === 'content-type' && attrs.has('content')) label = charsetParam(attrs.get('content')!);
+    // Node's TextDecoder has no x-user-defined: the label is told before it is looked up.
+    if (label?.trim().toLowerCase() === 'x-user-defined') return 'windows-1252';
     const enc = known(label?.trim() ?? null);
     if (!enc) continue;
-    if (enc === 'utf-16le' || enc === 'utf-16be') return 'utf-8';
-    if (enc === 'x-user-defined') return 'windows-1252';
-    return enc;
+    return enc === 'utf-16le' || enc === 'utf-16be' ? 'utf-8' : enc;
   }
   return null;
 }

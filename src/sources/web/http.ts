@@ -50,7 +50,8 @@ export function retryAfterMs(value: string | undefined, date: string | undefined
   if (!value) return null;
   const v = value.trim();
   if (/^\d+$/.test(v)) return Number(v) * 1000;
-  const at = Date.parse(v);
+  // An HTTP date names its day and month; "-5" or "soon" is no wait at all.
+  const at = /[a-z]{3}/i.test(v) ? Date.parse(v) : Number.NaN;
   if (Number.isNaN(at)) return null;
   const served = date ? Date.parse(date) : Number.NaN;
   return Math.max(0, at - (Number.isNaN(served) ? now : served));

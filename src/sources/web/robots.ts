@@ -5,7 +5,9 @@ interface Robots {
   getCrawlDelay(ua?: string): number | undefined;
   getSitemaps(): string[];
 }
-const robotsParser = createRequire(import.meta.url)('robots-parser') as (url: string, contents: string) => Robots;
+type RobotsParser = (url: string, contents: string) => Robots;
+// Required on first use: a run without a web source never reads a robots.txt.
+let robotsParser: RobotsParser | undefined;
 
 /** What robots.txt allows one user agent on one origin; a missing robots.txt allows everything. */
 export interface RobotsRules {
@@ -21,6 +23,7 @@ export interface RobotsRules {
  * rules apply to the origin asked for (RFC 9309 §2.3.1.2).
  */
 export function parseRobots(robotsUrl: string, text: string, token: string): RobotsRules {
+  robotsParser ??= createRequire(import.meta.url)('robots-parser') as RobotsParser;
   const r = robotsParser(robotsUrl, text);
   return {
     allowed: (url) => r.isAllowed(url, token) !== false,

@@ -47,7 +47,9 @@ export async function readSitemap(xml: string, base: string): Promise<SitemapEnt
     const into = root === 'sitemapindex' ? out.sitemaps : root === 'urlset' ? out.pages : null;
     if (url && into && into.length < MAX_SITEMAP_URLS) into.push(url);
   });
-  parser.write(xml).close();
+  // A bare & (an unescaped query string, the commonest fault of sitemaps in the wild) is read as
+  // the & it means; the parser would otherwise take the rest of the file for an entity name.
+  parser.write(xml.replace(/&(?!(?:[A-Za-z_][\w.-]*|#\d+|#x[\dA-Fa-f]+);)/g, '&amp;')).close();
   if (root !== 'urlset' && root !== 'sitemapindex') out.error ??= root ? `<${root}> where <urlset> or <sitemapindex> was expected` : 'no XML element';
   return out;
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { failpoint } from '../../core/failpoint.ts';
 import type { DocumentRecord, EmbedderInfo, LexiconEntry, StoredDocument } from '../../core/types.ts';
-import type { DocumentWrite, IndexWriter, RefillPage, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
+import type { DocumentStamp, DocumentWrite, IndexWriter, RefillPage, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
 import { ident, type PgDb, type Queryable } from './db.ts';
 import { chunkKeywords, type ChunkKeywords } from './terms.ts';
 import { vectorLiteral } from './vectors.ts';
@@ -287,6 +287,16 @@ class PgDocumentWrite implements DocumentWrite {
 
   async remove(paths: string[]): Promise<void> {
     if (paths.length) await this.guarded((c) => c.query('DELETE FROM documents WHERE source_id = $1 AND path = ANY ($2::text[])', [this.sourceId, paths]));
+  }
+
+  async restamp(stamps: DocumentStamp[]): Promise<void> {
+    await this.guarded((c) =>
+      c.query('UPDATE documents d SET stamp = t.stamp FROM unnest($2::text[], $3::text[]) AS t(path, stamp) WHERE d.source_id = $1 AND d.path = t.path', [
+        this.sourceId,
+        stamps.map((s) => s.path),
+        stamps.map((s) => s.stamp),
+      ]),
+    );
   }
 
   async write(docs: DocumentRecord[]): Promise<void> {

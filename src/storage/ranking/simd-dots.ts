@@ -80,11 +80,17 @@ const kernelModule = (exportName: string, accs: number, code: number[]) => {
   ]);
 };
 
+/** A module's bytes, assembled on first use: a process that never scans vectors (an index no-op) assembles none. */
+function assembledOnce(make: () => Uint8Array<ArrayBuffer>): () => Uint8Array<ArrayBuffer> {
+  let bytes: Uint8Array<ArrayBuffer> | undefined;
+  return () => (bytes ??= make());
+}
+
 // The float32 kernel: 16 floats per turn in four accumulators.
 const accumulate = (acc: number, offset: number) => [
   ...get(acc), ...get(P), ...v128load(offset), ...get(QQ), ...v128load(offset), ...F32X4_MUL, ...F32X4_ADD, ...set(acc),
 ];
-const MODULE = kernelModule('dots', 4, rowLoop(4, 4,
+const MODULE = assembledOnce(() => kernelModule('dots', 4, rowLoop(4, 4,
   [
     ...accumulate(A, 0), ...accumulate(A + 1, 16), ...accumulate(A + 2, 32), ...accumulate(A + 3, 48),
     ...get(P), ...i32(64), 0x6a, ...set(P),
@@ -93,7 +99,7 @@ const MODULE = kernelModule('dots', 4, rowLoop(4, 4,
   [...get(A), ...get(A + 1), ...F32X4_ADD, ...get(A + 2), ...get(A + 3), ...F32X4_ADD, ...F32X4_ADD, ...set(A)],
   [...get(A), ...lane(0), ...get(A), ...lane(1), 0x92 /* f32.add */, ...get(A), ...lane(2), 0x92, ...get(A), ...lane(3), 0x92],
   0x38, // f32.store
-));
+)));
 
 // The int8 kernel: dots8(vecs, q, n, dims, out): out[row] = Σ vecs[row·dims + j] · q[j] as i32, rows
 // of int8, the query pre-widened to int16 (so only the rows are widened in the loop); 16 dims per
@@ -103,7 +109,7 @@ const I16X8_EXTEND_HIGH_I8X16_S = simd(0x88);
 const I32X4_DOT_I16X8_S = simd(0xba);
 const I32X4_ADD = simd(0xae);
 const ilane = (l: number) => [...simd(0x1b), l];
-const MODULE8 = kernelModule('dots8', 2, rowLoop(2, 2,
+const MODULE8 = assembledOnce(() => kernelModule('dots8', 2, rowLoop(2, 2,
   [
     ...get(A), ...get(P), ...v128load(0), ...I16X8_EXTEND_LOW_I8X16_S, ...get(QQ), ...v128load(0), ...I32X4_DOT_I16X8_S, ...I32X4_ADD, ...set(A),
     ...get(A + 1), ...get(P), ...v128load(0), ...I16X8_EXTEND_HIGH_I8X16_S, ...get(QQ), ...v128load(16), ...I32X4_DOT_I16X8_S, ...I32X4_ADD, ...set(A + 1),
@@ -113,7 +119,7 @@ const MODULE8 = kernelModule('dots8', 2, rowLoop(2, 2,
   [...get(A), ...get(A + 1), ...I32X4_ADD, ...set(A)],
   [...get(A), ...ilane(0), ...get(A), ...ilane(1), 0x6a, ...get(A), ...ilane(2), 0x6a, ...get(A), ...ilane(3), 0x6a],
   0x36, // i32.store
-));
+)));
 
 const compiled = new Map<Uint8Array<ArrayBuffer>, WebAssembly.Module | null>();
 function module(bytes: Uint8Array<ArrayBuffer>): WebAssembly.Module | null {
@@ -160,7 +166,7 @@ export interface DotKernel {
 export function createDotKernel(n: number, dims: number): DotKernel | null {
   if (dims % 16 !== 0 || n < 1) return null;
   const bytes = (n * dims + dims + n) * 4;
-  const k = instantiate(MODULE, 'dots', bytes);
+  const k = instantiate(MODULE(), 'dots', bytes);
   if (!k) return null;
   const { memory, dotsFn } = k;
   const vectors = new Float32Array(memory.buffer, 0, n * dims);
@@ -196,7 +202,7 @@ export function createInt8Kernel(n: number, dims: number): Int8Kernel | null {
   const qOffset = Math.ceil((n * dims) / 16) * 16;
   const outOffset = qOffset + dims * 2;
   const bytes = outOffset + n * 4;
-  const k = instantiate(MODULE8, 'dots8', bytes);
+  const k = instantiate(MODULE8(), 'dots8', bytes);
   if (!k) return null;
   const { memory, dotsFn } = k;
   const vectors = new Int8Array(memory.buffer, 0, n * dims);

@@ -54,7 +54,7 @@ function withTaggedWrite(begin: IndexWriter['beginDocuments']): IndexWriter['beg
     const w = await begin.call(this, source);
     const file = this.file;
     const tag = <F extends (...args: never[]) => unknown>(f: F) => withPathOnErrors(f.bind(w) as F, () => file);
-    return { write: tag(w.write), remove: tag(w.remove), commit: tag(w.commit), rollback: tag(w.rollback) };
+    return { write: tag(w.write), remove: tag(w.remove), restamp: tag(w.restamp), commit: tag(w.commit), rollback: tag(w.rollback) };
   };
 }
 

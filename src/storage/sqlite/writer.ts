@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { failpoint } from '../../core/failpoint.ts';
 import type { DocumentRecord, EmbedderInfo, LexiconEntry, StoredDocument } from '../../core/types.ts';
-import type { DocumentWrite, IndexWriter, RefillPage, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
+import type { DocumentStamp, DocumentWrite, IndexWriter, RefillPage, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
 import { encodeVector } from './blob.ts';
 import { codeWriter } from './codes.ts';
 import { refreshCodePack } from './code-packs.ts';
@@ -230,6 +230,13 @@ class SqliteDocumentWrite implements DocumentWrite {
   async remove(paths: string[]): Promise<void> {
     this.guarded(() => {
       for (const p of paths) this.remover.run(this.sourceId, p);
+    });
+  }
+
+  async restamp(stamps: DocumentStamp[]): Promise<void> {
+    const set = this.db.prepare('UPDATE documents SET stamp = ? WHERE source_id = ? AND path = ?');
+    this.guarded(() => {
+      for (const s of stamps) set.run(s.stamp, this.sourceId, s.path);
     });
   }
 
