@@ -99,6 +99,13 @@ describe.skipIf(!present)('the web page', () => {
     await page.locator('#q').press('Enter');
     await expect.poll(() => page.url()).toContain('q=SQLite+WAL');
     await expect.poll(() => page.locator('#results h3').first().textContent()).toBe('SQLite Is Enough');
+    // Snippets are Markdown built as nodes: emphasis, code and http links render; HTML stays text.
+    const html = await page.evaluate(() => {
+      const d = document.createElement('div');
+      d.append((window as unknown as { markdown: (t: string) => Node }).markdown('**b** *i* `c` <img src=x onerror=alert(1)> [l](https://e.x/) [j](javascript:alert(1))'));
+      return d.innerHTML;
+    });
+    expect(html).toBe('<strong>b</strong> <em>i</em> <code>c</code> &lt;img src=x onerror=alert(1)&gt; <a href="https://e.x/" rel="noopener">l</a> [j](javascript:alert(1))');
     await page.screenshot({ path: join(ARTIFACTS, 'search.png'), fullPage: true });
     expect((page as Page & { errors: string[] }).errors).toEqual([]);
   });
@@ -125,6 +132,17 @@ describe.skipIf(!present)('the web page', () => {
     await expect.poll(() => page.evaluate(() => location.hash)).toBe(`#${target}`);
     expect(await turn.locator('.card').first().locator('.title').textContent()).toMatch(/\S/);
     expect(await turn.locator('.card').first().locator('.meta').textContent()).toMatch(/classics:|bookmarks:/);
+    // The same question through search ranks the passages in the chat's order.
+    const ids = await turn.locator('.card').evaluateAll((cards) => cards.map((c) => c.querySelector('.meta')!.textContent));
+    const searched = await page.evaluate(async (k) => {
+      const res = await fetch('/search', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${sessionStorage.getItem('ragsync-token')}` },
+        body: JSON.stringify({ query: '伤官配印', k }),
+      });
+      return ((await res.json()) as { results: { source: string; path: string }[] }).results.map((r) => `${r.source}:${r.path}`);
+    }, 10); // what the page's search asks for
+    expect(ids.map((m) => m!.replace(/^.*· /, ''))).toEqual(searched.slice(0, ids.length));
     await page.getByLabel('消息').fill('hello');
     await page.getByLabel('消息').press('Enter');
     await expect.poll(() => page.locator('.assistant-turn').last().locator('.answer').textContent()).toBe('Hi!');
