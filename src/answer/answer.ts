@@ -17,7 +17,7 @@ import { CHAT_PRESETS, resolveCall, type ResolvedCall } from '../config/model-pr
 import type { ChatConfig } from '../config/schema.ts';
 import { selectSources } from '../config/select.ts';
 import { errorMessage, EXIT, RagsyncError } from '../core/errors.ts';
-import { redactUrl } from '../core/redact.ts';
+import { redactSecrets } from '../core/redact.ts';
 import { RemoteCall, type RemoteCallDeps } from '../core/remote/call.ts';
 import { toChunkFilter } from '../search/filters.ts';
 import { MAX_QUERY_CHARS, parseSearchRequest } from '../search/request.ts';
@@ -55,9 +55,18 @@ export function chatSettings(c: ChatConfig): ResolvedCall {
   return resolveCall(c.provider, CHAT_PRESETS[c.provider], c);
 }
 
-/** One line, no credentials in URLs: what a client or a log is told of a failure. */
+/**
+ * One line, no credentials: what a client or a log is told of a failure. The AI SDK wraps an
+ * error of ours met while reading a reply ("Failed to process successful response"); the line is
+ * ours, found down the cause chain, naming the model and the deadline or timeout that passed.
+ */
 export function describeFailure(err: unknown): string {
-  return redactUrl(errorMessage(err)).replace(/\s+/g, ' ').trim().slice(0, 500);
+  return redactSecrets(errorMessage(ownCause(err))).replace(/\s+/g, ' ').trim().slice(0, 500);
+}
+
+function ownCause(err: unknown): unknown {
+  for (let e = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) if (e instanceof RagsyncError) return e;
+  return err;
 }
 
 /**
@@ -140,6 +149,8 @@ export class Answerer {
           maxRetries: 0,
           ...(this.chat.temperature !== undefined ? { temperature: this.chat.temperature } : {}),
           ...(this.chat.maxOutputTokens !== undefined ? { maxOutputTokens: this.chat.maxOutputTokens } : {}),
+          // The SDK's default prints the whole error with its stack; the stream's onError logs one line.
+          onError: () => {},
         });
         writer.merge(answer.toUIMessageStream({ sendStart: false, onError: (err) => this.failed('answer', err) }));
       },

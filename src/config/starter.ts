@@ -11,6 +11,8 @@ export interface StarterSource {
   /** dir: the folder, relative to the config file. */
   path?: string;
   chunker: string;
+  /** Globs of the files read: what the chunker is made for (its profile's default, else Markdown). */
+  include: readonly string[];
 }
 
 /** A source name from a URL or folder: its last part, in the letters a name may use. */
@@ -50,10 +52,11 @@ export function starterConfig(source: StarterSource, schemaPath: string): string
     {
       "name": ${q(source.name)},
 ${where.join('\n')}
-      // Globs relative to the source's root.
-      "include": ["**/*.md"],
+      // Globs relative to the source's root, chosen for the chunker below.
+      "include": [${source.include.map((g) => q(g)).join(', ')}],
       "exclude": [],
-      // markdown (any Markdown), classics (the 八字 classics), bookmarks (bookmark-summary files)
+      // markdown (any Markdown), classics (the 八字 classics), bookmarks (bookmark-summary files),
+      // code (source code: a chunk per function or class)
       "chunker": ${q(source.chunker)}
     }
   ]

@@ -200,6 +200,7 @@ function withLines(chunker: Chunker): Chunker {
     fingerprint: chunker.fingerprint,
     ...(chunker.prepare ? { prepare: (paths: readonly string[]) => chunker.prepare!(paths) } : {}),
     ...(chunker.takesAsWritten ? { takesAsWritten: true } : {}),
+    ...(chunker.expects ? { expects: (path: string) => chunker.expects!(path) } : {}),
     chunk(input) {
       const doc = chunker.chunk(input);
       return doc.chunks.every((c) => c.startLine !== undefined) ? doc : { ...doc, chunks: locateLines(input.text, doc.chunks) };

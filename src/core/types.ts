@@ -50,6 +50,11 @@ export interface Chunker {
   chunk(input: ChunkInput): ChunkedDocument;
   /** The chunker reads every file as written (source code): the content step converts nothing for it. */
   readonly takesAsWritten?: boolean;
+  /**
+   * The files it is made for, by path (the code chunker: a language it parses). A run that lists
+   * files but none of these says so: the source's include globs do not fit its chunker.
+   */
+  expects?(path: string): boolean;
 }
 
 export type ChunkerFactory = (settings: ChunkingSettings) => Chunker;

@@ -73,6 +73,7 @@ export async function watchSources(
         last = path;
         debounce.poke();
       },
+      rewatched: (folder) => log.info({ source: s.name, folder }, `${folder} was replaced (renamed over or its symlink swapped): watching the new folder, syncing the source`),
       error: (folder, err) =>
         log.warn({ source: s.name, folder, err: errorMessage(err) }, `cannot watch ${folder}: changes there wait for a scheduled run${limitHint(err)}`),
     });

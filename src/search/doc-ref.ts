@@ -9,7 +9,8 @@ export interface DocRef {
  * What a caller may name a document by, read the way it was meant: a path; `source:path` as the
  * text output of `search` prints it; a chunk id as its JSON prints it (also as `source:id`). The
  * first reading that names chunks in the index wins; none does: the plain reading (whose error then
- * says "not in the index"). A bare string is a path if one exists, else an id.
+ * says "not in the index"). A bare string is a path if one exists, else an id. A path may end in
+ * the line range search prints after it (`classics:穷通宝鉴.md:9-9`).
  */
 export async function resolveDocRef(ref: string | DocRef, find: (ref: DocRef) => Promise<readonly number[]>): Promise<DocRef> {
   const readings: DocRef[] = [];
@@ -28,6 +29,11 @@ export async function resolveDocRef(ref: string | DocRef, find: (ref: DocRef) =>
       const parts = ref[key] ? split(ref[key]) : null;
       if (parts && (!ref.source || ref.source === parts[0])) readings.push({ ...ref, source: parts[0], [key]: parts[1] });
     }
+  }
+  // The same readings without a trailing line range (`:9-9`, `:12`).
+  for (const r of [...readings]) {
+    const bare = r.path?.replace(/:\d+(-\d+)?$/, '');
+    if (bare && bare !== r.path) readings.push({ ...r, path: bare }, ...(split(bare) && !r.source ? [{ source: split(bare)![0], path: split(bare)![1] }] : []));
   }
   for (const r of readings) if ((r.path || r.id) && (await find(r)).length) return r;
   return typeof ref === 'string' ? { id: ref } : ref;

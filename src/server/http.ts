@@ -13,6 +13,7 @@ import { turnTaker } from './turns.ts';
 import { servePage } from './page.ts';
 import { requestGuard, type RequestGuard } from './guard.ts';
 import { redactSecrets } from '../core/redact.ts';
+import { isStorageError } from '../storage/errors.ts';
 
 /** The env var holding the optional bearer token. */
 export const TOKEN_ENV = 'RAGSYNC_HTTP_TOKEN';
@@ -145,6 +146,13 @@ export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Se
     handle(req, res).catch((err: unknown) => {
       if (err instanceof HttpError && !res.headersSent) return send(res, err.status, { error: err.message });
       if (err instanceof RagsyncError && err.exitCode === EXIT.usage && !res.headersSent) return send(res, 400, { error: err.message });
+      const down = unavailable(err);
+      if (down) {
+        log(`${req.method} ${req.url?.split('?')[0]}: 503: ${down.error}`);
+        if (res.headersSent) return void res.destroy();
+        res.setHeader('retry-after', '5');
+        return send(res, 503, down);
+      }
       log(`${req.method} ${req.url?.split('?')[0]}: ${describeIoError(err) ?? errorMessage(err)}`);
       if (!res.headersSent) send(res, 500, { error: 'internal error' });
       else res.destroy();
@@ -181,6 +189,32 @@ function refuseUnparsable(err: NodeJS.ErrnoException, socket: Duplex): void {
   );
   setTimeout(() => socket.destroy(), 5000).unref();
 }
+
+/**
+ * The index's database cannot be reached (down, refusing, the credentials refused): 503 with the
+ * cause — which server, the error code — never its password (the message names the URL as shown).
+ * Nothing is kept broken: the next request connects again.
+ */
+function unavailable(err: unknown): { error: string; database: { host?: string; port?: number; code?: string; kind: string } } | null {
+  if (!isStorageError(err, 'unreachable') && !isStorageError(err, 'auth')) return null;
+  let where: { host?: string; port?: number } = {};
+  try {
+    const u = new URL(err.path ?? '');
+    where = { host: u.hostname, port: Number(u.port || 5432) };
+  } catch {
+    // a file index: its path is in the message
+  }
+  const code = err.code ?? causeCode(err);
+  return {
+    error: redactSecrets(`index unavailable: ${err.message}${code && !err.message.includes(code) ? ` [${code}]` : ''}`),
+    database: { ...where, ...(code ? { code } : {}), kind: err.kind },
+  };
+}
+
+const causeCode = (err: Error): string | undefined => {
+  const c = err.cause as { code?: unknown } | undefined;
+  return typeof c?.code === 'string' ? c.code : undefined;
+};
 
 /** Routes that take a POST body. */
 const POST_ROUTES = new Set(['/search', '/api/chat']);

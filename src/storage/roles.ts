@@ -291,6 +291,8 @@ export interface IndexReader {
    * filters read it), sorted: what a filter value that matched nothing is compared with.
    */
   fieldValues(fields: string[], shape: FieldValueShape): Promise<string[]>;
+  /** Every document's source and path (what a name that matched none is compared with). */
+  documentPaths(): Promise<{ source: string; path: string }[]>;
   /** References of a document's chunks (source + path) or of one chunk (its id/key). */
   findChunks(ref: { source?: string; path?: string; id?: string }): Promise<number[]>;
   /** The stored float32 vectors of some chunks, by reference; missing ones left out. */

@@ -9,7 +9,7 @@ import { sourceEntry, inferKind, isUrlLike, type SourceRequest } from '../config
 import { unsafeGitUrl } from '../config/git-url.ts';
 import type { ProfileRegistry } from '../core/profile.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
-import { redactUrl } from '../core/redact.ts';
+import { redactSecrets } from '../core/redact.ts';
 import type { IndexOpener } from '../storage/open.ts';
 import type { RunRecord, SourceState } from '../storage/roles.ts';
 import { sourceKind } from '../sources/registry.ts';
@@ -141,7 +141,7 @@ export async function addSource(
   const next = appendToArray(text, 'sources', entry);
   const updated = validateEdit(profiles, file, next, [...(raw.sources ?? []), entry], 'not added');
   if (!opts.dryRun) writeInPlace(file, next);
-  const shown = Object.fromEntries(Object.entries(entry).map(([k, v]) => [k, typeof v === 'string' && (k === 'url' || k === 'sitemap') ? redactUrl(v) : v]));
+  const shown = Object.fromEntries(Object.entries(entry).map(([k, v]) => [k, typeof v === 'string' && (k === 'url' || k === 'sitemap') ? redactSecrets(v) : v]));
   return { file, entry, shown, config: updated, source: updated.sources.find((s) => s.name === entry.name)!, written: !opts.dryRun };
 }
 
@@ -192,7 +192,7 @@ export async function listSources(cfg: Config, indexes: IndexOpener): Promise<So
     };
   };
   const configured = cfg.sources.map((s) => row(s.name, s.kind, sourceKind(s.kind).describe(s), true));
-  const orphans = [...state.values()].filter((s) => !cfg.sources.some((c) => c.name === s.name)).map((s) => row(s.name, s.kind, s.url ? redactUrl(s.url) : null, false));
+  const orphans = [...state.values()].filter((s) => !cfg.sources.some((c) => c.name === s.name)).map((s) => row(s.name, s.kind, s.url ? redactSecrets(s.url) : null, false));
   return [...configured, ...orphans];
 }
 
@@ -237,27 +237,7 @@ export async function removeSource(profiles: ProfileRegistry, file: string, name
     validateEdit(profiles, file, next, (raw.sources ?? []).filter((_, i) => i !== at), 'not removed');
   }
   const result: RemoveResult = { name, documents: 0, chunks: 0, vectors: 0, configEdited: false, checkout: null };
-  if (await opts.indexes.exists(config)) {
-    const store = opts.indexes.open(config, 'sync');
-    try {
-      const lock = await acquireIndexLock(store, config.db, opts.log);
-      try {
-        const [state] = (await store.status({ runs: 0 })).sources.filter((s) => s.name === name);
-        if (state) {
-          const docs = await store.listDocuments(name);
-          await store.writeDocuments(name, [], docs.map((d) => d.path));
-          await store.forgetSource(name);
-          result.documents = Number(state.documents);
-          result.chunks = Number(state.chunks);
-          result.vectors = (await collectGarbageLocked(store)).vectors;
-        }
-      } finally {
-        await lock.release().catch((err: unknown) => opts.log?.warn({ err: errorMessage(err) }, 'could not release the index lock'));
-      }
-    } finally {
-      await store.close();
-    }
-  }
+  Object.assign(result, await dropFromIndex(config, name, 'source', opts));
   if (next !== null) {
     writeInPlace(file, next);
     result.configEdited = true;
@@ -265,6 +245,46 @@ export async function removeSource(profiles: ProfileRegistry, file: string, name
   const source = at >= 0 ? config.sources[at]! : null;
   if (source?.kind === 'git') result.checkout = await dropCheckout(source);
   return result;
+}
+
+/**
+ * Deletes from the index, under its lock, what ragsync wrote of a source: its documents (with their
+ * chunks and keyword rows) — `paths`, or all of them and then the source's row ('source') — and the
+ * vectors no chunk uses any more. Nothing else in the database is touched.
+ */
+export async function dropFromIndex(
+  config: Config,
+  name: string,
+  paths: string[] | 'source',
+  opts: { log?: Logger; indexes: IndexOpener },
+): Promise<{ documents: number; chunks: number; vectors: number }> {
+  const out = { documents: 0, chunks: 0, vectors: 0 };
+  if (!(await opts.indexes.exists(config))) return out;
+  const store = opts.indexes.open(config, 'sync');
+  try {
+    const lock = await acquireIndexLock(store, config.db, opts.log);
+    try {
+      const [state] = (await store.status({ runs: 0 })).sources.filter((s) => s.name === name);
+      if (!state) return out;
+      const held = new Set((await store.listDocuments(name)).map((d) => d.path));
+      const gone = paths === 'source' ? [...held] : paths.filter((p) => held.has(p));
+      if (gone.length) await store.writeDocuments(name, [], gone);
+      if (paths === 'source') {
+        await store.forgetSource(name);
+        out.chunks = Number(state.chunks);
+      } else {
+        const [after] = (await store.status({ runs: 0 })).sources.filter((s) => s.name === name);
+        out.chunks = Number(state.chunks) - Number(after?.chunks ?? 0);
+      }
+      out.documents = gone.length;
+      out.vectors = (await collectGarbageLocked(store)).vectors;
+      return out;
+    } finally {
+      await lock.release().catch((err: unknown) => opts.log?.warn({ err: errorMessage(err) }, 'could not release the index lock'));
+    }
+  } finally {
+    await store.close();
+  }
 }
 
 /** Deletes ragsync's own checkout of a git source; anything else, or one holding unsaved work, is kept. */

@@ -137,11 +137,23 @@ async function listAndPlan(ctx: SourceRunContext, job: SourceJob): Promise<Sourc
   if ('unlisted' in fetched) await store.forgetSourceListing(source.name);
   const snapshot = 'unlisted' in fetched ? await fetched.list() : fetched;
   const plan = await planSource(store, source, snapshot, job.pipeline, planOpts);
+  const unfit = unfitInclude(source, snapshot.files, job.pipeline);
+  if (unfit) ctx.log.warn({ source: source.name, include: source.include }, unfit);
   // What the snapshot itself could not take (a web page that timed out) is reported like a skipped file.
   const skips = snapshotSkips(fetched);
   plan.skipped.push(...skips);
   plan.counts.documents.skipped += skips.length;
   return plan;
+}
+
+/** Files listed, none of the kind the source's chunker is made for: its include globs do not fit it. */
+function unfitInclude(source: SourceConfig, files: readonly { path: string }[], pipeline: Pipeline): string | null {
+  const expects = pipeline.chunker.expects;
+  if (!expects || !files.length || files.some((f) => expects(f.path))) return null;
+  return (
+    `source "${source.name}": no file of the kind the "${source.chunker}" chunker reads among the ${files.length} listed ` +
+    `(include: ${source.include.map((g) => JSON.stringify(g)).join(', ')}): set "include" to globs that fit it, or drop it for the chunker's default`
+  );
 }
 
 /**

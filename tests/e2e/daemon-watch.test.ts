@@ -2,7 +2,7 @@
 // and a git upstream made here, the run log read from the database.
 import BetterSqlite3 from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -389,6 +389,82 @@ describe('folders under a watched folder', () => {
     expect(runs()).toBe(before + 1);
     expect(lines.filter((l) => l.msg === 'changes seen: syncing').at(-1)).toMatchObject({ path: 't0.md' });
     expect(paths()).toEqual(base);
+    expect(await d.stop()).toBe('stopped');
+  });
+});
+
+describe('a watched folder replaced at its path', () => {
+  const setup = async (name: string, files: Record<string, string>) => {
+    const f = inProcessFolder(name, files);
+    const d = new Daemon({ config: f.config, log: f.log, watch: true });
+    await d.start();
+    await d.whenIdle();
+    const paths = () => [...chunksByPath(f.db).keys()].sort();
+    const syncedTo = async (want: string[], what: string) => {
+      await waitFor(() => JSON.stringify(paths()) === JSON.stringify(want), what);
+      await d.whenIdle();
+    };
+    const rewatched = () => f.lines.filter((l) => /was replaced .*watching the new folder/.test(String(l.msg)));
+    return { ...f, d, syncedTo, rewatched };
+  };
+  const doc = (n: string, seed: number) => `# ${n}\n\n${prose(seed)}\n`;
+
+  it('by renames (old moved away, new moved in): the new folder is synced and watched, and a log line says so', async () => {
+    const { notes, d, syncedTo, rewatched } = await setup('renamed-root', { 'a.md': doc('a', 900), 'b.md': doc('b', 901) });
+    await syncedTo(['a.md', 'b.md'], 'the first sync');
+    const fresh = `${notes}.new`;
+    mkdirSync(fresh);
+    for (const [n, s] of [['a.md', 900], ['b.md', 901], ['c.md', 902]] as const) writeFileSync(join(fresh, n), doc(n, s));
+    renameSync(notes, `${notes}.old`);
+    renameSync(fresh, notes);
+    await syncedTo(['a.md', 'b.md', 'c.md'], 'the new folder');
+    await waitFor(() => rewatched().length >= 1, 'the log line');
+    expect(rewatched()[0]).toMatchObject({ source: 'notes', folder: notes });
+    // Watched: an edit in the new folder is synced; one in the old, moved-away folder is not.
+    writeFileSync(join(notes, 'd.md'), doc('d', 903));
+    await syncedTo(['a.md', 'b.md', 'c.md', 'd.md'], 'a file added to the new folder');
+    expect(await d.stop()).toBe('stopped');
+  });
+
+  it('by a symlink swapped atomically (a deploy\'s "current"): the release it points to now is watched', async () => {
+    const root = join(tmp, 'swap');
+    mkdirSync(join(root, 'r1'), { recursive: true });
+    mkdirSync(join(root, 'r2'));
+    writeFileSync(join(root, 'r1', 'a.md'), doc('a', 910));
+    writeFileSync(join(root, 'r2', 'a.md'), doc('a', 910));
+    writeFileSync(join(root, 'r2', 'b.md'), doc('b', 911));
+    const current = join(root, 'current');
+    symlinkSync('r1', current);
+    const db = join(root, 'index.db');
+    const config = parseConfig({ db, sources: [{ name: 'notes', kind: 'dir', path: current }], daemon: { schedule: NEVER, watchDebounceMs: 100 } });
+    const lines: Record<string, unknown>[] = [];
+    const log = pino({ level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) });
+    const d = new Daemon({ config, log, watch: true });
+    await d.start();
+    const paths = () => [...chunksByPath(db).keys()].sort();
+    await waitFor(() => JSON.stringify(paths()) === '["a.md"]', 'the first sync');
+    await d.whenIdle();
+    symlinkSync('r2', join(root, 'next'));
+    renameSync(join(root, 'next'), current);
+    await waitFor(() => JSON.stringify(paths()) === '["a.md","b.md"]', 'the new release');
+    expect(lines.some((l) => /was replaced/.test(String(l.msg)))).toBe(true);
+    await d.whenIdle();
+    writeFileSync(join(root, 'r2', 'c.md'), doc('c', 912));
+    await waitFor(() => JSON.stringify(paths()) === '["a.md","b.md","c.md"]', 'a file added to the new release');
+    expect(await d.stop()).toBe('stopped');
+  });
+
+  it('a subfolder renamed over (an empty folder replaced by a full one) is watched again', async () => {
+    const { notes, d, syncedTo } = await setup('renamed-sub', { 'a.md': doc('a', 920) });
+    mkdirSync(join(notes, 'sub'));
+    await syncedTo(['a.md'], 'the first sync');
+    const fresh = join(tmp, 'renamed-sub', 'sub.new');
+    mkdirSync(fresh);
+    writeFileSync(join(fresh, 's.md'), doc('s', 921));
+    renameSync(fresh, join(notes, 'sub'));
+    await syncedTo(['a.md', 'sub/s.md'], 'the folder renamed in');
+    writeFileSync(join(notes, 'sub', 't.md'), doc('t', 922));
+    await syncedTo(['a.md', 'sub/s.md', 'sub/t.md'], 'a file added to it');
     expect(await d.stop()).toBe('stopped');
   });
 });

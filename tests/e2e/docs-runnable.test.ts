@@ -5,19 +5,27 @@
  *   examples/, with `ragsync` (and `npx ragsync`) running this checkout's sources; each must exit 0,
  *   and a `text` block right after one holds lines its output must contain, in order (a line
  *   ending in " …" only its start);
+ * - a block marked "runnable serve" (the curl examples) runs against a real `ragsync serve` of that
+ *   folder's sample index, its 127.0.0.1:8787 replaced by the server's address; every request must
+ *   answer 2xx;
  * - the sql blocks run on the sample index (config/example.json): every statement must succeed and
  *   return a row, unless its comment says "(may be empty)".
+ * The README's install block ("sh install") runs in a fresh project against a tarball `npm pack`
+ * makes of this checkout (packages from npm's cache when it has them, else the registry).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startServe } from '../helpers/serve.ts';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
 
 interface Block {
   lang: 'sh' | 'sql';
+  /** Runs against a server of the sample index ("runnable serve"). */
+  serve?: boolean;
   body: string;
   /** The `text` block right after it (only blank lines between), if any: lines its output must contain. */
   expected?: string;
@@ -36,7 +44,7 @@ function runnableBlocks(md: string): Block[] {
     const end = lines.indexOf('```', i + 1);
     const body = lines.slice(i + 1, end).join('\n');
     if (/\brunnable\b/.test(open[2]!) && (open[1] === 'sh' || open[1] === 'sql')) {
-      blocks.push({ lang: open[1], body, line: i + 1 });
+      blocks.push({ lang: open[1], body, line: i + 1, serve: /\bserve\b/.test(open[2]!) });
       lastEnd = end;
     } else if (open[1] === 'text' && lastEnd >= 0 && lines.slice(lastEnd + 1, i).every((l) => !l.trim())) {
       blocks.at(-1)!.expected = body;
@@ -65,6 +73,12 @@ function workspace(): { dir: string; env: NodeJS.ProcessEnv; cleanup: () => void
   const shim = join(bin, 'ragsync');
   writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" --import "${tsx}" "${join(REPO_ROOT, 'src', 'cli', 'run.ts')}" "$@"\n`);
   chmodSync(shim, 0o755);
+  // `node bin/ragsync.js` as a checkout runs it: here, the sources.
+  mkdirSync(join(t.dir, 'bin'));
+  writeFileSync(
+    join(t.dir, 'bin', 'ragsync.js'),
+    `const r = require('node:child_process').spawnSync(${JSON.stringify(shim)}, process.argv.slice(2), { stdio: 'inherit' });\nprocess.exit(r.status ?? 1);\n`,
+  );
   const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${bin}:${process.env.PATH}`, NO_COLOR: '1' };
   for (const k of ['RAGSYNC_CONFIG', 'RAGSYNC_LOG_LEVEL', 'RAGSYNC_ENV_FILE', 'CI']) delete env[k];
   return { dir: t.dir, env, cleanup: t.cleanup };
@@ -72,9 +86,11 @@ function workspace(): { dir: string; env: NodeJS.ProcessEnv; cleanup: () => void
 
 /** `npx ragsync …` in a block runs the shim (never the registry). */
 const PRELUDE = 'npx() { if [ "$1" = ragsync ]; then shift; ragsync "$@"; else command npx "$@"; fi; }\n';
+/** curl in a "runnable serve" block: fails on an HTTP error, prints only the body. */
+const CURL = 'curl() { command curl -fsS "$@"; echo; }\n';
 
-function runSh(body: string, cwd: string, env: NodeJS.ProcessEnv) {
-  const r = spawnSync('bash', ['-eo', 'pipefail', '-c', PRELUDE + body], { cwd, env, encoding: 'utf8', timeout: 120_000 });
+function runSh(body: string, cwd: string, env: NodeJS.ProcessEnv, prelude = PRELUDE) {
+  const r = spawnSync('bash', ['-eo', 'pipefail', '-c', prelude + body], { cwd, env, encoding: 'utf8', timeout: 120_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -134,11 +150,23 @@ describe('runnable blocks in the docs', () => {
   });
 
   for (const { file, blocks } of files) {
-    it(`${file}: every runnable block runs as written`, { timeout: 300_000 }, () => {
+    it(`${file}: every runnable block runs as written`, { timeout: 300_000 }, async () => {
       const ws = workspace();
       cleanups.push(ws.cleanup);
       for (const b of blocks) {
         const where = `${file}:${b.line}`;
+        if (b.lang === 'sh' && b.serve) {
+          const served = await startServe(join(ws.dir, 'config', 'example.json'));
+          try {
+            const body = b.body.replaceAll('http://127.0.0.1:8787', served.url.replace(/\/$/, ''));
+            const r = runSh(body, ws.dir, ws.env, PRELUDE + CURL);
+            expect(r.code, `${where} exited ${r.code}\n${r.err}\n${r.out}`).toBe(0);
+            if (b.expected) expectLinesInOrder(r.out, b.expected, where);
+          } finally {
+            await served.stop();
+          }
+          continue;
+        }
         if (b.lang === 'sh') {
           const r = runSh(b.body, ws.dir, ws.env);
           expect(r.code, `${where} exited ${r.code}\n${r.err}`).toBe(0);
@@ -159,4 +187,49 @@ describe('runnable blocks in the docs', () => {
       }
     });
   }
+});
+
+describe('the install line', () => {
+  /** The README's install block: the commands a user types in their project. */
+  const installBlock = (() => {
+    const m = /^```sh install\n([\s\S]*?)\n```/m.exec(readFileSync(join(REPO_ROOT, 'README.md'), 'utf8'));
+    return m?.[1];
+  })();
+
+  it('is not the name of a package nobody published', () => {
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    expect(readme).not.toMatch(/npm install ragsync\b/);
+    expect(installBlock).toMatch(/npm install \S+\.tgz/);
+  });
+
+  it('installs a packed tarball of this checkout into a fresh project, whose npx ragsync indexes the sample', { timeout: 600_000 }, async () => {
+    const t = tempDir('ragsync-install-');
+    cleanups.push(t.cleanup);
+    // npm pack as a user runs it on a built checkout (dist/ is what the test run built; no rebuild here).
+    const packed = spawnSync('npm', ['pack', '--ignore-scripts', '--pack-destination', t.dir, REPO_ROOT], { cwd: t.dir, encoding: 'utf8' });
+    expect(packed.status, packed.stderr).toBe(0);
+    const tgz = join(t.dir, packed.stdout.trim().split('\n').at(-1)!);
+    expect(existsSync(tgz)).toBe(true);
+    const project = join(t.dir, 'project');
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), '{ "name": "my-project", "private": true }\n');
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
+    for (const k of ['RAGSYNC_CONFIG', 'RAGSYNC_LOG_LEVEL', 'RAGSYNC_ENV_FILE', 'CI']) delete env[k];
+    const script = `${installBlock!.replaceAll('/path/to/ragsync-0.1.0.tgz', tgz)}
+npx ragsync --version
+npx ragsync init --example sample
+cd sample && npx ragsync index --json > /dev/null && npx ragsync search "job queue" --tag database -k 1`;
+    // Asynchronous: a minutes-long install must not block the test worker.
+    const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn('bash', ['-eo', 'pipefail', '-c', script], { cwd: project, env, timeout: 540_000 });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+      child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+      child.on('close', (status) => resolve({ status, stdout, stderr }));
+    });
+    expect(r.status, `${r.stderr}\n${r.stdout}`).toBe(0);
+    expect(r.stdout).toContain('0.1.0');
+    expect(r.stdout).toContain('bookmarks:202402/2024-02-03-postgres-job-queue.md');
+  });
 });

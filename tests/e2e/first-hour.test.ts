@@ -13,6 +13,8 @@ import { colorsOn, painter } from '../../src/cli/color.ts';
 
 import { FROM_SOURCES, runCli, runNode } from '../helpers/cli.ts';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
+import { Upstream } from '../helpers/upstream.ts';
+import { CODE_INCLUDE } from '../../src/chunking/code/index.ts';
 import { runIndex } from '../../src/engine/library.ts';
 
 let t: ReturnType<typeof tempDir>;
@@ -74,7 +76,20 @@ describe('related takes a document as search names it', () => {
     for (const d of docs) expect(d).toEqual(docs[0]);
     const none = await runCli(['related', 'classics:nope.md', '-c', sample]);
     expect(none.code).toBe(2);
-    expect(none.stderr).toBe('ragsync: not in the index: classics:nope.md\n');
+    expect(none.stderr).toMatch(/^ragsync: not in the index: classics:nope\.md \(did you mean classics:\S+\.md\?\)\n$/);
+  });
+
+  it('the name search prints, line range and all, as printed; a near miss gets "did you mean"', async () => {
+    const text = await runCli(['search', '伤官', '-c', sample, '--book', 'all', '-k', '1']);
+    const printed = /^1\. \[[0-9.]+\] (\S+:\d+-\d+)$/m.exec(text.stdout)?.[1];
+    expect(printed, text.stdout).toBeTruthy();
+    const withLines = await runCli(['related', printed!, '-c', sample, '--json', '-k', '3']);
+    expect(withLines.code, withLines.stderr).toBe(0);
+    const bare = await runCli(['related', printed!.replace(/:\d+-\d+$/, ''), '-c', sample, '--json', '-k', '3']);
+    expect(JSON.parse(withLines.stdout)).toEqual(JSON.parse(bare.stdout));
+    const miss = await runCli(['related', '穷通宝鉴', '-c', sample]);
+    expect(miss.code).toBe(2);
+    expect(miss.stderr).toBe('ragsync: not in the index: 穷通宝鉴 (did you mean classics:穷通宝鉴.md?)\n');
   });
 });
 
@@ -159,6 +174,40 @@ describe('init and config check', () => {
     const b = cliAt(t.dir, ['init', 'bare-folder']);
     expect(b.code, b.stderr).toBe(0);
     expect(loadConfig(join(bare, 'ragsync.jsonc')).sources[0]).toMatchObject({ name: 'bare-folder', kind: 'dir', root: bare });
+  });
+
+  it('init --git … --chunker code writes globs the code chunker reads, and index then indexes the code', () => {
+    const up = new Upstream(join(t.dir, 'code-up'));
+    up.write('src/queue.ts', 'export function enqueue(job: string): number {\n  return job.length;\n}\n')
+      .write('tools/fetch.py', 'def fetch(url):\n    return url\n')
+      .write('README.md', '# app\n\nA small app.\n')
+      .commit('code');
+    const dir = join(t.dir, 'code');
+    const r = cliAt(t.dir, ['init', 'code', '--git', up.bare, '--name', 'app', '--chunker', 'code']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(loadConfig(join(dir, 'ragsync.jsonc')).sources[0]!.include).toEqual([...CODE_INCLUDE]);
+    const run = cliAt(dir, ['index', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout).sources[0].documents.added).toBe(3);
+    const found = cliAt(dir, ['search', 'enqueue', '--lang', 'typescript', '--json']);
+    expect(found.code, found.stderr).toBe(0);
+    expect(JSON.parse(found.stdout)[0]).toMatchObject({ path: 'src/queue.ts', symbol: 'enqueue' });
+    expect(run.stderr).not.toContain('no file of the kind');
+    // An unknown chunker is refused, naming the known ones.
+    const bad = cliAt(t.dir, ['init', 'bad', '--dir', '.', '--chunker', 'cobol']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('unknown chunker "cobol" (known: markdown, classics, bookmarks, code)');
+  });
+
+  it('a run whose files are none of the kind its chunker reads says so, naming the source and its globs', () => {
+    const dir = join(t.dir, 'md-as-code');
+    mkdirSync(join(dir, 'notes'), { recursive: true });
+    writeFileSync(join(dir, 'notes', 'a.md'), '# A\n\ntext\n');
+    writeFileSync(join(dir, 'ragsync.jsonc'), JSON.stringify({ db: '.ragsync/index.db', sources: [{ name: 'notes', kind: 'dir', path: 'notes', include: ['**/*.md'], chunker: 'code' }] }));
+    const run = cliAt(dir, ['index', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const warned = run.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: number; msg: string });
+    expect(warned).toContainEqual(expect.objectContaining({ level: 40, msg: expect.stringContaining('source "notes": no file of the kind the "code" chunker reads among the 1 listed (include: "**/*.md")') }));
   });
 
   it('init --example copies the sample with a config of its own; a db inside node_modules is refused', () => {

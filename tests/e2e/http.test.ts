@@ -64,6 +64,15 @@ describe('HTTP API', () => {
     expect(Array.from(item.transcript as string).length).toBeLessThanOrEqual(200);
   });
 
+  it('/related takes path as search prints it (source:path:lines); a miss suggests the closest', async () => {
+    const r = await get(`/related?path=${encodeURIComponent('bookmarks:202401/2024-01-05-sqlite.md:1-9')}&k=2`);
+    expect(r.status).toBe(200);
+    expect(r.body.results.length).toBe(2);
+    const miss = await get(`/related?path=${encodeURIComponent('bookmarks:202401/2024-01-05-sqlit.md')}`);
+    expect(miss.status).toBe(400);
+    expect(JSON.stringify(miss.body)).toContain('did you mean bookmarks:202401/2024-01-05-sqlite.md?');
+  });
+
   it('/related excludes the document itself', async () => {
     const r = await get(`/related?source=bookmarks&path=${encodeURIComponent('202401/2024-01-05-sqlite.md')}&k=2`);
     expect(r.status).toBe(200);

@@ -59,6 +59,12 @@ describe('ragsync mcp (stdio, real client)', () => {
     expect((await call('search', { query: '甲木', perDoc: -1 })).isError).toBe(true);
   });
 
+  it('related takes path as search prints it, line range and all', async () => {
+    const r = await call('related', { path: 'bookmarks:202401/2024-01-05-sqlite.md:1-9', k: 2 });
+    expect(r.isError).toBeFalsy();
+    expect(results(r).map((x) => x.path)).toHaveLength(2);
+  });
+
   it('related excludes the document itself', async () => {
     const r = await call('related', { source: 'bookmarks', path: '202401/2024-01-05-sqlite.md', k: 2 });
     const paths = results(r).map((x) => x.path);

@@ -435,5 +435,15 @@ describe('a polite crawler: canonical links are hints', () => {
     expect(s.requests.slice(mark).find((r) => r.path === '/c.html')!.status).toBe(304);
     expect([...again.docs.keys()].sort()).toEqual(['/', '/b.html', '/c.html']);
     expect(again.skipped.map((k) => k.path)).toEqual(['/a.html?utm=x']);
+
+    // Stamps written before text hashes were kept: the canonical page answering 304 is fetched again in full, once.
+    const sql = new BetterSqlite3(first.db);
+    sql.prepare(`UPDATE documents SET stamp = json_remove(stamp, '$.x')`).run();
+    sql.close();
+    const mark2 = s.requests.length;
+    const upgraded = await crawl(s, {}, first.db);
+    expect(s.requests.slice(mark2).filter((r) => r.path === '/c.html').map((r) => r.status)).toEqual([304, 200]);
+    expect([...upgraded.docs.keys()].sort()).toEqual(['/', '/b.html', '/c.html']);
+    expect(upgraded.skipped.map((k) => k.path)).toEqual(['/a.html?utm=x']);
   });
 });

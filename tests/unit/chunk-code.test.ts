@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { codeChunker } from '../../src/chunking/code/index.ts';
 import { CODE_EXCLUDES } from '../../src/chunking/code/excludes.ts';
 import { pathMatcher } from '../../src/sources/match.ts';
@@ -247,5 +247,60 @@ describe('code chunker: Markdown in a repository', () => {
     expect(doc.title).toBe('Guide');
     expect(doc.chunks.map((c) => c.heading)).toEqual(['Guide › Install', 'Guide › Use']);
     expect(doc.chunks.every((c) => c.metadata.language === 'markdown')).toBe(true);
+  });
+});
+
+describe('code chunks: doc comments and dependencies', () => {
+  beforeAll(() => chunker.prepare!(['a.ts', 'a.py', 'a.go', 'a.rs']));
+
+  it('TypeScript: the doc comment above a symbol without its markers; the modules whose imported names a chunk uses', () => {
+    const ts = [
+      "import { readFileSync } from 'node:fs';",
+      "import * as path from 'node:path';",
+      "import type { Store } from './store.js';",
+      "import './side-effect.js';",
+      '',
+      '/**',
+      ' * Reads a config file.',
+      ' * Returns null when missing.',
+      ' */',
+      'export function readConfig(p: string): string {',
+      '  return readFileSync(path.resolve(p), "utf8");',
+      '}',
+      '',
+      '// Opens the store.',
+      'export function open(s: Store): Store {',
+      '  return s;',
+      '}',
+    ].join('\n');
+    const { chunks } = chunk('a.ts', ts);
+    const read = chunks.find((c) => c.metadata.symbolName === 'readConfig')!;
+    expect(read.metadata.docComment).toBe('Reads a config file.\nReturns null when missing.');
+    expect(read.metadata.dependencies).toEqual(['node:fs', 'node:path']);
+    const open = chunks.find((c) => c.metadata.symbolName === 'open')!;
+    expect(open.metadata.docComment).toBe('Opens the store.');
+    expect(open.metadata.dependencies).toEqual(['./store.js']);
+    // The imports chunk is the imports themselves; the embedded text is unchanged by either field.
+    expect(chunks.find((c) => c.metadata.symbolType === 'imports')!.metadata.dependencies).toBeUndefined();
+    expect(read.text).not.toContain('dependencies');
+  });
+
+  it('Python: a docstring, a leading comment, and from/import forms', () => {
+    const py = 'import os.path as osp\nfrom typing import (List,\n  Optional as Opt)\nimport json\n\n\ndef load(p) -> Opt[List[str]]:\n    """Loads the list."""\n    return json.loads(open(osp.join(p)).read())\n';
+    const load = chunk('a.py', py).chunks.find((c) => c.metadata.symbolName === 'load')!;
+    expect(load.metadata.docComment).toBe('Loads the list.');
+    expect(load.metadata.dependencies).toEqual(['os.path', 'typing', 'json']);
+    const hello = chunk('b.py', 'import json\n\n# Says hello.\ndef hello():\n    print("hi")\n').chunks.find((c) => c.metadata.symbolName === 'hello')!;
+    expect(hello.metadata.docComment).toBe('Says hello.');
+    expect(hello.metadata.dependencies).toBeUndefined();
+  });
+
+  it('Go and Rust imports', () => {
+    const go = 'package main\n\nimport (\n\t"fmt"\n\tstr "strings"\n)\n\n// Shout prints loudly.\nfunc Shout(s string) {\n\tfmt.Println(str.ToUpper(s))\n}\n';
+    const shout = chunk('a.go', go).chunks.find((c) => c.metadata.symbolName === 'Shout')!;
+    expect(shout.metadata).toMatchObject({ docComment: 'Shout prints loudly.', dependencies: ['fmt', 'strings'] });
+    const rs = 'use std::collections::{HashMap, HashSet};\nuse std::fmt;\n\n/// Counts words.\nfn count(s: &str) -> HashMap<String, usize> {\n    HashMap::new()\n}\n';
+    const count = chunk('a.rs', rs).chunks.find((c) => c.metadata.symbolName === 'count')!;
+    expect(count.metadata).toMatchObject({ docComment: 'Counts words.', dependencies: ['std::collections'] });
   });
 });

@@ -5,13 +5,14 @@ import { loadGrammars, parserFor } from './grammars.ts';
 import { grammarsFor, languageOf } from './languages.ts';
 import { piecesOf, windowsOf, type Piece } from './pieces.ts';
 import { Rows } from './rows.ts';
+import { dependenciesOf, type ImportBinding } from './imports.ts';
 import { outlineOf } from './symbols.ts';
 
 export { CODE_EXCLUDES } from './excludes.ts';
 export { CODE_INCLUDE } from './languages.ts';
 
 /** Bump when the output of the same input changes: every document is then re-chunked. */
-const VERSION = 2;
+const VERSION = 3;
 const SEPARATOR = HEADING_SEPARATOR;
 
 /**
@@ -35,6 +36,7 @@ export function chunkCode(input: ChunkInput, settings: ChunkingSettings): Chunke
   }
   const rows = new Rows(input.text.replace(/\r\n?/g, '\n').replace(/\n$/, '').split('\n'));
   let pieces: Piece[] | null = null;
+  let imports: ImportBinding[] = [];
   if (lang.grammar) {
     const parser = parserFor(lang.grammar);
     if (typeof parser === 'string') metadata.fallback = parser;
@@ -43,26 +45,32 @@ export function chunkCode(input: ChunkInput, settings: ChunkingSettings): Chunke
       try {
         tree = parser.parse(rows.lines.join('\n'));
         if (!tree) throw new Error('the parser returned no tree');
-        pieces = piecesOf(outlineOf(tree.rootNode, lang.grammar, rows.lines.join('\n')), rows, settings.targetTokens);
+        const outline = outlineOf(tree.rootNode, lang.grammar, rows.lines.join('\n'));
+        imports = outline.imports;
+        pieces = piecesOf(outline, rows, settings.targetTokens);
         if (tree.rootNode.hasError) metadata.parseErrors = true;
       } catch (err) {
         metadata.fallback = `tree-sitter ${lang.grammar}: ${err instanceof Error ? err.message : String(err)}`;
         pieces = null;
+        imports = [];
       } finally {
         tree?.delete();
       }
     }
   }
-  const chunks = (pieces ?? windowsOf(rows, settings.targetTokens)).map((p) => toChunk(input.path, lang.name, p));
+  const chunks = (pieces ?? windowsOf(rows, settings.targetTokens)).map((p) => toChunk(input.path, lang.name, p, imports));
   dedupeKeys(chunks);
   return { title: input.path, metadata, chunks };
 }
 
-function toChunk(path: string, language: string, p: Piece): Chunk {
+function toChunk(path: string, language: string, p: Piece, imports: readonly ImportBinding[]): Chunk {
   const sym = p.symbols[0];
   const startLine = p.start + 1;
   const endLine = p.end + 1;
+  // The modules whose imported names this code uses (an import chunk is the imports themselves).
+  const deps = p.kind === 'imports' ? [] : dependenciesOf(p.content, imports);
   const lines = { startLine, endLine };
+  const dependencies = deps.length ? { dependencies: deps } : {};
   if (!sym) {
     const symbolType = p.kind === 'lines' ? null : p.kind;
     return {
@@ -70,7 +78,7 @@ function toChunk(path: string, language: string, p: Piece): Chunk {
       heading: [path, ...(symbolType ? [`(${symbolType})`] : [])].join(SEPARATOR),
       content: p.content,
       text: p.content,
-      metadata: { language, ...(symbolType ? { symbolType } : {}), ...lines },
+      metadata: { language, ...(symbolType ? { symbolType } : {}), ...lines, ...dependencies },
       ...lines,
     };
   }
@@ -80,6 +88,8 @@ function toChunk(path: string, language: string, p: Piece): Chunk {
   // text; one symbol's signature leads its text, its name's words only its head part's (a later
   // part is the same symbol's body, not what its name is about).
   const tail = !!p.part && p.part[0] > 1;
+  // The doc comment of the one symbol a chunk opens with (a pack's members keep theirs in the code).
+  const docComment = p.symbols.length === 1 && !tail ? sym.docComment : undefined;
   const header = [
     parent?.signature,
     ...(p.symbols.length === 1 ? [sym.signature, tail ? null : nameWords(sym.name)] : p.symbols.map((s) => nameWords(s.name))),
@@ -96,6 +106,8 @@ function toChunk(path: string, language: string, p: Piece): Chunk {
       symbolType: sym.type,
       parentSymbol: parent?.name ?? null,
       signature: sym.signature,
+      ...(docComment ? { docComment } : {}),
+      ...dependencies,
       ...lines,
       ...(p.symbols.length > 1 ? { symbols: names } : {}),
       ...(p.part ? { part: p.part[0], parts: p.part[1] } : {}),
@@ -126,4 +138,5 @@ export const codeChunker: ChunkerFactory = (settings) => ({
   chunk: (input) => chunkCode(input, settings),
   // Source files are chunked as written: an HTML template is code here, not a page to convert.
   takesAsWritten: true,
+  expects: (path) => languageOf(path, '').grammar !== undefined,
 });

@@ -1,4 +1,5 @@
 import type { SyntaxNode } from './grammars.ts';
+import { importsOf, type ImportBinding } from './imports.ts';
 import type { Grammar } from './languages.ts';
 
 /** What a chunk is about; containers (class, impl) also get an outline chunk of their own. */
@@ -20,6 +21,8 @@ export interface CodeSymbol {
   /** Members chunked on their own (a class's methods); empty for most. */
   members: CodeSymbol[];
   parent?: { name: string; signature: string };
+  /** The comment directly above it, or a Python docstring, without its comment markers. */
+  docComment?: string;
 }
 
 /** Top-level nodes that are not symbols: imports and other module code, in runs. */
@@ -32,6 +35,8 @@ export interface ModuleRun {
 export interface Outline {
   symbols: CodeSymbol[];
   module: ModuleRun[];
+  /** What the file's import statements bind, in order. */
+  imports: ImportBinding[];
 }
 
 interface Resolved {
@@ -258,6 +263,7 @@ export function outlineOf(root: SyntaxNode, grammar: Grammar, source: string): O
       while (attached > 0 && lead[attached - 1]!.endPosition.row >= start - 1) start = lead[--attached]!.startPosition.row;
       rest[rest.length - 1]!.push(...lead.slice(0, attached));
       rest.push([]);
+      const docComment = commentText(lead.slice(attached).filter((n) => /comment/.test(n.type))) ?? docstringOf(r, grammar);
       const sym: CodeSymbol = {
         name: r.name,
         type: r.type,
@@ -267,6 +273,7 @@ export function outlineOf(root: SyntaxNode, grammar: Grammar, source: string): O
         signature: signatureOf(r, source),
         cuts: [],
         members: [],
+        ...(docComment ? { docComment } : {}),
         ...(parent
           ? { parent: { name: parent.name, signature: parent.signature } }
           : r.parent
@@ -284,6 +291,7 @@ export function outlineOf(root: SyntaxNode, grammar: Grammar, source: string): O
   const top = walk(root.namedChildren.filter((c): c is SyntaxNode => c !== null), null);
   // Imports are a chunk of their own: a run is cut where it turns from imports to other code.
   const module: ModuleRun[] = [];
+  const imports: ImportBinding[] = [];
   for (const run of top.rest) {
     let group: SyntaxNode[] = [];
     let kind: boolean | null = null;
@@ -299,6 +307,7 @@ export function outlineOf(root: SyntaxNode, grammar: Grammar, source: string): O
         continue;
       }
       const isImport = rules.imports.has(n.type);
+      if (isImport) imports.push(...importsOf(grammar, n.text));
       if (kind !== null && kind !== isImport) close();
       group.push(...comments, n);
       comments = [];
@@ -307,5 +316,31 @@ export function outlineOf(root: SyntaxNode, grammar: Grammar, source: string): O
     group.push(...comments);
     close();
   }
-  return { symbols: top.symbols, module };
+  return { symbols: top.symbols, module, imports };
+}
+
+const MAX_DOC = 1000;
+
+/** Comment nodes' text without their markers (/** … *\/, //, #, ///), lines joined by newlines. */
+function commentText(nodes: SyntaxNode[]): string | undefined {
+  if (!nodes.length) return undefined;
+  const text = nodes
+    .map((n) => n.text)
+    .join('\n')
+    .replace(/^\s*\/\*+!?|\*+\/\s*$/gm, '')
+    .split('\n')
+    .map((l) => l.replace(/^\s*(?:\/\/[/!]?|#|\*(?!\/))\s?/, '').trimEnd())
+    .join('\n')
+    .trim();
+  return text ? text.slice(0, MAX_DOC) : undefined;
+}
+
+/** A Python function's or class's docstring: the string its body opens with. */
+function docstringOf(r: Resolved, grammar: Grammar): string | undefined {
+  if (grammar !== 'python' || !r.body) return undefined;
+  const first = r.body.namedChildren.find((c) => c !== null && c.type !== 'comment');
+  const str = first?.type === 'expression_statement' ? first.namedChildren[0] : null;
+  if (!str || str.type !== 'string') return undefined;
+  const text = str.text.replace(/^[rRuUbBfF]*("""|'''|"|')/, '').replace(/("""|'''|"|')$/, '').trim();
+  return text ? text.slice(0, MAX_DOC) : undefined;
 }

@@ -7,6 +7,7 @@ import { packageRoot } from '../../core/package-root.ts';
 import { LOCAL_CONFIG_NAMES } from '../../config/load.ts';
 import { looksLikeGit, sourceNameOf, starterConfig, type StarterSource } from '../../config/starter.ts';
 import { SCHEMA_FILE } from '../../config/schema-file.ts';
+import { builtinProfiles } from '../../builtin.ts';
 import { out } from '../options.ts';
 
 const CONFIG_NAME = 'ragsync.jsonc';
@@ -63,7 +64,7 @@ export function register(program: Command): void {
     .option('--branch <name>', 'the git branch', 'main')
     .option('--dir <path>', 'index this folder in place (relative paths: from DIR)')
     .option('--name <name>', 'the source name (default: from the URL or folder)')
-    .option('--chunker <name>', 'markdown, classics or bookmarks', 'markdown')
+    .option('--chunker <name>', 'markdown, classics, bookmarks or code', 'markdown')
     .option('--example', 'copy the sample corpus and its config (classics and bookmarks) instead')
     .addHelpText(
       'after',
@@ -86,9 +87,14 @@ is an error. Then: ragsync config check; ragsync index; ragsync search "…" (ru
       let where: string | undefined = o.git ?? o.dir;
       if (where === undefined) where = process.stdin.isTTY && process.stderr.isTTY ? await ask() : '.';
       const git = o.git !== undefined || (o.dir === undefined && looksLikeGit(where));
+      // The files the chunker is made for: its profile's globs (code: every language it knows), else Markdown.
+      const owner = builtinProfiles.ownerOf(o.chunker);
+      if (!owner) throw new RagsyncError(`--chunker: unknown chunker "${o.chunker}" (known: ${builtinProfiles.chunkerNames().join(', ')})`, EXIT.usage);
+      const include = owner.sourceDefaults?.include ?? ['**/*.md'];
+      const common = { chunker: o.chunker, include };
       const source: StarterSource = git
-        ? { name: o.name ?? sourceNameOf(where), kind: 'git', url: where, branch: o.branch, chunker: o.chunker }
-        : { name: o.name ?? sourceNameOf(resolve(dir, where)), kind: 'dir', path: where, chunker: o.chunker };
+        ? { name: o.name ?? sourceNameOf(where), kind: 'git', url: where, branch: o.branch, ...common }
+        : { name: o.name ?? sourceNameOf(resolve(dir, where)), kind: 'dir', path: where, ...common };
       const file = join(dir, CONFIG_NAME);
       writeFileSync(file, starterConfig(source, schemaPathFrom(dirname(file))));
       out(`wrote ${file}: source "${source.name}", ${git ? `git ${where} (${o.branch})` : `the folder ${resolve(dir, where)}`}, offline hash embedder`);

@@ -32,6 +32,8 @@ function codeFields(h: ChunkHit) {
     symbolType: str(m.symbolType),
     parentSymbol: str(m.parentSymbol),
     signature: str(m.signature),
+    docComment: str(m.docComment),
+    dependencies: strings(m.dependencies),
     lines: h.startLine !== undefined ? `${h.startLine}-${h.endLine}` : null,
   };
 }

@@ -23,6 +23,8 @@ export function codeHit(h: ToolHit) {
     symbolType: str(m.symbolType),
     parentSymbol: str(m.parentSymbol),
     signature: str(m.signature),
+    docComment: str(m.docComment),
+    dependencies: strings(m.dependencies),
     language: str(m.language),
     content: h.content,
     score: Number(h.score.toFixed(6)),

@@ -422,6 +422,11 @@ export async function crawlSite(o: WebOptions, known: ReadonlyMap<string, string
   await runLevel([...known.keys()].filter((u) => !seen.has(u) && (seen.add(u), true)), false);
   if (signal?.aborted) throw new Error('stopped');
   if (unvisited) skipped.push({ url: start, reason: `the crawl's deadline (deadlineMs ${o.deadlineMs}) passed: ${unvisited} pages not asked for this run` });
+  // A canonical page that answered 304 with a stamp from before text hashes were kept is fetched
+  // again in full, once, to tell.
+  for (const canonical of new Set(canonicalOf.values())) {
+    if (!textHashes.has(canonical) && pages.has(canonical) && !pages.get(canonical)!.bytes && !signal?.aborted && Date.now() < deadlineAt) await visit(canonical, false);
+  }
   // A page whose canonical page has the same text is that page's duplicate; one whose text differs stays.
   for (const [url, canonical] of canonicalOf) {
     const mine = textHashes.get(url);

@@ -247,6 +247,10 @@ export class PgIndexReader implements IndexReader {
     return (await this.db.query(`SELECT 1 FROM chunks c ${HIT_JOINS} WHERE ${f} LIMIT 1`, params)).length > 0;
   }
 
+  async documentPaths(): Promise<{ source: string; path: string }[]> {
+    return this.db.query<{ source: string; path: string }>('SELECT s.name AS source, d.path FROM documents d JOIN sources s ON s.id = d.source_id ORDER BY s.name, d.path');
+  }
+
   async findChunks(ref: { source?: string; path?: string; id?: string }): Promise<number[]> {
     const where: string[] = [];
     const params: string[] = [];

@@ -229,6 +229,13 @@ export class SqliteIndexReader implements IndexReader, RefFilters {
     return this.fields.of(fields, shape);
   }
 
+  async documentPaths(): Promise<{ source: string; path: string }[]> {
+    return this.db.prepare('SELECT s.name AS source, d.path FROM documents d JOIN sources s ON s.id = d.source_id ORDER BY s.name, d.path').all() as {
+      source: string;
+      path: string;
+    }[];
+  }
+
   async findChunks(ref: { source?: string; path?: string; id?: string }): Promise<number[]> {
     const where: string[] = [];
     const params: string[] = [];
