@@ -6,7 +6,7 @@ import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { describeIoError } from '../core/io-errors.ts';
 import { isDatabaseUrl } from '../core/db-url.ts';
 import { shortHash } from '../core/hash.ts';
-import { redactUrl } from '../core/redact.ts';
+import { redactSecrets } from '../core/redact.ts';
 import type { Profile, ProfileRegistry } from '../core/profile.ts';
 import { didYouMean } from '../core/text/nearest.ts';
 import { JsoncSyntaxError, parseJsonc } from './jsonc.ts';
@@ -208,7 +208,7 @@ function sourceFiles(s: Pick<SourceConfigRaw, 'include' | 'exclude'>, profile: P
 
 /** What names an index across configs: its database file (absolute) or server URL (credentials removed). */
 export function indexIdentity(db: string): string {
-  return isDatabaseUrl(db) ? redactUrl(db) : db;
+  return isDatabaseUrl(db) ? redactSecrets(db) : db;
 }
 
 /**

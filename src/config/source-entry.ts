@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { RagsyncError, EXIT } from '../core/errors.ts';
 import { sourceNameOf } from './starter.ts';
-import { redactUrl } from '../core/redact.ts';
+import { redactSecrets } from '../core/redact.ts';
 import type { SourceKindRegistry, SourceKindSpec, SourceLocation } from './source-kinds.ts';
 
 /**
@@ -47,7 +47,7 @@ export function inferKind<K extends SourceKindSpec>(kinds: SourceKindRegistry<K>
   if (asked !== undefined && !kinds.has(asked)) throw new RagsyncError(`--kind: one of ${kinds.names.join(', ')} (got ${JSON.stringify(asked)})`, EXIT.usage);
   const kind = asked !== undefined ? kinds.get(asked) : kinds.kinds.find((k) => k.claims?.(where));
   if (!kind) {
-    const what = where.folder !== null && !where.isFolder ? `no such folder: ${where.folder}` : `no kind of source takes ${JSON.stringify(redactUrl(location))}`;
+    const what = where.folder !== null && !where.isFolder ? `no such folder: ${where.folder}` : `no kind of source takes ${JSON.stringify(redactSecrets(location))}`;
     throw new RagsyncError(`${what} (give a folder, a git URL or an http(s) URL)`, EXIT.usage);
   }
   const refused = kind.refuses?.(where);

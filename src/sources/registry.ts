@@ -5,7 +5,7 @@ import { webFields } from '../config/schema.ts';
 import { createSourceKindRegistry, type SourceKindRegistry, type SourceKindSpec } from '../config/source-kinds.ts';
 import { sourceNameOf } from '../config/starter.ts';
 import type { HtmlPreparer } from '../core/html-page.ts';
-import { redactUrl } from '../core/redact.ts';
+import { redactSecrets } from '../core/redact.ts';
 import { dirSnapshot } from './dir.ts';
 import { gitSnapshot } from './git.ts';
 import { pathMatcher } from './match.ts';
@@ -74,7 +74,7 @@ function gitLikeUrl(s: string): boolean {
   return GIT_HOSTS.has(u.hostname.toLowerCase()) && parts.length === 2;
 }
 
-const shownUrl = (s: string) => JSON.stringify(redactUrl(s));
+const shownUrl = (s: string) => JSON.stringify(redactSecrets(s));
 
 export const gitKind: SourceKind = {
   name: 'git',
@@ -89,8 +89,8 @@ export const gitKind: SourceKind = {
   entry: (w, ctx) => ({ url: w.folder ?? w.location, ...(ctx.branch ? { branch: ctx.branch } : {}) }),
   snapshot: (s, ctx) =>
     gitSnapshot({ name: s.name, url: s.url!, branch: s.branch, root: s.root, updateWorkTree: !ctx.dryRun, log: ctx.log, unlistedAt: ctx.unlistedAt, indexedCommit: ctx.indexedCommit, ...s.checkout }, lazyMatcher(s)),
-  describe: (s) => redactUrl(s.url!),
-  record: (s) => ({ url: redactUrl(s.url!), branch: s.branch }),
+  describe: (s) => redactSecrets(s.url!),
+  record: (s) => ({ url: redactSecrets(s.url!), branch: s.branch }),
   listingKey: true,
 };
 
@@ -142,8 +142,8 @@ export const webKind: SourceKind = {
   },
   // The crawler loads with its first web source: a config's loader names this registry for every command.
   snapshot: async (s, ctx) => (await import('./web/index.ts')).webSnapshot(s, await ctx.stored(), { signal: ctx.signal, dryRun: ctx.dryRun, prepareHtml: ctx.prepareHtml }),
-  describe: (s) => redactUrl(s.url ?? s.sitemap!),
-  record: (s) => ({ url: redactUrl(s.url ?? s.sitemap!), branch: null }),
+  describe: (s) => redactSecrets(s.url ?? s.sitemap!),
+  record: (s) => ({ url: redactSecrets(s.url ?? s.sitemap!), branch: null }),
   listingKey: false,
 };
 
@@ -164,8 +164,8 @@ export const sourceKind = (config: Pick<Config, 'kinds'>, kind: string): SourceK
 export const snapshotSkips = (s: Snapshot | UnlistedSnapshot): SnapshotSkip[] =>
   'skipped' in s && Array.isArray(s.skipped)
     ? (s.skipped as { url: string; reason: string; intended?: boolean }[]).map((p) => ({
-        path: p.url,
-        reason: `${redactUrl(p.url)}: ${p.reason}`,
+        path: redactSecrets(p.url),
+        reason: redactSecrets(`${p.url}: ${p.reason}`),
         ...(p.intended ? { intended: true } : {}),
       }))
     : [];
