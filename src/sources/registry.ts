@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { SourceConfig } from '../config/load.ts';
 import type { HtmlPreparer } from '../core/html-page.ts';
-import { redactUrl } from '../core/redact.ts';
+import { redactSecrets } from '../core/redact.ts';
 import { dirSnapshot } from './dir.ts';
 import { gitSnapshot } from './git.ts';
 import { pathMatcher } from './match.ts';
@@ -56,8 +56,8 @@ const KINDS: Record<SourceConfig['kind'], SourceKind> = {
     kind: 'git',
     snapshot: (s, ctx) =>
       gitSnapshot({ name: s.name, url: s.url!, branch: s.branch, root: s.root, updateWorkTree: !ctx.dryRun, log: ctx.log, unlistedAt: ctx.unlistedAt, indexedCommit: ctx.indexedCommit, ...s.checkout }, lazyMatcher(s)),
-    describe: (s) => redactUrl(s.url!),
-    record: (s) => ({ url: redactUrl(s.url!), branch: s.branch }),
+    describe: (s) => redactSecrets(s.url!),
+    record: (s) => ({ url: redactSecrets(s.url!), branch: s.branch }),
     listingKey: true,
   },
   dir: {
@@ -70,8 +70,8 @@ const KINDS: Record<SourceConfig['kind'], SourceKind> = {
   web: {
     kind: 'web',
     snapshot: async (s, ctx) => webSnapshot(s, await ctx.stored(), { signal: ctx.signal, dryRun: ctx.dryRun, prepareHtml: ctx.prepareHtml }),
-    describe: (s) => redactUrl(s.url ?? s.sitemap!),
-    record: (s) => ({ url: redactUrl(s.url ?? s.sitemap!), branch: null }),
+    describe: (s) => redactSecrets(s.url ?? s.sitemap!),
+    record: (s) => ({ url: redactSecrets(s.url ?? s.sitemap!), branch: null }),
     listingKey: false,
   },
 };
@@ -85,8 +85,8 @@ export const sourceKind = (kind: SourceConfig['kind']): SourceKind => KINDS[kind
 export const snapshotSkips = (s: Snapshot | UnlistedSnapshot): SnapshotSkip[] =>
   'skipped' in s && Array.isArray(s.skipped)
     ? (s.skipped as { url: string; reason: string; intended?: boolean }[]).map((p) => ({
-        path: p.url,
-        reason: `${redactUrl(p.url)}: ${p.reason}`,
+        path: redactSecrets(p.url),
+        reason: redactSecrets(`${p.url}: ${p.reason}`),
         ...(p.intended ? { intended: true } : {}),
       }))
     : [];

@@ -9,7 +9,7 @@ import { sourceEntry, inferKind, isUrlLike, type SourceRequest } from '../config
 import { unsafeGitUrl } from '../config/git-url.ts';
 import type { ProfileRegistry } from '../core/profile.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
-import { redactUrl } from '../core/redact.ts';
+import { redactSecrets } from '../core/redact.ts';
 import type { IndexOpener } from '../storage/open.ts';
 import type { RunRecord, SourceState } from '../storage/roles.ts';
 import { sourceKind } from '../sources/registry.ts';
@@ -141,7 +141,7 @@ export async function addSource(
   const next = appendToArray(text, 'sources', entry);
   const updated = validateEdit(profiles, file, next, [...(raw.sources ?? []), entry], 'not added');
   if (!opts.dryRun) writeInPlace(file, next);
-  const shown = Object.fromEntries(Object.entries(entry).map(([k, v]) => [k, typeof v === 'string' && (k === 'url' || k === 'sitemap') ? redactUrl(v) : v]));
+  const shown = Object.fromEntries(Object.entries(entry).map(([k, v]) => [k, typeof v === 'string' && (k === 'url' || k === 'sitemap') ? redactSecrets(v) : v]));
   return { file, entry, shown, config: updated, source: updated.sources.find((s) => s.name === entry.name)!, written: !opts.dryRun };
 }
 
@@ -192,7 +192,7 @@ export async function listSources(cfg: Config, indexes: IndexOpener): Promise<So
     };
   };
   const configured = cfg.sources.map((s) => row(s.name, s.kind, sourceKind(s.kind).describe(s), true));
-  const orphans = [...state.values()].filter((s) => !cfg.sources.some((c) => c.name === s.name)).map((s) => row(s.name, s.kind, s.url ? redactUrl(s.url) : null, false));
+  const orphans = [...state.values()].filter((s) => !cfg.sources.some((c) => c.name === s.name)).map((s) => row(s.name, s.kind, s.url ? redactSecrets(s.url) : null, false));
   return [...configured, ...orphans];
 }
 

@@ -79,6 +79,19 @@ describe('credentials', () => {
     expect(c.sources[2].url).toBe('https://***@example.com/x.git');
   });
 
+  it('source list and source add show locations with userinfo and secret parameters masked', async () => {
+    const list = await runCli(['source', 'list', '-c', secretConfig]);
+    expect(list.code, list.stderr).toBe(0);
+    expect(leaked(list.stdout + list.stderr)).toEqual([]);
+    expect(list.stdout).toContain('http://***@127.0.0.1:1/docs/?token=***');
+    const json = await runCli(['source', 'list', '--json', '-c', secretConfig]);
+    expect(leaked(json.stdout + json.stderr)).toEqual([]);
+    const add = await runCli(['source', 'add', 'https://u:UrlPass7@example.com/site/?api_key=QTok55', '--kind', 'web', '--dry-run', '--json', '-c', secretConfig]);
+    expect(add.code, add.stderr).toBe(0);
+    expect(leaked(add.stdout + add.stderr)).toEqual([]);
+    expect(JSON.parse(add.stdout).source.url).toBe('https://***@example.com/site/?api_key=***');
+  });
+
   it('errors and logs of commands that fail on the unreachable database or upstreams name them without the password', async () => {
     for (const args of [['status'], ['search', 'x'], ['index'], ['related', 'a.md'], ['gc']]) {
       const r = await runCli([...args, '-c', secretConfig], { RAGSYNC_LOG_LEVEL: 'debug' });
