@@ -15,7 +15,7 @@ import { conceptRefs } from './concepts.ts';
 import { lexiconExpander } from './lexicon.ts';
 import { literalFirst, literalPatterns } from './literal.ts';
 import { capPerDocument, collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
-import { fullCoverFirst, listTrust, placeAtLeast, queryEvidence, TRUST_TUNING, type ListTrust } from './trust.ts';
+import { fullCoverFirst, listTrust, literalByKeyword, placeAtLeast, queryEvidence, TRUST_TUNING, type ListTrust } from './trust.ts';
 import type { Reranker } from './rerank.ts';
 import { DEFAULT_K, DEFAULT_PER_DOC, MAX_K, parseSearchRequest, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
 import { normalizeRows } from '../core/quantize.ts';
@@ -565,7 +565,7 @@ export class Searcher {
   private weigh(plan: SearchPlan, got: Retrieved): ListTrust | null {
     if (plan.req.mode !== 'hybrid') return null;
     const termCount = Math.min(...plan.ownTerms.map((t) => new Set(t).size));
-    return listTrust(queryEvidence(got.kw, termCount, got.literalQuery), this.trustTuning);
+    return listTrust(queryEvidence(got.kw, termCount, got.literalQuery, plan.req.query), this.trustTuning);
   }
 
   /**
@@ -583,6 +583,7 @@ export class Searcher {
       const passable = (c: Candidate) => (!c.keyword || c.keyword.rank > leaderKeeps) && votes(c) < leaderAgreed;
       list = placeAtLeast(list, got.kw[0]?.ref, trust.keywordLeaderAt, passable);
     }
+    if (trust?.literalByKeyword) list = literalByKeyword(list, got.literal);
     list = literalFirst(list, got.literal);
     // Single-list modes keep the list's own score (cosine or -bm25) rather than RRF's.
     return plan.req.mode === 'hybrid' ? list : list.map((c) => ({ ...c, score: (c.vector ?? c.keyword)!.score }));

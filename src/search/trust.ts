@@ -3,7 +3,8 @@ import type { RefScore } from '../storage/roles.ts';
 /**
  * Per-query fusion: what a query's own lists show about it decides which list's answer the fused
  * ranking must keep, rather than one weight tuned once for every query. An agent naming a term or
- * quoting a line has its words found as written (the literal stage puts those passages first); a
+ * quoting a line has its words found as written (the literal stage puts those passages first, and
+ * when the query is written in CJK alone they keep the keyword list's order among themselves); a
  * question whose own words pick out one passage clearly (most of its terms in it, a keyword score
  * standing out) keeps that passage in the top 3 however the expansions and the vector leg vote;
  * a query whose words are all in some passages keeps those above the ones only its expansions (the
@@ -22,6 +23,8 @@ export interface QueryEvidence {
   coverage: number | null;
   /** How far the keyword list's first score stands above its tenth (1: flat, larger: one clear answer). */
   keywordPeak: number;
+  /** Its letters are all CJK (a term or a line of the texts, as an agent names or quotes it), no Latin among them. */
+  cjkOnly: boolean;
 }
 
 /** What the fusion of one query keeps from its lists. */
@@ -30,6 +33,8 @@ export interface ListTrust {
   fullCoverFirst: boolean;
   /** The keyword list's first hit is placed at this 1-based position or higher (Infinity: as fused). */
   keywordLeaderAt: number;
+  /** The passages holding the query as written rank among themselves by the keyword list's order, not the fused one. */
+  literalByKeyword: boolean;
   /** Why, in words (explain). */
   why: string;
 }
@@ -51,7 +56,7 @@ export const TRUST_TUNING = {
 };
 
 /** The evidence of a query from its keyword list (best first) and its count of distinct terms. */
-export function queryEvidence(kw: readonly RefScore[], termCount: number, literal: boolean): QueryEvidence {
+export function queryEvidence(kw: readonly RefScore[], termCount: number, literal: boolean, query = ''): QueryEvidence {
   let best = -1;
   const head = Math.min(kw.length, 50);
   for (let i = 0; i < head; i++) {
@@ -66,17 +71,26 @@ export function queryEvidence(kw: readonly RefScore[], termCount: number, litera
   const first = kw[0]?.score ?? 0;
   const tenth = kw[Math.min(9, kw.length - 1)]?.score ?? 0;
   const keywordPeak = kw.length && tenth > 0 ? first / tenth : 1;
-  return { literal, coverage, keywordPeak };
+  return { literal, coverage, keywordPeak, cjkOnly: CJK.test(query) && !LATIN.test(query) };
 }
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const LATIN = /\p{Script=Latin}/u;
 
 /** What this query's fusion keeps (see the module comment). */
 export function listTrust(e: QueryEvidence, t = TRUST_TUNING): ListTrust {
-  if (e.literal) return { fullCoverFirst: true, keywordLeaderAt: Infinity, why: 'the query as written' };
+  if (e.literal) {
+    // A CJK term or line found as written: the keyword list's order (how densely a passage holds
+    // it) picks among its holders; the vector leg and the expansions only vote on the rest.
+    const named = e.cjkOnly;
+    return { fullCoverFirst: true, keywordLeaderAt: Infinity, literalByKeyword: named, why: `the query as written${named ? ', its holders in keyword order' : ''}` };
+  }
   const c = e.coverage ?? 0;
   const leader = c >= t.leaderCoverage && e.keywordPeak >= t.leaderPeak;
   return {
     fullCoverFirst: c >= t.found,
     keywordLeaderAt: leader ? t.leaderAt : Infinity,
+    literalByKeyword: false,
     why: `${Math.round(c * 100)} % of its terms in one passage, keyword peak ${e.keywordPeak.toFixed(2)}${leader ? `: its first kept in the top ${t.leaderAt}` : ''}`,
   };
 }
@@ -117,4 +131,12 @@ export function placeAtLeast<T extends { ref: number }>(list: T[], ref: number |
   const [c] = out.splice(i, 1);
   out.splice(j, 0, c!);
   return out;
+}
+
+/** The candidates in `literal` reordered among themselves by their keyword rank; the others keep their places. */
+export function literalByKeyword<T extends { ref: number; keyword?: { rank: number } }>(list: T[], literal: ReadonlySet<number>): T[] {
+  if (!literal.size) return list;
+  const held = list.filter((c) => literal.has(c.ref)).sort((a, b) => (a.keyword?.rank ?? Infinity) - (b.keyword?.rank ?? Infinity));
+  let i = 0;
+  return list.map((c) => (literal.has(c.ref) ? held[i++]! : c));
 }

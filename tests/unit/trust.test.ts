@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fullCoverFirst, listTrust, placeAtLeast, queryEvidence, TRUST_TUNING } from '../../src/search/trust.ts';
+import { fullCoverFirst, listTrust, literalByKeyword, placeAtLeast, queryEvidence, TRUST_TUNING } from '../../src/search/trust.ts';
 
 const hits = (...terms: number[]) => terms.map((t, i) => ({ ref: i + 1, score: 10 - i, terms: t }));
 
@@ -10,18 +10,32 @@ describe('per-query trust', () => {
     expect(e.keywordPeak).toBe(20 / 2);
     // A store that does not count terms gives no coverage.
     expect(queryEvidence([{ ref: 1, score: 1 }], 3, false).coverage).toBeNull();
-    expect(queryEvidence([], 3, false)).toEqual({ literal: false, coverage: 0, keywordPeak: 1 });
+    expect(queryEvidence([], 3, false)).toEqual({ literal: false, coverage: 0, keywordPeak: 1, cjkOnly: false });
   });
 
   it('keeps the keyword list’s first near the top only when the query’s words pick it out clearly', () => {
-    const clear = listTrust({ literal: false, coverage: 0.5, keywordPeak: 2 });
+    const clear = listTrust({ literal: false, coverage: 0.5, keywordPeak: 2, cjkOnly: false });
     expect(clear.keywordLeaderAt).toBe(TRUST_TUNING.leaderAt);
-    expect(listTrust({ literal: false, coverage: 0.5, keywordPeak: 1.1 }).keywordLeaderAt).toBe(Infinity);
-    expect(listTrust({ literal: false, coverage: 0.2, keywordPeak: 3 }).keywordLeaderAt).toBe(Infinity);
+    expect(listTrust({ literal: false, coverage: 0.5, keywordPeak: 1.1, cjkOnly: false }).keywordLeaderAt).toBe(Infinity);
+    expect(listTrust({ literal: false, coverage: 0.2, keywordPeak: 3, cjkOnly: false }).keywordLeaderAt).toBe(Infinity);
     // Found as written: the literal stage decides; the query's words rank above synonyms.
-    expect(listTrust({ literal: true, coverage: 1, keywordPeak: 3 })).toMatchObject({ fullCoverFirst: true, keywordLeaderAt: Infinity });
-    expect(listTrust({ literal: false, coverage: 0.8, keywordPeak: 1 }).fullCoverFirst).toBe(true);
-    expect(listTrust({ literal: false, coverage: 0.5, keywordPeak: 1 }).fullCoverFirst).toBe(false);
+    expect(listTrust({ literal: true, coverage: 1, keywordPeak: 3, cjkOnly: false })).toMatchObject({ fullCoverFirst: true, keywordLeaderAt: Infinity });
+    expect(listTrust({ literal: false, coverage: 0.8, keywordPeak: 1, cjkOnly: false }).fullCoverFirst).toBe(true);
+    expect(listTrust({ literal: false, coverage: 0.5, keywordPeak: 1, cjkOnly: false }).fullCoverFirst).toBe(false);
+  });
+
+  it('orders the holders of a CJK term or line found as written by the keyword list', () => {
+    expect(queryEvidence([], 1, true, '喜忌干支有别').cjkOnly).toBe(true);
+    expect(queryEvidence([], 1, true, '“杀伤枭刃，用神之不善”').cjkOnly).toBe(true);
+    expect(queryEvidence([], 1, true, 'shi shen 食神').cjkOnly).toBe(false);
+    expect(queryEvidence([], 1, true, 'wood').cjkOnly).toBe(false);
+    expect(listTrust({ literal: true, coverage: 1, keywordPeak: 1, cjkOnly: true }).literalByKeyword).toBe(true);
+    expect(listTrust({ literal: true, coverage: 1, keywordPeak: 1, cjkOnly: false }).literalByKeyword).toBe(false);
+    expect(listTrust({ literal: false, coverage: 1, keywordPeak: 1, cjkOnly: true }).literalByKeyword).toBe(false);
+    // Holders 2, 4, 5 (keyword ranks 3, 1, 2) take their places in keyword order; the others stay put.
+    const list = [{ ref: 1 }, { ref: 2, keyword: { rank: 3 } }, { ref: 3, keyword: { rank: 9 } }, { ref: 4, keyword: { rank: 1 } }, { ref: 5, keyword: { rank: 2 } }];
+    expect(literalByKeyword(list, new Set([2, 4, 5])).map((c) => c.ref)).toEqual([1, 4, 3, 5, 2]);
+    expect(literalByKeyword(list, new Set())).toBe(list);
   });
 
   it('puts passages holding all the query’s words ahead of those only expansions brought, order kept otherwise', () => {
