@@ -193,6 +193,10 @@ describe('init and config check', () => {
     expect(found.code, found.stderr).toBe(0);
     expect(JSON.parse(found.stdout)[0]).toMatchObject({ path: 'src/queue.ts', symbol: 'enqueue' });
     expect(run.stderr).not.toContain('no file of the kind');
+    // A language nothing indexed is in is an error naming the ones there are, as an unknown tag is.
+    const cobol = cliAt(dir, ['search', 'enqueue', '--lang', 'cobol']);
+    expect(cobol.code).toBe(2);
+    expect(cobol.stderr).toBe('ragsync: lang "cobol" is not a known value and no indexed chunk has it (known: markdown|python|typescript)\n');
     // An unknown chunker is refused, naming the known ones.
     const bad = cliAt(t.dir, ['init', 'bad', '--dir', '.', '--chunker', 'cobol']);
     expect(bad.code).toBe(2);

@@ -54,7 +54,7 @@ export const codeProfile: Profile = {
   candidatePrior: codePrior,
   sourceDefaults: { include: CODE_INCLUDE, exclude: CODE_EXCLUDES },
   filters: [
-    { name: 'lang', description: 'language (typescript, javascript, python, go, rust, or another file type)', kind: 'equals', fields: ['language'], pattern: /^[a-z][a-z0-9+#-]*$/ },
+    { name: 'lang', description: 'language (typescript, javascript, python, go, rust, or another file type)', kind: 'equals', fields: ['language'], pattern: /^[a-z][a-z0-9+#-]*$/, knownFromIndex: true },
     { name: 'symbol-type', description: `symbol type (${SYMBOL_TYPES.join(', ')})`, kind: 'equals', fields: ['symbolType'], values: SYMBOL_TYPES },
   ],
   resultFields: codeFields,
