@@ -2,8 +2,8 @@ import { closestValues } from './closest.ts';
 import type { Config } from '../config/load.ts';
 import { selectSources } from '../config/select.ts';
 import { RagsyncError, EXIT } from '../core/errors.ts';
-import type { CandidatePrior, Expansion, FilterSpec } from '../core/profile.ts';
-import { defaultAnalyzer, queryTerms, type Analyzer } from '../core/text/analyzer.ts';
+import type { CandidatePrior, Expansion, FilterSpec, ToolMentions } from '../core/profile.ts';
+import { defaultAnalyzer, indexTokens, queryTerms, type Analyzer } from '../core/text/analyzer.ts';
 import type { ChunkFilter, ChunkHit, StoredHit } from '../core/types.ts';
 import type { ChunkText, RefScore } from '../storage/roles.ts';
 import type { Embedder } from '../embedding/types.ts';
@@ -67,6 +67,9 @@ export interface SearchResult extends ChunkHit {
 }
 
 const usage = (msg: string) => new RagsyncError(msg, EXIT.usage);
+/** Chunks `mentioning` reads at once, and the most a store without match sets is asked for. */
+const MENTION_PAGE = 200;
+const MENTION_SCAN = 5000;
 const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
 
 /** Which sources a search covers, the profiles in force for them, and the config's search switches. */
@@ -328,6 +331,37 @@ export class Searcher {
     if (!wanted.length) return new Set();
     const out = new Set<number>();
     for (const { ref, terms } of await this.store.chunkTerms(maybe.map((h) => h.ref))) if (wanted.some((w) => w.test(terms))) out.add(ref);
+    return out;
+  }
+
+  /**
+   * The chunks whose keyword terms hold every index term of `words` (under one analyzer in force),
+   * in reference order, unranked, with `opts.accept` deciding which to keep: what a tool checks
+   * exactly itself (a symbol's references). The keyword index is rewritten with the chunks, so
+   * this is current by construction; chunks are read a page at a time until `limit` are kept.
+   */
+  async mentioning(words: string, opts: ToolMentions): Promise<SearchResult[]> {
+    const filters = Object.fromEntries(Object.entries(opts.filters ?? {}).map(([k, v]) => [k, typeof v === 'string' ? [v] : v]));
+    const filter = this.filterOf({ ...opts, filters, includeBroken: false });
+    const lists = [...new Map(this.analyzers(filter.sources).map((a) => indexTokens(a, words)).filter((t) => t.length).map((t) => [t.join(' '), t])).values()];
+    if (!lists.length) return [];
+    let refs: number[];
+    if (this.store.matchSets) {
+      const m = await this.store.matchSets(lists, filter);
+      refs = [...new Set(m.sets.flatMap((set) => Array.from(set, (p) => m.refs[p]!)))].sort((a, b) => a - b);
+    } else {
+      // A store without match sets: the ORed keyword hits, a superset the caller's check narrows.
+      refs = (await this.store.keyword({ tokens: [...new Set(lists.flat())], k: MENTION_SCAN, filter })).map((r) => r.ref);
+    }
+    const out: SearchResult[] = [];
+    for (let i = 0; i < refs.length && out.length < opts.limit; i += MENTION_PAGE) {
+      for (const h of await this.store.getChunks(refs.slice(i, i + MENTION_PAGE), filter)) {
+        const r = this.toResult(h, 0);
+        if (opts.accept && !opts.accept(r)) continue;
+        out.push(r);
+        if (out.length >= opts.limit) break;
+      }
+    }
     return out;
   }
 
