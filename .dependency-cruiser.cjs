@@ -1,7 +1,7 @@
 /**
  * The layer rules: every import points down the stack (docs/architecture.md).
  *   core → config → {sources, chunking, embedding, storage} → sync → search → profiles → answer → engine
- *   → daemon → {server, mcp} → composition roots {cli, ai, index.ts, builtin.ts}
+ *   → daemon → {server, mcp} → composition roots {cli, ai, knowledge, index.ts, builtin.ts}
  * A folder may import from its own layer's folder and from any layer below; never from above.
  */
 const ORDER = [
@@ -15,7 +15,7 @@ const ORDER = [
   ['engine'],
   ['daemon'],
   ['server', 'mcp'],
-  ['cli', 'ai', 'index.ts', 'builtin.ts'],
+  ['cli', 'ai', 'knowledge', 'index.ts', 'builtin.ts'],
 ];
 const path = (names) => `^src/(${names.map((n) => n.replace('.', '\\.')).join('|')})($|/)`;
 
@@ -49,9 +49,9 @@ module.exports = {
     ...siblings,
     {
       name: 'profiles-are-plugged-in-by-the-roots',
-      comment: 'only the composition roots (cli, ai, index.ts, builtin.ts) choose profiles; the engine receives them',
+      comment: 'only the composition roots (cli, ai, knowledge, index.ts, builtin.ts) choose profiles; the engine receives them',
       severity: 'error',
-      from: { path: '^src/', pathNot: `${path(['cli', 'ai', 'index.ts', 'builtin.ts', 'profiles'])}` },
+      from: { path: '^src/', pathNot: `${path(['cli', 'ai', 'knowledge', 'index.ts', 'builtin.ts', 'profiles'])}` },
       to: { path: path(['profiles']) },
     },
     {

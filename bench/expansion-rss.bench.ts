@@ -13,13 +13,14 @@ import { builtinProfiles } from '../src/builtin.ts';
 import { parseConfig } from '../src/config/load.ts';
 import { readEvalFile } from '../src/search/eval.ts';
 import { Searcher } from '../src/search/search.ts';
+import { builtinSourceKinds } from '../src/sources/registry.ts';
 import { openSearcher } from '../src/engine/library.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const [db, child] = process.argv.slice(2);
 if (!db) throw new Error('usage: expansion-rss.bench.ts DB');
 if (child) {
-  const config = parseConfig(builtinProfiles, {
+  const config = parseConfig(builtinProfiles, builtinSourceKinds, {
     db: resolve(db),
     sources: [
       { name: 'classics', kind: 'dir', path: '/nonexistent/classics', chunker: 'classics' },

@@ -3,6 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SCHEMA_FILE, configJsonSchemaText } from '../src/config/json-schema.ts';
+import { builtinSourceKinds } from '../src/sources/registry.ts';
 
-writeFileSync(join(import.meta.dirname, '..', SCHEMA_FILE), configJsonSchemaText());
+writeFileSync(join(import.meta.dirname, '..', SCHEMA_FILE), configJsonSchemaText(builtinSourceKinds));
 console.log(`wrote ${SCHEMA_FILE}`);

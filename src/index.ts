@@ -17,3 +17,8 @@ export { HashEmbedder } from './embedding/hash.ts';
 export type { Embedder } from './embedding/types.ts';
 export { withEmbedderDimensions } from './embedding/remote/detect.ts';
 export { RagsyncError, EXIT } from './core/errors.ts';
+export { createKnowledgeManager, KnowledgeManager, type KnowledgeManagerOptions, type KnowledgeStats, type KindStats, type AddDocSourceOptions } from './knowledge/manager.ts';
+export type { CodeIndexer, FileStatus, CodeStatus } from './knowledge/code-indexer.ts';
+export type { DocIndexer, Page, FetchedUrl } from './knowledge/doc-indexer.ts';
+export type { EmbedFunction, EmbedderInput } from './embedding/custom.ts';
+export type { SourceListing, RemoveResult } from './sync/manage-sources.ts';

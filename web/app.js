@@ -11,6 +11,8 @@ const T = zh
       related: '相关', score: '得分', noResults: '没有结果', results: (n) => `${n} 条结果`, searching: '搜索中…', noRefs: '暂无参考资料',
       you: '你', assistant: '助手', healthy: '健康', unhealthy: '不健康', lastRun: '上次运行', never: '尚未运行',
       chart: (n) => `最近 ${n} 次运行：柱为嵌入文本数，线为耗时`, texts: '嵌入文本', seconds: '秒', failed: '请求失败',
+      run: '运行', duration: '耗时（秒）', ago: '前', status_ok: '成功', status_partial: '部分完成', status_failed: '失败',
+      status_aborted: '已中止', status_running: '运行中', notIndexed: '尚未索引', reasonLabel: '原因', permalink: '原文', colon: '：',
     }
   : {
       search: 'Search', chat: 'Chat', status: 'Status', query: 'Query', queryPlaceholder: 'What are you looking for?', source: 'Source',
@@ -20,8 +22,11 @@ const T = zh
       results: (n) => `${n} result${n === 1 ? '' : 's'}`, searching: 'Searching…', noRefs: 'no references', you: 'You',
       assistant: 'Assistant', healthy: 'healthy', unhealthy: 'unhealthy', lastRun: 'last run', never: 'never run',
       chart: (n) => `Last ${n} runs: bars are texts embedded, the line is duration`, texts: 'texts embedded', seconds: 's',
-      failed: 'Request failed',
+      failed: 'Request failed', run: 'run', duration: 'duration (s)', ago: 'ago', status_ok: 'ok', status_partial: 'partial',
+      status_failed: 'failed', status_aborted: 'aborted', status_running: 'running', notIndexed: 'not indexed yet',
+      reasonLabel: 'reason', permalink: 'source', colon: ': ',
     };
+const LOCALE = zh ? 'zh-CN' : undefined;
 
 const $ = (sel) => document.querySelector(sel);
 const el = (tag, props = {}, ...kids) => {
@@ -84,6 +89,25 @@ function highlighted(text, q) {
   text.split(re).forEach((part, i) => frag.append(i % 2 ? el('mark', {}, part) : part));
   return frag;
 }
+// Snippets as Markdown, built from DOM nodes (never HTML): **bold**, *italic* / _italic_, `code` and
+// [links](http…) become elements; anything else, raw HTML included, stays text.
+const INLINE = /(`[^`\n]+`)|(\*\*[^*\n]+\*\*|__[^_\n]+__)|(\*[^*\s][^*\n]*\*|(?<![\p{L}\p{N}])_[^_\s][^_\n]*_(?![\p{L}\p{N}]))|(\[[^\]\n]+\]\((https?:\/\/[^)\s]+)\))/u;
+function markdown(text, q) {
+  const frag = document.createDocumentFragment();
+  const plain = (t) => (q ? highlighted(t, q) : document.createTextNode(t));
+  let rest = text;
+  for (let m; (m = INLINE.exec(rest)); ) {
+    if (m.index) frag.append(plain(rest.slice(0, m.index)));
+    const [whole, code, bold, italic, link, href] = m;
+    if (code) frag.append(el('code', {}, code.slice(1, -1)));
+    else if (bold) frag.append(el('strong', {}, markdown(bold.slice(2, -2), q)));
+    else if (italic) frag.append(el('em', {}, markdown(italic.slice(1, -1), q)));
+    else if (link) frag.append(el('a', { href, rel: 'noopener' }, markdown(link.slice(1, link.indexOf('](')), q)));
+    rest = rest.slice(m.index + whole.length);
+  }
+  if (rest) frag.append(plain(rest));
+  return frag;
+}
 const snippet = (s, n = 240) => (Array.from(s).length > n ? Array.from(s).slice(0, n).join('') + '…' : s).replace(/\s+/g, ' ');
 
 function resultItem(r, q) {
@@ -106,7 +130,7 @@ function resultItem(r, q) {
     {},
     el('h3', {}, link ? el('a', { href: link, rel: 'noopener' }, title) : title),
     el('div', { class: 'meta' }, [r.source, r.heading].filter(Boolean).join(' › '), ` · ${T.score} ${Number(r.score).toFixed(4)} · `, relatedLink),
-    el('p', { class: 'snippet' }, highlighted(snippet(r.content || ''), q)),
+    el('p', { class: 'snippet' }, markdown(snippet(r.content || ''), q)),
     relatedList,
   );
 }
@@ -129,28 +153,46 @@ async function runSearch(q, source) {
 // Chat: POST /api/chat with the conversation as UI messages; the reply is the AI SDK's UI message
 // stream (server-sent events of JSON chunks): data-sources first, then text deltas.
 const conversation = [];
-function sourceCards(sources) {
+let turns = 0;
+/** The card of passage n in a turn: what its citation [n] links to. */
+const cardId = (turn, n) => `t${turn}-src${n}`;
+function sourceCards(sources, turn) {
   if (!sources.length) return el('p', { class: 'none' }, T.noRefs);
   return el(
-    'ul',
+    'ol',
     { class: 'cards', 'aria-label': T.sources },
-    sources.map((s, i) =>
-      el(
+    sources.map((s, i) => {
+      const web = /^https?:/.test(s.url);
+      const meta = s.metadata || {};
+      const where = [meta.source, meta.path].filter(Boolean).join(':');
+      return el(
         'li',
-        { class: 'card' },
+        { class: 'card', id: cardId(turn, i + 1) },
         el('span', { class: 'n' }, `[${i + 1}]`),
-        /^https?:/.test(s.url) ? el('a', { href: s.url, rel: 'noopener' }, s.title) : el('strong', {}, s.title),
-        el('div', { class: 'meta' }, /^https?:/.test(s.url) ? '' : s.url),
-        el('p', {}, s.transcript),
-      ),
-    ),
+        el('span', { class: 'title' }, s.title),
+        el('div', { class: 'meta' }, web ? el('a', { href: s.url, rel: 'noopener' }, T.permalink) : null, web && where ? ' · ' : '', where),
+        el('p', { class: 'snippet' }, markdown(snippet(s.transcript || '', 140))),
+      );
+    }),
   );
+}
+/** The answer's text with each [n] a link to its card. */
+function citedAnswer(text, turn, count) {
+  const frag = document.createDocumentFragment();
+  text.split(/(\[\d{1,2}\])/).forEach((part, i) => {
+    const n = i % 2 ? Number(part.slice(1, -1)) : 0;
+    frag.append(n >= 1 && n <= count ? el('a', { href: `#${cardId(turn, n)}`, class: 'cite' }, part) : part);
+  });
+  return frag;
 }
 async function sendChat(text, source) {
   conversation.push({ id: `u${conversation.length}`, role: 'user', parts: [{ type: 'text', text }] });
   const answer = el('div', { class: 'answer' });
   const cards = el('div', { class: 'sources' });
-  const turn = el('div', { class: 'turn assistant-turn' }, el('div', { class: 'who' }, T.assistant), cards, answer);
+  const n = ++turns;
+  let count = 0;
+  // The answer first, as it streams; the passages it cites below it.
+  const turn = el('div', { class: 'turn assistant-turn' }, el('div', { class: 'who' }, T.assistant), answer, cards);
   $('#conversation').append(el('div', { class: 'turn' }, el('div', { class: 'who' }, T.you), el('div', {}, text)), turn);
   let reply = '';
   try {
@@ -173,8 +215,11 @@ async function sendChat(text, source) {
         const data = event.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
         if (!data || data === '[DONE]') continue;
         const chunk = JSON.parse(data);
-        if (chunk.type === 'data-sources') cards.replaceChildren(sourceCards(chunk.data));
-        else if (chunk.type === 'text-delta') answer.textContent = reply += chunk.delta;
+        if (chunk.type === 'data-sources') {
+          count = chunk.data.length;
+          cards.replaceChildren(sourceCards(chunk.data, n));
+          answer.replaceChildren(citedAnswer(reply, n, count));
+        } else if (chunk.type === 'text-delta') answer.replaceChildren(citedAnswer((reply += chunk.delta), n, count));
         else if (chunk.type === 'error') answer.append(el('p', { class: 'error' }, chunk.errorText));
       }
     }
@@ -191,6 +236,20 @@ function commitLink(s) {
   const m = /^(?:https?:\/\/|ssh:\/\/)?(?:[^@/]+@)?([^/:]+)[/:](.+?)(?:\.git)?\/?$/.exec(s.url || '');
   return m && m[2].includes('/') ? el('a', { href: `https://${m[1]}/${m[2]}/commit/${s.commit}`, rel: 'noopener' }, short) : el('code', {}, short);
 }
+// Times in the reader's zone and language, with their age ("3 minutes ago", "3 分钟前").
+const rtf = new Intl.RelativeTimeFormat(LOCALE, { numeric: 'auto' });
+function age(iso) {
+  const s = (Date.parse(iso) - Date.now()) / 1000;
+  for (const [unit, n] of [['day', 86400], ['hour', 3600], ['minute', 60]]) if (Math.abs(s) >= n) return rtf.format(Math.round(s / n), unit);
+  return rtf.format(Math.round(s), 'second');
+}
+function when(iso) {
+  if (!iso) return '—';
+  const local = new Date(iso).toLocaleString(LOCALE, { dateStyle: 'short', timeStyle: 'short' });
+  return el('time', { dateTime: iso, title: iso }, local, el('span', { class: 'age' }, ` · ${age(iso)}`));
+}
+const statusWord = (s) => T[`status_${s}`] || s;
+
 function runsChart(runs) {
   const ns = 'http://www.w3.org/2000/svg';
   const svg = (tag, attrs = {}, text) => {
@@ -200,25 +259,46 @@ function runsChart(runs) {
     return e;
   };
   const list = [...runs].reverse();
-  const W = 640, H = 180, pad = 30, n = Math.max(list.length, 1), bw = (W - 2 * pad) / n;
+  // Room for both vertical axes (texts on the left, seconds on the right) and the run numbers below.
+  const W = 720, H = 240, L = 64, R = 64, Tp = 16, B = 44, n = Math.max(list.length, 1), bw = (W - L - R) / n;
   const secs = list.map((r) => (r.finishedAt ? (Date.parse(r.finishedAt) - Date.parse(r.startedAt)) / 1000 : 0));
-  const maxT = Math.max(1, ...list.map((r) => r.textsEmbedded));
-  const maxS = Math.max(1, ...secs);
+  const nice = (v) => {
+    const p = 10 ** Math.floor(Math.log10(Math.max(v, 1e-9)));
+    return [1, 2, 5, 10].map((m) => m * p).find((x) => x >= v) ?? v;
+  };
+  const maxT = nice(Math.max(1, ...list.map((r) => r.textsEmbedded)));
+  const maxS = nice(Math.max(0.1, ...secs));
+  const plotH = H - Tp - B;
+  const y = (v, max) => Tp + plotH - (plotH * v) / max;
   const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, width: '100%', role: 'img', 'aria-labelledby': 'runs-caption' });
   root.append(svg('title', { id: 'runs-caption' }, T.chart(list.length)));
+  // Axes with ticks at 0, half and the top, and their titles.
+  root.append(svg('line', { class: 'axis', x1: L, y1: Tp, x2: L, y2: Tp + plotH }), svg('line', { class: 'axis', x1: W - R, y1: Tp, x2: W - R, y2: Tp + plotH }));
+  root.append(svg('line', { class: 'axis', x1: L, y1: Tp + plotH, x2: W - R, y2: Tp + plotH }));
+  for (const f of [0, 0.5, 1]) {
+    const yy = Tp + plotH - plotH * f;
+    root.append(svg('line', { class: 'grid', x1: L, y1: yy, x2: W - R, y2: yy }));
+    root.append(svg('text', { class: 'tick', x: L - 6, y: yy + 4, 'text-anchor': 'end' }, String(Math.round(maxT * f))));
+    root.append(svg('text', { class: 'tick', x: W - R + 6, y: yy + 4 }, String(+(maxS * f).toFixed(2))));
+  }
+  root.append(svg('text', { class: 'axis-title y-left', x: 14, y: Tp + plotH / 2, transform: `rotate(-90 14 ${Tp + plotH / 2})`, 'text-anchor': 'middle' }, T.texts));
+  root.append(svg('text', { class: 'axis-title y-right', x: W - 14, y: Tp + plotH / 2, transform: `rotate(90 ${W - 14} ${Tp + plotH / 2})`, 'text-anchor': 'middle' }, T.duration));
+  root.append(svg('text', { class: 'axis-title x', x: L + (W - L - R) / 2, y: H - 6, 'text-anchor': 'middle' }, `${T.run} #`));
   const points = [];
+  const every = Math.ceil(list.length / 12); // at most a dozen run numbers under the axis
   list.forEach((r, i) => {
-    const h = ((H - 2 * pad) * r.textsEmbedded) / maxT;
-    const x = pad + i * bw;
-    const bar = svg('rect', { class: 'bar', x: x + bw * 0.15, y: H - pad - h, width: bw * 0.7, height: Math.max(h, 1) });
-    bar.append(svg('title', {}, `#${r.id} ${r.status}: ${r.textsEmbedded} ${T.texts}, ${secs[i].toFixed(1)} ${T.seconds}`));
+    const h = (plotH * r.textsEmbedded) / maxT;
+    const x = L + i * bw;
+    const bar = svg('rect', { class: `bar ${r.status}`, x: x + bw * 0.15, y: Tp + plotH - h, width: bw * 0.7, height: Math.max(h, 1) });
+    bar.append(svg('title', {}, `#${r.id} ${statusWord(r.status)}: ${r.textsEmbedded} ${T.texts}, ${secs[i].toFixed(1)} ${T.seconds}`));
     root.append(bar);
-    points.push(`${x + bw / 2},${H - pad - ((H - 2 * pad) * secs[i]) / maxS}`);
+    if (i % every === 0) root.append(svg('text', { class: 'tick', x: x + bw / 2, y: Tp + plotH + 16, 'text-anchor': 'middle' }, String(r.id)));
+    points.push([x + bw / 2, y(secs[i], maxS)]);
   });
-  if (points.length) root.append(svg('polyline', { class: 'dur', points: points.join(' ') }));
-  for (const p of points) root.append(svg('circle', { class: 'dot', cx: p.split(',')[0], cy: p.split(',')[1], r: 3 }));
-  root.append(svg('text', { x: pad, y: 14 }, `${T.texts} ≤ ${maxT} · ${T.seconds} ≤ ${maxS.toFixed(1)}`));
-  return el('div', {}, root, el('figcaption', {}, T.chart(list.length)));
+  if (points.length) root.append(svg('polyline', { class: 'dur', points: points.map((p) => p.join(',')).join(' ') }));
+  for (const [cx, cy] of points) root.append(svg('circle', { class: 'dot', cx, cy, r: 3 }));
+  const legend = el('p', { class: 'legend' }, el('span', { class: 'key bar-key' }), ` ${T.texts}  `, el('span', { class: 'key dur-key' }), ` ${T.duration}`);
+  return el('div', {}, root, el('figcaption', {}, T.chart(list.length)), legend);
 }
 async function showStatus() {
   try {
@@ -226,7 +306,7 @@ async function showStatus() {
     const lastRunOf = (name) => {
       for (const r of s.runs) {
         const mine = (r.sources || []).find((x) => x.source === name);
-        if (mine) return `${mine.status} · #${r.id} ${r.finishedAt || r.startedAt}`;
+        if (mine) return el('span', {}, `${statusWord(mine.status)} · #${r.id} · `, when(r.finishedAt || r.startedAt));
       }
       return '—';
     };
@@ -235,21 +315,27 @@ async function showStatus() {
         el(
           'tr',
           {},
-          el('td', {}, x.name),
-          el('td', {}, x.kind),
-          el('td', {}, x.url || ''),
-          el('td', {}, commitLink(x)),
-          el('td', {}, x.indexedAt || '—'),
-          el('td', {}, lastRunOf(x.name)),
-          el('td', {}, String(x.chunks)),
+          el('th', { scope: 'row', class: 'name' }, x.name),
+          el('td', { class: 'kind' }, x.kind),
+          el('td', { class: 'url' }, x.url || ''),
+          el('td', { class: 'commit' }, commitLink(x)),
+          el('td', { class: 'time' }, x.indexedAt ? when(x.indexedAt) : T.notIndexed),
+          el('td', { class: 'time' }, lastRunOf(x.name)),
+          el('td', { class: 'num' }, Number(x.chunks).toLocaleString(LOCALE)),
         ),
       ),
     );
     $('#runs-chart').replaceChildren(runsChart(s.runs));
     const last = s.runs[0];
     const ok = health ? health.ok !== false : true;
-    const why = health && typeof health.reason === 'string' ? ` (${health.reason})` : '';
-    $('#health').textContent = `${ok ? T.healthy : T.unhealthy}${why} · ${T.lastRun}: ${last ? `${last.status} ${last.finishedAt || last.startedAt}` : T.never}`;
+    // Said in the page's language; the server's own reason (English) is kept for a hover.
+    const line = $('#health');
+    line.replaceChildren(
+      el('strong', { class: ok ? 'ok' : 'bad' }, ok ? T.healthy : T.unhealthy),
+      ` · ${T.lastRun}${T.colon}`,
+      last ? el('span', {}, `${statusWord(last.status)} · #${last.id} · `, when(last.finishedAt || last.startedAt)) : T.never,
+    );
+    if (health && typeof health.reason === 'string') line.title = `${T.reasonLabel}${T.colon}${health.reason}`;
   } catch (err) {
     $('#health').textContent = err.message;
     $('#health').className = 'error';
@@ -267,7 +353,8 @@ async function fillSources() {
 
 function show() {
   const status = location.pathname === '/status';
-  const chat = !status && location.hash === '#chat';
+  // A citation's anchor (#t1-src2) stays in the chat it belongs to.
+  const chat = !status && (location.hash === '#chat' || /^#t\d+-src\d+$/.test(location.hash));
   $('#search-view').hidden = status || chat;
   $('#chat-view').hidden = !chat;
   $('#status-view').hidden = !status;

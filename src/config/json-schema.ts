@@ -3,11 +3,13 @@
  * config/schema.json so editors complete and check a config (a test keeps the file equal to this).
  */
 import * as z from 'zod/mini';
-import { configSchema, embedderInputSchema, embedderSchema } from './schema.ts';
+import { configSchema, embedderInputSchema, embedderSchema, sourceKindField } from './schema.ts';
+import type { SourceKindRegistry } from './source-kinds.ts';
 
 export { SCHEMA_FILE } from './schema-file.ts';
 
-export function configJsonSchema(): Record<string, unknown> {
+/** `kinds`: the source-kind registry whose names a source's `kind` offers. */
+export function configJsonSchema(kinds: SourceKindRegistry): Record<string, unknown> {
   const opts = { io: 'input', unrepresentable: 'any' } as const;
   const embedder = z.toJSONSchema(embedderInputSchema, opts) as { $schema?: string; oneOf: Variant[] };
   delete embedder.$schema;
@@ -18,6 +20,11 @@ export function configJsonSchema(): Record<string, unknown> {
     // name, which JSON Schema cannot say: its variants are described as written.
     override: (ctx) => {
       if (ctx.zodSchema === (embedderSchema as unknown)) Object.assign(ctx.jsonSchema, embedder);
+      // The kinds are the registry's, not the schema's: offered as a list with the default.
+      if (ctx.zodSchema === (sourceKindField as unknown)) {
+        for (const k of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[k];
+        Object.assign(ctx.jsonSchema, { type: 'string', default: kinds.defaultKind, enum: [...kinds.names], description: kinds.kinds.map((k) => `${k.name}: ${k.description}`).join('; ') });
+      }
     },
   }) as Record<string, unknown>;
   return {
@@ -46,4 +53,4 @@ function sizeKeys(v: Variant): void {
 }
 
 /** The file's text: two-space JSON and a final line break. */
-export const configJsonSchemaText = (): string => `${JSON.stringify(configJsonSchema(), null, 2)}\n`;
+export const configJsonSchemaText = (kinds: SourceKindRegistry): string => `${JSON.stringify(configJsonSchema(kinds), null, 2)}\n`;

@@ -6,15 +6,18 @@ import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { describeIoError } from '../core/io-errors.ts';
 import { isDatabaseUrl } from '../core/db-url.ts';
 import { shortHash } from '../core/hash.ts';
-import { redactUrl } from '../core/redact.ts';
+import { redactSecrets } from '../core/redact.ts';
 import type { Profile, ProfileRegistry } from '../core/profile.ts';
 import { didYouMean } from '../core/text/nearest.ts';
 import { JsoncSyntaxError, parseJsonc } from './jsonc.ts';
+import { sourceIssues, type SourceKindRegistry } from './source-kinds.ts';
 
 export const DEFAULT_CONFIG_PATH = 'config/ragsync.json';
 
 /** A source with every path absolute and chunking settings merged over the global ones. */
-export interface SourceConfig extends Omit<SourceConfigRaw, 'chunking' | 'path' | 'profile' | 'maxDeleteShare' | 'lexicon' | 'include'> {
+export interface SourceConfig extends Omit<SourceConfigRaw, 'chunking' | 'path' | 'profile' | 'maxDeleteShare' | 'lexicon' | 'include' | 'kind'> {
+  /** A name in the config's source-kind registry. */
+  kind: string;
   /** The source's own globs, else its profile's, else Markdown. */
   include: string[];
   /** Whether the corpus lexicon covers it: the source's own choice, else its profile's. */
@@ -42,6 +45,8 @@ export interface Config {
   sources: SourceConfig[];
   /** The profiles sources may name (chunkers, analysis, filters, result fields). */
   profiles: ProfileRegistry;
+  /** The kinds of source it may hold (sources/registry.ts: snapshot, rules, listing). */
+  kinds: SourceKindRegistry;
   /** Absent in configs built in code: the daemon then uses its defaults. */
   daemon?: DaemonConfig;
   /** The HTTP server's settings (absent in configs built in code: loopback names only). */
@@ -70,7 +75,7 @@ export function resolveConfigPath(flag?: string): string {
   return LOCAL_CONFIG_NAMES.map((n) => resolve(n)).find((f) => existsSync(f)) ?? resolve(DEFAULT_CONFIG_PATH);
 }
 
-export function loadConfig(profiles: ProfileRegistry, flag?: string): Config {
+export function loadConfig(profiles: ProfileRegistry, kinds: SourceKindRegistry, flag?: string): Config {
   const file = resolveConfigPath(flag);
   if (!existsSync(file)) throw new RagsyncError(`config file not found: ${file}`, EXIT.usage);
   let text: string;
@@ -79,7 +84,7 @@ export function loadConfig(profiles: ProfileRegistry, flag?: string): Config {
   } catch (err) {
     throw new RagsyncError(`cannot read the config file: ${describeIoError(err, file) ?? errorMessage(err)}`, EXIT.usage);
   }
-  return parseConfig(profiles, parseConfigText(text, file), file);
+  return parseConfig(profiles, kinds, parseConfigText(text, file), file);
 }
 
 /** The config file's JSON (comments and trailing commas allowed); a syntax error names FILE:LINE:COLUMN. */
@@ -93,7 +98,7 @@ export function parseConfigText(text: string, file: string): unknown {
 }
 
 /** Validates a config object; relative paths resolve against the config file's folder (or cwd). */
-export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: string | null = null): Config {
+export function parseConfig(profiles: ProfileRegistry, kinds: SourceKindRegistry, raw: unknown, file: string | null = null): Config {
   const parsed = configSchema.safeParse(raw, { reportInput: true });
   if (!parsed.success) {
     // A mistyped key first: it is usually why a required one is "missing".
@@ -103,6 +108,18 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
   }
   const c = parsed.data;
   const where = file ?? 'config';
+  const kindOf = c.sources.map((s, i) => {
+    const kind = s.kind ?? kinds.defaultKind;
+    if (!kinds.has(kind)) {
+      throw new RagsyncError(
+        `${where}: sources[${i}].kind: Invalid option: expected one of ${kinds.names.map((n) => JSON.stringify(n)).join('|')} (got ${JSON.stringify(kind)})${didYouMean(kind, [...kinds.names])}`,
+        EXIT.usage,
+      );
+    }
+    const issue = sourceIssues(kinds, { ...s, kind })[0];
+    if (issue) throw new RagsyncError(`${where}: sources[${i}].${issue.field}: ${issue.message}`, EXIT.usage);
+    return kinds.get(kind);
+  });
   const profileOf = c.sources.map((s, i) => {
     const owner = profiles.ownerOf(s.chunker);
     if (!owner) {
@@ -137,12 +154,14 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
   }
   const index = indexIdentity(db);
   const sources: SourceConfig[] = c.sources.map(({ chunking, path, profile: _profile, ...s }, i) => {
-    // A git url that is a local path is resolved too, so configs can point at ../upstream.git.
-    const url = s.url && s.kind === 'git' && isLocalPath(s.url) ? abs(s.url) : s.url;
-    const git = s.kind === 'git' && url !== undefined;
+    const kind = kindOf[i]!;
+    // A checkout's url that is a local path is resolved too, so configs can point at ../upstream.git.
+    const url = s.url && kind.root === 'checkout' && isLocalPath(s.url) ? abs(s.url) : s.url;
+    const git = kind.root === 'checkout' && url !== undefined;
     return {
       ...s,
-      ...(s.kind === 'web' ? { include: s.include ?? [], exclude: s.exclude } : sourceFiles(s, profiles.get(profileOf[i]!))),
+      kind: kind.name,
+      ...(kind.fileGlobs ? sourceFiles(s, profiles.get(profileOf[i]!)) : { include: s.include ?? [], exclude: s.exclude }),
       profile: profileOf[i]!,
       url,
       root: path ? abs(path) : git ? resolve(checkouts, checkoutFolder(s.name, index)) : resolve(checkouts, s.name),
@@ -152,10 +171,11 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
       lexicon: s.lexicon ?? profiles.get(profileOf[i]!).lexicon ?? false,
     };
   });
-  // Two git sources in one checkout would reset it to each other's upstream in turn.
+  // Two sources in one checkout would reset it to each other's upstream in turn.
+  const inCheckout = (s: SourceConfig) => kinds.get(s.kind).root === 'checkout';
   sources.forEach((s, i) => {
-    const first = sources.findIndex((o) => o.kind === 'git' && o.root === s.root);
-    if (s.kind === 'git' && first !== i) {
+    const first = sources.findIndex((o) => inCheckout(o) && o.root === s.root);
+    if (inCheckout(s) && first !== i) {
       throw new RagsyncError(`${where}: sources[${i}].path: same checkout folder as sources[${first}] (${s.root}): each git source needs its own`, EXIT.usage);
     }
   });
@@ -172,6 +192,7 @@ export function parseConfig(profiles: ProfileRegistry, raw: unknown, file: strin
     ...(c.chat ? { chat: c.chat } : {}),
     ...(c.rerank ? { rerank: c.rerank } : {}),
     profiles,
+    kinds,
     sources,
   };
 }
@@ -187,7 +208,7 @@ function sourceFiles(s: Pick<SourceConfigRaw, 'include' | 'exclude'>, profile: P
 
 /** What names an index across configs: its database file (absolute) or server URL (credentials removed). */
 export function indexIdentity(db: string): string {
-  return isDatabaseUrl(db) ? redactUrl(db) : db;
+  return isDatabaseUrl(db) ? redactSecrets(db) : db;
 }
 
 /**

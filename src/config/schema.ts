@@ -86,8 +86,11 @@ export const chunkingSchema = z.strictObject({
   overlap: z._default(z.number().check(z.minimum(0), z.maximum(0.5)), 0.15),
 });
 
-/** A web source's own fields (sources/web/types.ts says what each does); unset ones take its defaults. */
-const webFields = {
+/**
+ * A web source's own fields (sources/web/types.ts says what each does); unset ones take its defaults.
+ * Typed here (the crawler reads them); the web kind's registry entry names them as its own.
+ */
+export const webFields = {
   sitemap: z.optional(str1()),
   maxPages: z.optional(int(1, 1_000_000)),
   maxDepth: z.optional(int(0, 100)),
@@ -103,10 +106,13 @@ const webFields = {
   deadlineMs: z.optional(int(1000, 7 * 86_400_000)),
 };
 
+/** One of the source-kind registry's names (sources/registry.ts); absent: the registry's first (git). */
+export const sourceKindField = z.optional(str1());
+
 export const sourceSchema = z
   .strictObject({
     name,
-    kind: z._default(z.enum(['git', 'dir', 'web']), 'git'),
+    kind: sourceKindField,
     /** git: the upstream to clone (URL or local path). Never an option or a transport-helper command. */
     url: z.optional(
       z.string().check(
@@ -152,19 +158,9 @@ export const sourceSchema = z
   })
   .check(
     z.superRefine((s, ctx) => {
-      if (s.kind === 'git' && !s.url) ctx.addIssue({ code: 'custom', path: ['url'], message: 'required for a git source' });
-      if (s.kind === 'dir' && !s.path) ctx.addIssue({ code: 'custom', path: ['path'], message: 'required for a dir source' });
-      if (s.watch && s.kind !== 'dir') ctx.addIssue({ code: 'custom', path: ['watch'], message: `only for a dir source (this one is ${s.kind})` });
+      // Each kind's own rules are its registry entry's (config/source-kinds.ts: sourceIssues).
       if (s.schedule !== undefined && s.refreshIntervalMs !== undefined) {
         ctx.addIssue({ code: 'custom', path: ['refreshIntervalMs'], message: 'give schedule or refreshIntervalMs, not both' });
-      }
-      if (s.kind === 'web') {
-        if (!s.url && !s.sitemap) ctx.addIssue({ code: 'custom', path: ['url'], message: 'a web source needs url or sitemap' });
-        for (const [field, v] of [['url', s.url], ['sitemap', s.sitemap]] as const) {
-          if (v !== undefined && !/^https?:\/\/[^/\s]+/i.test(v)) ctx.addIssue({ code: 'custom', path: [field], message: `an http(s) URL (got ${JSON.stringify(v)})` });
-        }
-      } else {
-        for (const f of Object.keys(webFields)) if ((s as Record<string, unknown>)[f] !== undefined) ctx.addIssue({ code: 'custom', path: [f], message: 'only for a web source' });
       }
     }),
   );

@@ -1,8 +1,9 @@
 import { existsSync, statSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { join, resolve } from 'node:path';
 import { RagsyncError, EXIT } from '../core/errors.ts';
 import { sourceNameOf } from './starter.ts';
-import { redactUrl } from '../core/redact.ts';
+import { redactSecrets } from '../core/redact.ts';
+import type { SourceKindRegistry, SourceKindSpec, SourceLocation } from './source-kinds.ts';
 
 /**
  * What `source add` (and the MCP tool `source_add`) is given, turned into the config entry it
@@ -13,7 +14,8 @@ export interface SourceRequest {
   /** A git URL, an http(s) URL, or a local folder. */
   location: string;
   name?: string;
-  kind?: 'git' | 'dir' | 'web';
+  /** A kind of the registry (default: inferred from the location). */
+  kind?: string;
   include?: string[];
   exclude?: string[];
   chunker?: string;
@@ -22,66 +24,40 @@ export interface SourceRequest {
   schedule?: string;
 }
 
-export type SourceKindName = 'git' | 'dir' | 'web';
-
-/** Hosts whose https://host/owner/repo addresses are git repositories (deeper paths are web pages). */
-const GIT_HOSTS = new Set(['github.com', 'gitlab.com', 'bitbucket.org', 'codeberg.org', 'gitee.com', 'git.sr.ht', 'huggingface.co']);
-
-const isHttp = (s: string) => /^https?:\/\//i.test(s);
 /** A URL (scheme://) or scp-style git address (user@host:path), not a local path. */
 export const isUrlLike = (s: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(s) || /^[^/\\\s]+@[^/\\\s]+:/.test(s);
-
-function gitLikeUrl(s: string): boolean {
-  if (/^[^/\\\s]+@[^/\\\s]+:/.test(s) || /^(ssh|git|git\+ssh|file):\/\//i.test(s)) return true;
-  if (!isHttp(s)) return false;
-  let u: URL;
-  try {
-    u = new URL(s);
-  } catch {
-    return false;
-  }
-  if (/\.git\/?$/.test(u.pathname)) return true;
-  const parts = u.pathname.split('/').filter(Boolean);
-  return GIT_HOSTS.has(u.hostname.toLowerCase()) && parts.length === 2;
-}
 
 /** A folder holding a git repository (a work tree, or a bare one). */
 const isGitRepo = (dir: string) => existsSync(join(dir, '.git')) || (existsSync(join(dir, 'HEAD')) && existsSync(join(dir, 'objects')));
 
-/**
- * The kind of source a location is: a local folder → dir (git with --kind git, when it is a
- * repository); git@…, ssh://, *.git or a known git host's owner/repo → git; other http(s) → web.
- * `cwd` resolves relative folders.
- */
-export function inferKind(location: string, cwd: string, asked?: SourceKindName): SourceKindName {
+/** The location looked at once (`cwd` resolves a relative folder). */
+export function locate(location: string, cwd: string): SourceLocation {
   const folder = !isUrlLike(location) ? resolve(cwd, location) : null;
   const isFolder = folder !== null && existsSync(folder) && statSync(folder).isDirectory();
-  const kind: SourceKindName = asked ?? (isFolder ? (/\.git\/?$/.test(location) && isGitRepo(folder) ? 'git' : 'dir') : gitLikeUrl(location) ? 'git' : isHttp(location) ? 'web' : 'dir');
-  if (kind === 'dir' && !isFolder) {
-    throw new RagsyncError(
-      isUrlLike(location) ? `--kind dir: ${JSON.stringify(redactUrl(location))} is a URL, not a folder` : `no such folder: ${folder} (give a folder, a git URL or an http(s) URL)`,
-      EXIT.usage,
-    );
+  return { location, folder, isFolder, isGitRepo: isFolder && isGitRepo(folder) };
+}
+
+/**
+ * The kind of source a location is: the one asked for, else the first kind of the registry that
+ * claims it (built in: git@…, ssh://, *.git or a known host's owner/repo → git; a folder → dir;
+ * other http(s) → web); refused in words when it does not fit.
+ */
+export function inferKind<K extends SourceKindSpec>(kinds: SourceKindRegistry<K>, location: string, cwd: string, asked?: string): K {
+  const where = locate(location, cwd);
+  if (asked !== undefined && !kinds.has(asked)) throw new RagsyncError(`--kind: one of ${kinds.names.join(', ')} (got ${JSON.stringify(asked)})`, EXIT.usage);
+  const kind = asked !== undefined ? kinds.get(asked) : kinds.kinds.find((k) => k.claims?.(where));
+  if (!kind) {
+    const what = where.folder !== null && !where.isFolder ? `no such folder: ${where.folder}` : `no kind of source takes ${JSON.stringify(redactSecrets(location))}`;
+    throw new RagsyncError(`${what} (give a folder, a git URL or an http(s) URL)`, EXIT.usage);
   }
-  if (kind === 'web' && (!isHttp(location) || !URL.canParse(location))) throw new RagsyncError(`--kind web: ${JSON.stringify(redactUrl(location))} is not an http(s) URL`, EXIT.usage);
-  if (kind === 'git' && folder !== null && !isGitRepo(folder)) {
-    throw new RagsyncError(`--kind git: ${folder} is not a git repository${isFolder ? ' (index it as a folder: --kind dir)' : ''}`, EXIT.usage);
-  }
+  const refused = kind.refuses?.(where);
+  if (refused) throw new RagsyncError(asked !== undefined ? `--kind ${kind.name}: ${refused}` : refused, EXIT.usage);
   return kind;
 }
 
-/** A name for a source from its location: the repository, folder or site name. */
-export function nameFor(location: string, kind: SourceKindName): string {
-  if (kind === 'web') {
-    try {
-      const u = new URL(location);
-      const first = u.pathname.split('/').filter(Boolean)[0];
-      return sourceNameOf([u.hostname.replace(/^www\./, ''), first && !first.includes('.') ? first : ''].filter(Boolean).join('-'));
-    } catch {
-      return 'site';
-    }
-  }
-  return sourceNameOf(location);
+/** A name for a source from its location: the kind's own way, else the repository or folder name. */
+export function nameFor(location: string, kind: SourceKindSpec): string {
+  return kind.nameFor?.(location) ?? sourceNameOf(location);
 }
 
 /** `base`, or base-2, base-3 … : the first not in `taken`. */
@@ -96,24 +72,21 @@ export function uniqueName(base: string, taken: ReadonlySet<string>): string {
  * lies inside it, else absolute; a local git repository's path absolute.
  */
 export function sourceEntry(
+  kinds: SourceKindRegistry,
   req: SourceRequest,
   ctx: { cwd: string; configDir: string; taken: ReadonlySet<string>; defaultBranch?: string | null },
 ): Record<string, unknown> {
-  const kind = inferKind(req.location, ctx.cwd, req.kind);
+  const kind = inferKind(kinds, req.location, ctx.cwd, req.kind);
+  if (req.branch && !kind.takesBranch) {
+    const which = kinds.kinds.filter((k) => k.takesBranch).map((k) => k.name).join(' or ');
+    throw new RagsyncError(`--branch is only for a ${which} source (this is ${kind.name})`, EXIT.usage);
+  }
   const name = req.name ?? uniqueName(nameFor(req.location, kind), ctx.taken);
-  const entry: Record<string, unknown> = { name, kind };
-  const local = !isUrlLike(req.location);
-  if (kind === 'dir') {
-    const abs = resolve(ctx.cwd, req.location);
-    const rel = relative(ctx.configDir, abs);
-    entry.path = rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? abs : `./${rel.split(sep).join('/')}`;
-  } else if (kind === 'git') {
-    entry.url = local ? resolve(ctx.cwd, req.location) : req.location;
-    const branch = req.branch ?? ctx.defaultBranch;
-    if (branch) entry.branch = branch;
-  } else if (/sitemap[^/]*\.xml$/i.test(new URL(req.location).pathname)) entry.sitemap = req.location;
-  else entry.url = req.location;
-  if (req.branch && kind !== 'git') throw new RagsyncError(`--branch is only for a git source (this is ${kind})`, EXIT.usage);
+  const entry: Record<string, unknown> = {
+    name,
+    kind: kind.name,
+    ...kind.entry(locate(req.location, ctx.cwd), { cwd: ctx.cwd, configDir: ctx.configDir, branch: req.branch ?? ctx.defaultBranch }),
+  };
   if (req.include?.length) entry.include = req.include;
   if (req.exclude?.length) entry.exclude = req.exclude;
   if (req.chunker) entry.chunker = req.chunker;

@@ -1,5 +1,6 @@
 import { writeSync } from 'node:fs';
 import { endOpenLine } from './term-line.ts';
+import { visible } from './text/visible.ts';
 
 /**
  * A pino destination for people at a terminal: "12:00:01 INFO  run ok  runId=3 embedded=120".
@@ -55,7 +56,8 @@ export function prettyDestination(fd: number): { write(line: string): void } {
   return {
     write(line: string) {
       endOpenLine(fd);
-      for (const l of line.split('\n')) if (l) writeSync(fd, formatLine(l));
+      // Values decoded from JSON may hold a document's escape sequences: shown, never sent raw.
+      for (const l of line.split('\n')) if (l) writeSync(fd, visible(formatLine(l)));
     },
   };
 }
@@ -65,7 +67,7 @@ export function terminalJsonDestination(fd: number): { write(line: string): void
   return {
     write(line: string) {
       endOpenLine(fd);
-      writeSync(fd, line);
+      writeSync(fd, visible(line)); // JSON leaves C1 controls raw
     },
   };
 }

@@ -77,6 +77,19 @@ export interface ToolSearch {
 export type ToolHit = ChunkHit & { fields: Record<string, unknown> };
 
 /**
+ * What a tool asks for besides ranked search: the chunks whose keyword terms hold every term of
+ * some words, unranked (in index order), read from the keyword index so they are as current as it.
+ * `accept` keeps a chunk (a tool's own, exact check); reading stops at `limit` kept.
+ */
+export interface ToolMentions {
+  sources?: string[];
+  filters?: Record<string, string | string[]>;
+  path?: string;
+  limit: number;
+  accept?: (hit: ToolHit) => boolean;
+}
+
+/**
  * An agent tool a profile brings (codeSearch, docSearch): its parameters, and what one call does
  * with the search it is given. MCP and the AI SDK build their tool from this one description.
  */
@@ -86,7 +99,12 @@ export interface ToolSpec {
   params: readonly ToolParam[];
   /** Whether a configuration with these sources offers the tool at all. */
   appliesTo(scope: ToolScope): boolean;
-  run(search: (query: string, opts: ToolSearch) => Promise<ToolHit[]>, args: Record<string, unknown>, scope: ToolScope): Promise<unknown[]>;
+  run(
+    search: (query: string, opts: ToolSearch) => Promise<ToolHit[]>,
+    args: Record<string, unknown>,
+    scope: ToolScope,
+    mentioning: (words: string, opts: ToolMentions) => Promise<ToolHit[]>,
+  ): Promise<unknown[]>;
 }
 
 /** The sources a tool may search, with the chunker and kind of each. */

@@ -44,7 +44,7 @@ export class Debounce {
 
 /** The dir sources the daemon watches: every one with `--watch` (but those set `"watch": false`), else those set `"watch": true`. */
 export function watchedSources(config: Config, all: boolean): SourceConfig[] {
-  const watched = config.sources.filter((s) => s.kind === 'dir' && (s.watch ?? all));
+  const watched = config.sources.filter((s) => config.kinds.get(s.kind).ownFields?.includes('watch') && (s.watch ?? all));
   if (all && !watched.length) throw new RagsyncError('--watch: the config has no dir source to watch', EXIT.usage);
   return watched;
 }

@@ -2,6 +2,7 @@ import type { Config } from '../config/load.ts';
 import type { Logger } from '../core/log.ts';
 import { silentLogger } from '../core/log.ts';
 import { openEmbedder } from '../embedding/create.ts';
+import { CustomEmbedder, isEmbedderInput, type EmbedderInput } from '../embedding/custom.ts';
 import type { Embedder } from '../embedding/types.ts';
 import type { RemoteDeps } from '../embedding/remote/embedder.ts';
 import { indexExists, openIndex, type IndexLocation, type IndexOpener } from '../storage/open.ts';
@@ -30,8 +31,11 @@ export type Lifetime = 'one-shot' | 'long-lived';
 export interface EngineOptions {
   lifetime?: Lifetime;
   log?: Logger;
-  /** The caller's embedder instead of the configured one (a library user's, tests); the caller closes it. */
-  embedder?: Embedder;
+  /**
+   * Instead of the configured embedder: an Embedder of the caller's (the caller closes it), or a
+   * plain function or AI SDK embedding model (embedding/custom.ts: fingerprinted provider:model:size).
+   */
+  embedder?: Embedder | EmbedderInput;
   /** The caller's reranker, or null for none (`search --no-rerank`); default: the configured one. */
   reranker?: Reranker | null;
   /** Knobs for a remote embedder (tests, benchmarks: backoff, rate-limit window). */
@@ -70,7 +74,15 @@ export class Engine {
    * once, here, and the answer logged.
    */
   embedder(): Promise<Embedder> {
-    if (this.opts.embedder) return Promise.resolve(this.opts.embedder);
+    const given = this.opts.embedder;
+    if (given && !isEmbedderInput(given)) return Promise.resolve(given);
+    if (given) {
+      return (this.embedderP ??= (async () => {
+        const e = new CustomEmbedder(given);
+        await e.learnDimensions();
+        return e;
+      })());
+    }
     return (this.embedderP ??= openEmbedder(this.config.embedder, { ...this.opts.remote, log: this.log }).then((e) => {
       this.ownEmbedder = true;
       return e;

@@ -14,6 +14,7 @@ import type { Answerer } from '../answer/answer.ts';
 import { collectAnswer } from '../answer/collect.ts';
 import { MAX_PASSAGES, parseChatRequest } from '../answer/request.ts';
 import type { SourceRequest } from '../config/source-entry.ts';
+import { builtinSourceKinds } from '../sources/registry.ts';
 
 /** A tool's answer: one text part holding the value as JSON. */
 const json = (value: unknown) => ({ content: [{ type: 'text' as const, text: JSON.stringify(value) }] });
@@ -189,7 +190,7 @@ function registerSourceTools(server: McpServer, tools: SourceTools, changed: () 
       inputSchema: {
         location: z.string().min(1).describe('a folder (absolute, or relative to the server\'s working directory), a git URL (https://host/owner/repo, …/x.git, git@host:…) or an http(s) site URL'),
         name: z.string().min(1).optional().describe('the source name (default: derived from the location, made unique)'),
-        kind: z.enum(['git', 'dir', 'web']).optional().describe('default: inferred from the location'),
+        kind: z.enum(builtinSourceKinds.names as [string, ...string[]]).optional().describe(`default: inferred from the location; ${builtinSourceKinds.kinds.map((k) => `${k.name}: ${k.description}`).join('; ')}`),
         include: globs.describe('files (web: URL patterns) to index'),
         exclude: globs.describe('files (web: URL patterns) to leave out'),
         chunker: z.string().min(1).optional().describe('markdown, code, classics, bookmarks (default: markdown)'),

@@ -2,8 +2,8 @@ import { closestValues } from './closest.ts';
 import type { Config } from '../config/load.ts';
 import { selectSources } from '../config/select.ts';
 import { RagsyncError, EXIT } from '../core/errors.ts';
-import type { CandidatePrior, Expansion, FilterSpec } from '../core/profile.ts';
-import { defaultAnalyzer, queryTerms, type Analyzer } from '../core/text/analyzer.ts';
+import type { CandidatePrior, Expansion, FilterSpec, ToolMentions } from '../core/profile.ts';
+import { defaultAnalyzer, indexTokens, queryTerms, type Analyzer } from '../core/text/analyzer.ts';
 import type { ChunkFilter, ChunkHit, StoredHit } from '../core/types.ts';
 import type { ChunkText, RefScore } from '../storage/roles.ts';
 import type { Embedder } from '../embedding/types.ts';
@@ -15,6 +15,7 @@ import { conceptRefs } from './concepts.ts';
 import { lexiconExpander } from './lexicon.ts';
 import { literalFirst, literalPatterns } from './literal.ts';
 import { capPerDocument, collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
+import { fullCoverFirst, listTrust, placeAtLeast, queryEvidence, TRUST_TUNING, type ListTrust } from './trust.ts';
 import type { Reranker } from './rerank.ts';
 import { DEFAULT_K, DEFAULT_PER_DOC, MAX_K, parseSearchRequest, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
 import { normalizeRows } from '../core/quantize.ts';
@@ -29,7 +30,7 @@ export interface SearchResponse {
   rerankError?: string;
   /** With explain: the expansions searched beside the query's own words (empty when off or none). */
   expansions?: Expansion[];
-  /** With explain: how long each stage took (analyse, retrieve, fuse, collapse, rerank, present) and what it did. */
+  /** With explain: how long each stage took (analyse, retrieve, weigh, fuse, collapse, rerank, present) and what it did. */
   stages?: StageReport[];
 }
 
@@ -66,6 +67,9 @@ export interface SearchResult extends ChunkHit {
 }
 
 const usage = (msg: string) => new RagsyncError(msg, EXIT.usage);
+/** Chunks `mentioning` reads at once, and the most a store without match sets is asked for. */
+const MENTION_PAGE = 200;
+const MENTION_SCAN = 5000;
 const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
 
 /** Which sources a search covers, the profiles in force for them, and the config's search switches. */
@@ -150,6 +154,10 @@ interface Retrieved {
   vec: RefScore[];
   lists: ExpansionList[];
   literal: Set<number>;
+  /** Keyword hits holding every term of the query. */
+  fullCover: Set<number>;
+  /** The query's words are found as written (literal hits, or its English words in its best keyword hit). */
+  literalQuery: boolean;
   weights: { vector: number; keyword: number };
 }
 
@@ -199,6 +207,8 @@ const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? on
 /** A long-lived search handle (the HTTP server, the MCP server and the agent tool keep one open). */
 export class Searcher {
   tuning: ExpansionTuning = { ...EXPANSION_TUNING };
+  /** What a query's evidence makes fusion keep (trust.ts). */
+  trustTuning = { ...TRUST_TUNING };
   /** Expanders beside the profiles' own and the corpus lexicon (a library user's). */
   readonly extraExpanders: Expander[] = [];
   private readonly lexicon: Expander;
@@ -324,6 +334,37 @@ export class Searcher {
     return out;
   }
 
+  /**
+   * The chunks whose keyword terms hold every index term of `words` (under one analyzer in force),
+   * in reference order, unranked, with `opts.accept` deciding which to keep: what a tool checks
+   * exactly itself (a symbol's references). The keyword index is rewritten with the chunks, so
+   * this is current by construction; chunks are read a page at a time until `limit` are kept.
+   */
+  async mentioning(words: string, opts: ToolMentions): Promise<SearchResult[]> {
+    const filters = Object.fromEntries(Object.entries(opts.filters ?? {}).map(([k, v]) => [k, typeof v === 'string' ? [v] : v]));
+    const filter = this.filterOf({ ...opts, filters, includeBroken: false });
+    const lists = [...new Map(this.analyzers(filter.sources).map((a) => indexTokens(a, words)).filter((t) => t.length).map((t) => [t.join(' '), t])).values()];
+    if (!lists.length) return [];
+    let refs: number[];
+    if (this.store.matchSets) {
+      const m = await this.store.matchSets(lists, filter);
+      refs = [...new Set(m.sets.flatMap((set) => Array.from(set, (p) => m.refs[p]!)))].sort((a, b) => a - b);
+    } else {
+      // A store without match sets: the ORed keyword hits, a superset the caller's check narrows.
+      refs = (await this.store.keyword({ tokens: [...new Set(lists.flat())], k: MENTION_SCAN, filter })).map((r) => r.ref);
+    }
+    const out: SearchResult[] = [];
+    for (let i = 0; i < refs.length && out.length < opts.limit; i += MENTION_PAGE) {
+      for (const h of await this.store.getChunks(refs.slice(i, i + MENTION_PAGE), filter)) {
+        const r = this.toResult(h, 0);
+        if (opts.accept && !opts.accept(r)) continue;
+        out.push(r);
+        if (out.length >= opts.limit) break;
+      }
+    }
+    return out;
+  }
+
   async search(query: string, opts: SearchOptions = {}): Promise<SearchResult[]> {
     return (await this.searchDetailed(query, opts)).results;
   }
@@ -358,7 +399,7 @@ export class Searcher {
 
   /**
    * Runs a validated request (`fullPool`: the vector list at full depth, see `analyse`), in named
-   * stages: analyse → retrieve → fuse → collapse → rerank → present. With `explain`, the response
+   * stages: analyse → retrieve → weigh → fuse → collapse → rerank → present. With `explain`, the response
    * says how long each took.
    */
   async run(req: SearchRequest, fullPool = false): Promise<SearchResponse> {
@@ -371,7 +412,9 @@ export class Searcher {
     const chunks = new ChunkCache(this.store, (h) => this.toResult(h, 0));
     const got = await this.retrieve(plan, chunks);
     timed?.lap('retrieve', () => `keyword ${got.kw.length}, vector ${got.vec.length}, ${count(got.lists.length, 'expansion list')}, ${got.literal.size} holding the query as written`);
-    const fused = await this.weighByPrior(plan, this.fuse(plan, got), chunks);
+    const trust = this.weigh(plan, got);
+    timed?.lap('weigh', () => (trust ? trust.why : `single list (${req.mode})`));
+    const fused = await this.weighByPrior(plan, this.fuse(plan, got, trust), chunks);
     timed?.lap('fuse', () => `${count(fused.length, 'candidate')} by reciprocal rank fusion (${req.mode})`);
     const collapsed = await this.collapse(plan, fused, chunks, got.vec.length);
     // The vector head the plan read ran short after collapse: again, at full depth.
@@ -476,21 +519,29 @@ export class Searcher {
       // Without expansions the vector leg does not wait for the keyword one.
       expanded ? null : vectorLeg(q),
     ]);
-    const weights = req.weights ?? { vector: 1, keyword: 1 };
     const lists: ExpansionList[] = [];
     let vec = vec0 ?? [];
     // The literal stage (literal.ts): which of the query's own keyword hits hold its words in order.
     const literal = mode === 'hybrid' ? await this.literalRefs(q, ownTerms, kw, analyzers) : new Set<number>();
+    const termCount = Math.min(...ownTerms.map((t) => new Set(t).size));
+    const fullCover = new Set(mode === 'hybrid' ? kw.filter((h) => h.terms !== undefined && h.terms >= termCount).map((h) => h.ref) : []);
+    // The English words of the query in its best keyword hit (read only for a query that has some).
+    let englishShare = 0;
+    if (mode === 'hybrid' && kw.length && /[a-z]/i.test(q)) {
+      await chunks.loadTexts([kw[0]!.ref]);
+      const best = chunks.texts.get(kw[0]!.ref);
+      if (best) englishShare = literalShare(q, `${best.title ?? ''}\n${best.heading}\n${best.content}`);
+    }
+    const weights = req.weights ?? { vector: 1, keyword: 1 };
+    // Literal: the query's words occur as written somewhere, or its English words in its best keyword hit.
+    const literalQuery = literal.size > 0 || englishShare >= this.tuning.literal;
     if (expanded) {
-      // Weighing expansions reads the texts of their hits and of the best hit of the query's own words.
-      await chunks.loadTexts([...new Set([...(kw.length ? [kw[0]!.ref] : []), ...(structured ? [] : ex.map((h) => h.ref)), ...exOwn.map((h) => h.ref)])]);
+      // Weighing expansions reads the texts of their hits.
+      await chunks.loadTexts([...new Set([...(structured ? [] : ex.map((h) => h.ref)), ...exOwn.map((h) => h.ref)])]);
       const textOf = (ref: number) => {
         const h = chunks.texts.get(ref);
         return h ? `${h.heading}\n${h.content}` : '';
       };
-      const best = kw.length ? chunks.texts.get(kw[0]!.ref) : undefined;
-      // Literal: the query's words occur as written somewhere, or its English words in its best keyword hit.
-      const literalQuery = literal.size > 0 || (!!best && literalShare(q, `${best.title ?? ''}\n${best.heading}\n${best.content}`) >= this.tuning.literal);
       const vectorText = !literalQuery && this.tuning.expandVector ? `${q} ${[...own, ...shared].map((e) => e.term).join(' ')}` : q;
       vec = await vectorLeg(vectorText);
       if (ex.length) {
@@ -503,12 +554,36 @@ export class Searcher {
         lists.push({ field: 'profileExpansion', list: exOwn, weight, weightOf: (h) => expansionWeightOf(textOf(h.ref), own) });
       }
     }
-    return { kw, vec, lists, literal, weights };
+    return { kw, vec, lists, literal, fullCover, literalQuery, weights };
   }
 
-  /** Reciprocal rank fusion of the lists on references, literal matches first. */
-  private fuse(plan: SearchPlan, got: Retrieved): Candidate[] {
-    const list = literalFirst(rrf(got.vec, got.kw, got.weights, got.lists), got.literal);
+  /**
+   * The per-query decision (trust.ts): from what the query's own lists show — its words found as
+   * written, the share of its terms one passage holds, how far the keyword list's first stands out
+   * — what fusion must keep. Single-list modes have nothing to decide.
+   */
+  private weigh(plan: SearchPlan, got: Retrieved): ListTrust | null {
+    if (plan.req.mode !== 'hybrid') return null;
+    const termCount = Math.min(...plan.ownTerms.map((t) => new Set(t).size));
+    return listTrust(queryEvidence(got.kw, termCount, got.literalQuery), this.trustTuning);
+  }
+
+  /**
+   * Fusion, in order: reciprocal rank fusion of the lists; the passages holding every word of the
+   * query ahead of those only its expansions brought (when its words are found); the keyword list's
+   * first kept near the top when the query's words pick it out clearly, passing only what the
+   * lists agree on less; the literal matches first.
+   */
+  private fuse(plan: SearchPlan, got: Retrieved, trust: ListTrust | null): Candidate[] {
+    let list = rrf(got.vec, got.kw, got.weights, got.lists);
+    if (trust?.fullCoverFirst && got.lists.length) list = fullCoverFirst(list, got.fullCover);
+    if (trust) {
+      const { leaderKeeps, leaderAgreed } = this.trustTuning;
+      const votes = (c: Candidate) => [c.keyword, c.vector, c.expansion, c.profileExpansion].filter((x) => x && x.rank <= 10).length;
+      const passable = (c: Candidate) => (!c.keyword || c.keyword.rank > leaderKeeps) && votes(c) < leaderAgreed;
+      list = placeAtLeast(list, got.kw[0]?.ref, trust.keywordLeaderAt, passable);
+    }
+    list = literalFirst(list, got.literal);
     // Single-list modes keep the list's own score (cosine or -bm25) rather than RRF's.
     return plan.req.mode === 'hybrid' ? list : list.map((c) => ({ ...c, score: (c.vector ?? c.keyword)!.score }));
   }

@@ -11,5 +11,10 @@ export function toolsOf(searcher: Searcher): ToolSpec[] {
 
 /** One call of a profile's agent tool, through the one search contract. */
 export function runTool(searcher: Searcher, spec: ToolSpec, args: Record<string, unknown>): Promise<unknown[]> {
-  return spec.run((query, o) => searcher.search(query, o), args, scopeOf(searcher));
+  return spec.run(
+    (query, o) => searcher.search(query, o),
+    args,
+    scopeOf(searcher),
+    (words, o) => searcher.mentioning(words, o),
+  );
 }

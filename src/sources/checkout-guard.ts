@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { RagsyncError, errorMessage } from '../core/errors.ts';
-import { redactUrl } from '../core/redact.ts';
+import { redactSecrets, redactUrl } from '../core/redact.ts';
 
 /**
  * Which checkout folders ragsync may reset or replace: only the ones it made. Like `git clone`,
@@ -74,7 +74,7 @@ export function inspectCheckout(root: string, url: string, index?: string): Chec
     if (index !== undefined && serves !== null && serves !== index) {
       return {
         kind: 'foreign',
-        reason: `${root} is ragsync's checkout for another index (${redactUrl(serves)}), and two indexes never share one: give this source its own "path"`,
+        reason: `${root} is ragsync's checkout for another index (${redactSecrets(serves)}), and two indexes never share one: give this source its own "path"`,
       };
     }
     if (!existsSync(join(gitDir, 'HEAD'))) return { kind: 'ours-broken', reason: 'no .git/HEAD' };
@@ -99,7 +99,7 @@ export function isOwnCheckout(root: string, url: string, index?: string): boolea
 export function markCheckout(root: string, url: string, index?: string): void {
   const mark = redactUrl(url) + '\n';
   writeFileSync(join(root, '.git', GIT_MARKER), mark);
-  if (index !== undefined) writeFileSync(join(root, '.git', INDEX_MARKER), redactUrl(index) + '\n');
+  if (index !== undefined) writeFileSync(join(root, '.git', INDEX_MARKER), redactSecrets(index) + '\n');
   writeFileSync(join(root, TREE_MARKER), mark);
   const exclude = join(root, '.git', 'info', 'exclude');
   const current = readMarker(exclude) ?? '';

@@ -19,7 +19,8 @@ import type {
 
 export interface SourceInfo {
   name: string;
-  kind: 'git' | 'dir' | 'web';
+  /** A source kind's name (sources/registry.ts). */
+  kind: string;
   url: string | null;
   branch: string | null;
 }

@@ -1,4 +1,4 @@
-import { redactUrl } from '../core/redact.ts';
+import { redactSecrets } from '../core/redact.ts';
 import type { SourceConfig } from '../config/load.ts';
 
 /**
@@ -19,7 +19,7 @@ export function listingKey(source: SourceConfig, commit: string, pipelineFingerp
     FORMAT,
     commit,
     source.kind,
-    source.url ? redactUrl(source.url) : null,
+    source.url ? redactSecrets(source.url) : null,
     source.branch,
     source.root,
     source.include,

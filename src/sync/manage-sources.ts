@@ -6,13 +6,14 @@ import type { Logger } from 'pino';
 import { parseConfig, parseConfigText, type Config, type SourceConfig } from '../config/load.ts';
 import { appendToArray, removeFromArray } from '../config/jsonc-edit.ts';
 import { sourceEntry, inferKind, isUrlLike, type SourceRequest } from '../config/source-entry.ts';
+import type { SourceKindRegistry } from '../config/source-kinds.ts';
 import { unsafeGitUrl } from '../config/git-url.ts';
 import type { ProfileRegistry } from '../core/profile.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
-import { redactUrl } from '../core/redact.ts';
+import { redactSecrets } from '../core/redact.ts';
 import type { IndexOpener } from '../storage/open.ts';
 import type { RunRecord, SourceState } from '../storage/roles.ts';
-import { sourceKind } from '../sources/registry.ts';
+import { builtinSourceKinds, sourceKind } from '../sources/registry.ts';
 import { isOwnCheckout } from '../sources/checkout-guard.ts';
 import { remoteHeadBranch, unsavedWorkIn } from '../sources/git.ts';
 import { acquireIndexLock } from './lock.ts';
@@ -26,21 +27,21 @@ import { collectGarbageLocked } from './gc.ts';
  */
 
 /** The config file's text and what it says, read as loading reads it. */
-function readConfigFile(profiles: ProfileRegistry, file: string): { text: string; raw: { sources?: unknown[] }; config: Config } {
+function readConfigFile(profiles: ProfileRegistry, kinds: SourceKindRegistry, file: string): { text: string; raw: { sources?: unknown[] }; config: Config } {
   if (!existsSync(file)) throw new RagsyncError(`config file not found: ${file} (\`ragsync init\` writes one)`, EXIT.usage);
   const text = readFileSync(file, 'utf8');
   const raw = parseConfigText(text, file) as { sources?: unknown[] };
-  return { text, raw, config: parseConfig(profiles, raw, file) };
+  return { text, raw, config: parseConfig(profiles, kinds, raw, file) };
 }
 
 /**
  * Validates `next` as loading would, checks the edit did exactly what was meant (`expect`: the
  * sources array it should hold) and returns the config it describes; nothing is written here.
  */
-function validateEdit(profiles: ProfileRegistry, file: string, next: string, expect: unknown[], what: string): Config {
+function validateEdit(profiles: ProfileRegistry, kinds: SourceKindRegistry, file: string, next: string, expect: unknown[], what: string): Config {
   let config: Config;
   try {
-    config = parseConfig(profiles, parseConfigText(next, file), file);
+    config = parseConfig(profiles, kinds, parseConfigText(next, file), file);
   } catch (err) {
     if (err instanceof RagsyncError) throw new RagsyncError(`${err.message} — ${what}, ${file} is unchanged`, err.exitCode);
     throw err;
@@ -122,32 +123,33 @@ export async function addSource(
   profiles: ProfileRegistry,
   file: string,
   req: SourceRequest,
-  opts: { cwd?: string; dryRun?: boolean; indexes: IndexOpener },
+  opts: { cwd?: string; dryRun?: boolean; indexes: IndexOpener; kinds?: SourceKindRegistry },
 ): Promise<AddResult> {
   const cwd = opts.cwd ?? process.cwd();
-  const { text, raw, config } = readConfigFile(profiles, file);
+  const kinds = opts.kinds ?? builtinSourceKinds;
+  const { text, raw, config } = readConfigFile(profiles, kinds, file);
   if (req.name !== undefined && config.sources.some((s) => s.name === req.name)) {
     throw new RagsyncError(`--name: a source named "${req.name}" is already in ${file} (got ${JSON.stringify(req.name)})`, EXIT.usage);
   }
   const indexed = await indexedSources(config, opts.indexes).catch(() => null);
   const taken = new Set([...config.sources.map((s) => s.name), ...(indexed?.sources.map((s) => s.name) ?? [])]);
-  const kind = inferKind(req.location, cwd, req.kind);
+  const kind = inferKind(kinds, req.location, cwd, req.kind);
   let defaultBranch: string | null = null;
-  if (kind === 'git' && req.branch === undefined) {
+  if (kind.takesBranch && req.branch === undefined) {
     const url = isUrlLike(req.location) ? req.location : resolve(cwd, req.location);
     if (unsafeGitUrl(url) === null) defaultBranch = await remoteHeadBranch(url);
   }
-  const entry = sourceEntry({ ...req, kind }, { cwd, configDir: dirname(file), taken, defaultBranch });
+  const entry = sourceEntry(kinds, { ...req, kind: kind.name }, { cwd, configDir: dirname(file), taken, defaultBranch });
   const next = appendToArray(text, 'sources', entry);
-  const updated = validateEdit(profiles, file, next, [...(raw.sources ?? []), entry], 'not added');
+  const updated = validateEdit(profiles, kinds, file, next, [...(raw.sources ?? []), entry], 'not added');
   if (!opts.dryRun) writeInPlace(file, next);
-  const shown = Object.fromEntries(Object.entries(entry).map(([k, v]) => [k, typeof v === 'string' && (k === 'url' || k === 'sitemap') ? redactUrl(v) : v]));
+  const shown = Object.fromEntries(Object.entries(entry).map(([k, v]) => [k, typeof v === 'string' && (k === 'url' || k === 'sitemap') ? redactSecrets(v) : v]));
   return { file, entry, shown, config: updated, source: updated.sources.find((s) => s.name === entry.name)!, written: !opts.dryRun };
 }
 
 export interface SourceListing {
   name: string;
-  kind: 'git' | 'dir' | 'web';
+  kind: string;
   /** URL (credentials masked), sitemap or folder. */
   location: string | null;
   /** In the config file (a source only in the index was taken out of the config by hand). */
@@ -191,8 +193,8 @@ export async function listSources(cfg: Config, indexes: IndexOpener): Promise<So
       lastRun: run,
     };
   };
-  const configured = cfg.sources.map((s) => row(s.name, s.kind, sourceKind(s.kind).describe(s), true));
-  const orphans = [...state.values()].filter((s) => !cfg.sources.some((c) => c.name === s.name)).map((s) => row(s.name, s.kind, s.url ? redactUrl(s.url) : null, false));
+  const configured = cfg.sources.map((s) => row(s.name, s.kind, sourceKind(cfg, s.kind).describe(s), true));
+  const orphans = [...state.values()].filter((s) => !cfg.sources.some((c) => c.name === s.name)).map((s) => row(s.name, s.kind, s.url ? redactSecrets(s.url) : null, false));
   return [...configured, ...orphans];
 }
 
@@ -221,8 +223,9 @@ export async function knownSourceNames(cfg: Config, indexes: IndexOpener): Promi
  * place; and ragsync's own checkout of it, unless it holds work found nowhere else. Never a
  * folder ragsync did not create. The config edit is validated before the index is touched.
  */
-export async function removeSource(profiles: ProfileRegistry, file: string, name: string, opts: { log?: Logger; indexes: IndexOpener }): Promise<RemoveResult> {
-  const { text, raw, config } = readConfigFile(profiles, file);
+export async function removeSource(profiles: ProfileRegistry, file: string, name: string, opts: { log?: Logger; indexes: IndexOpener; kinds?: SourceKindRegistry }): Promise<RemoveResult> {
+  const kinds = opts.kinds ?? builtinSourceKinds;
+  const { text, raw, config } = readConfigFile(profiles, kinds, file);
   const at = config.sources.findIndex((s) => s.name === name);
   const known = await knownSourceNames(config, opts.indexes);
   if (!known.includes(name)) {
@@ -234,37 +237,57 @@ export async function removeSource(profiles: ProfileRegistry, file: string, name
       throw new RagsyncError(`"${name}" is the only source in ${file}, and a config needs one: add another first (the file is unchanged)`, EXIT.usage);
     }
     next = removeFromArray(text, 'sources', at);
-    validateEdit(profiles, file, next, (raw.sources ?? []).filter((_, i) => i !== at), 'not removed');
+    validateEdit(profiles, kinds, file, next, (raw.sources ?? []).filter((_, i) => i !== at), 'not removed');
   }
   const result: RemoveResult = { name, documents: 0, chunks: 0, vectors: 0, configEdited: false, checkout: null };
-  if (await opts.indexes.exists(config)) {
-    const store = opts.indexes.open(config, 'sync');
-    try {
-      const lock = await acquireIndexLock(store, config.db, opts.log);
-      try {
-        const [state] = (await store.status({ runs: 0 })).sources.filter((s) => s.name === name);
-        if (state) {
-          const docs = await store.listDocuments(name);
-          await store.writeDocuments(name, [], docs.map((d) => d.path));
-          await store.forgetSource(name);
-          result.documents = Number(state.documents);
-          result.chunks = Number(state.chunks);
-          result.vectors = (await collectGarbageLocked(store)).vectors;
-        }
-      } finally {
-        await lock.release().catch((err: unknown) => opts.log?.warn({ err: errorMessage(err) }, 'could not release the index lock'));
-      }
-    } finally {
-      await store.close();
-    }
-  }
+  Object.assign(result, await dropFromIndex(config, name, 'source', opts));
   if (next !== null) {
     writeInPlace(file, next);
     result.configEdited = true;
   }
   const source = at >= 0 ? config.sources[at]! : null;
-  if (source?.kind === 'git') result.checkout = await dropCheckout(source);
+  if (source && config.kinds.get(source.kind).root === 'checkout') result.checkout = await dropCheckout(source);
   return result;
+}
+
+/**
+ * Deletes from the index, under its lock, what ragsync wrote of a source: its documents (with their
+ * chunks and keyword rows) — `paths`, or all of them and then the source's row ('source') — and the
+ * vectors no chunk uses any more. Nothing else in the database is touched.
+ */
+export async function dropFromIndex(
+  config: Config,
+  name: string,
+  paths: string[] | 'source',
+  opts: { log?: Logger; indexes: IndexOpener },
+): Promise<{ documents: number; chunks: number; vectors: number }> {
+  const out = { documents: 0, chunks: 0, vectors: 0 };
+  if (!(await opts.indexes.exists(config))) return out;
+  const store = opts.indexes.open(config, 'sync');
+  try {
+    const lock = await acquireIndexLock(store, config.db, opts.log);
+    try {
+      const [state] = (await store.status({ runs: 0 })).sources.filter((s) => s.name === name);
+      if (!state) return out;
+      const held = new Set((await store.listDocuments(name)).map((d) => d.path));
+      const gone = paths === 'source' ? [...held] : paths.filter((p) => held.has(p));
+      if (gone.length) await store.writeDocuments(name, [], gone);
+      if (paths === 'source') {
+        await store.forgetSource(name);
+        out.chunks = Number(state.chunks);
+      } else {
+        const [after] = (await store.status({ runs: 0 })).sources.filter((s) => s.name === name);
+        out.chunks = Number(state.chunks) - Number(after?.chunks ?? 0);
+      }
+      out.documents = gone.length;
+      out.vectors = (await collectGarbageLocked(store)).vectors;
+      return out;
+    } finally {
+      await lock.release().catch((err: unknown) => opts.log?.warn({ err: errorMessage(err) }, 'could not release the index lock'));
+    }
+  } finally {
+    await store.close();
+  }
 }
 
 /** Deletes ragsync's own checkout of a git source; anything else, or one holding unsaved work, is kept. */

@@ -84,6 +84,9 @@ export interface PlanOptions {
   spillDir?: string;
 }
 
+/** Milliseconds of reading and chunking between two turns of the event loop. */
+const PLAN_SLICE_MS = 20;
+
 /** Rows of the refill read at once. */
 const REFILL_PAGE = 1000;
 
@@ -127,9 +130,16 @@ export async function planSource(
   let filesRead = 0;
   try {
     if (toRead.length) await pipeline.chunker.prepare?.(toRead.map((f) => f.path));
+    let turn = performance.now();
     for await (const read of snapshot.read(toRead.map((f) => f.path))) {
       const { path } = read;
       filesRead++;
+      // A read that is already buffered resumes this loop without the event loop turning: chunking
+      // a source would hold a daemon's /healthz and searches for seconds. Yield every slice.
+      if (performance.now() - turn > PLAN_SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        turn = performance.now();
+      }
       // Same bytes under a new stamp (a touched file, or one read again for a racy stamp): only the
       // stamp is written, and the file is neither decoded nor chunked.
       const old = stored.get(path);

@@ -34,10 +34,10 @@ export const STATUS_EXIT: Record<IndexStatus, number> = {
 
 export { selectSources };
 
-async function snapshotOf(source: SourceConfig, store: SyncStore, ctx: Omit<SnapshotContext, 'stored' | 'indexedCommit'>): Promise<Snapshot | UnlistedSnapshot> {
+async function snapshotOf(config: Config, source: SourceConfig, store: SyncStore, ctx: Omit<SnapshotContext, 'stored' | 'indexedCommit'>): Promise<Snapshot | UnlistedSnapshot> {
   const stored = async () => new Map((await store.listDocuments(source.name)).map((d) => [d.path, d.stamp]));
   const indexedCommit = (await store.sourceListing(source.name))?.commit ?? null;
-  return sourceKind(source.kind).snapshot(source, { ...ctx, indexedCommit, stored });
+  return sourceKind(config, source.kind).snapshot(source, { ...ctx, indexedCommit, stored });
 }
 
 /**
@@ -45,8 +45,8 @@ async function snapshotOf(source: SourceConfig, store: SyncStore, ctx: Omit<Snap
  * under the listing key these settings give. Any doubt lists: dry runs, --force, --max-docs, no
  * key (never indexed in full, partial, deferred, or a run that wrote and did not finish).
  */
-async function unlistedCommit(store: SyncStore, source: SourceConfig, key: (commit: string) => string, opts: IndexOptions): Promise<string | undefined> {
-  if (!sourceKind(source.kind).listingKey || opts.dryRun || opts.force || opts.maxDocs !== undefined) return undefined;
+async function unlistedCommit(config: Config, store: SyncStore, source: SourceConfig, key: (commit: string) => string, opts: IndexOptions): Promise<string | undefined> {
+  if (!sourceKind(config, source.kind).listingKey || opts.dryRun || opts.force || opts.maxDocs !== undefined) return undefined;
   const held = await store.sourceListing(source.name);
   if (!held?.commit || !held.listing) return undefined;
   return held.listing === key(held.commit) ? held.commit : undefined;
@@ -138,8 +138,8 @@ export async function* syncRun(config: Config, opts: IndexOptions, deps: RunDeps
     const keyOf = (s: SourceConfig) => (commit: string) => listingKey(s, commit, pipelineFingerprint(pipelines.get(s.name)!), fingerprint);
     const fetch = async (s: SourceConfig) => {
       const prepareHtml = htmlPreparerOf(pipelines.get(s.name)!);
-      const unlistedAt = await unlistedCommit(store, s, keyOf(s), opts);
-      return snapshotOf(s, store, { dryRun, log, unlistedAt, signal: opts.signal, prepareHtml });
+      const unlistedAt = await unlistedCommit(config, store, s, keyOf(s), opts);
+      return snapshotOf(config, s, store, { dryRun, log, unlistedAt, signal: opts.signal, prepareHtml });
     };
     const snapshots = new Map<string, Promise<Snapshot | UnlistedSnapshot>>();
     const fetchNow = (s: SourceConfig) => {
@@ -163,7 +163,7 @@ export async function* syncRun(config: Config, opts: IndexOptions, deps: RunDeps
       dropped,
     };
     const runSource = async function* (source: SourceConfig): AsyncGenerator<Progress, SourceResult> {
-      const state = await store.ensureSource({ name: source.name, kind: source.kind, ...sourceKind(source.kind).record(source) });
+      const state = await store.ensureSource({ name: source.name, kind: source.kind, ...sourceKind(config, source.kind).record(source) });
       const result = emptyResult(source.name, state.commit);
       results.push(result);
       if (!stopRest && opts.signal?.aborted) {

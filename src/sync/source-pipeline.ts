@@ -164,7 +164,7 @@ async function guard(ctx: SourceRunContext, job: SourceJob, plan: SourcePlan): P
   const { source, state, result } = job;
   const lost = await lostContent(ctx.store, plan);
   const verdict = judgeDeletions({
-    where: `source "${source.name}" (${sourceKind(source.kind).describe(source)})`,
+    where: `source "${source.name}" (${sourceKind(ctx.config, source.kind).describe(source)})`,
     stored: state.documents,
     listed: plan.listed,
     ...lost,
@@ -206,7 +206,7 @@ async function* apply(ctx: SourceRunContext, job: SourceJob, plan: SourcePlan): 
 async function record(ctx: SourceRunContext, job: SourceJob, plan: SourcePlan, partial: boolean): Promise<void> {
   if (plan.deferred > 0) return;
   await (await job.fetched).settle?.();
-  const complete = sourceKind(job.source.kind).listingKey && !partial && plan.commitAfter !== null;
+  const complete = sourceKind(ctx.config, job.source.kind).listingKey && !partial && plan.commitAfter !== null;
   await ctx.store.setSourceCommit(job.source.name, plan.commitAfter, new Date().toISOString(), complete ? job.listingKey(plan.commitAfter!) : null);
 }
 

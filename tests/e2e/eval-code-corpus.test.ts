@@ -78,6 +78,7 @@ describe.runIf(corpora.ok)(corpora.title('code eval sets over code.bundle'), () 
         async (q, o) => (await searcher.search(q, { k: o.k, sources: o.sources, path: o.path, filters: o.filters })).map((r) => ({ ...r, fields: r.fields })),
         { query: 'tryAcquireEmbedLock', k: 3 },
         scope,
+        (w, o) => searcher.mentioning(w, o),
       )) as { path: string; symbol: string }[];
       expect(hits[0]).toMatchObject({ path: 'src/cli/embed-lock.ts', symbol: 'tryAcquireEmbedLock' });
     });

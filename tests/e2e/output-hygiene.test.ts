@@ -1,7 +1,7 @@
 // What ragsync prints never carries a credential from the config or an error, and text from the
 // indexed documents never reaches a terminal as control sequences that would drive it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/tmp.ts';
 import { runCli, runNode } from '../helpers/cli.ts';
@@ -79,6 +79,19 @@ describe('credentials', () => {
     expect(c.sources[2].url).toBe('https://***@example.com/x.git');
   });
 
+  it('source list and source add show locations with userinfo and secret parameters masked', async () => {
+    const list = await runCli(['source', 'list', '-c', secretConfig]);
+    expect(list.code, list.stderr).toBe(0);
+    expect(leaked(list.stdout + list.stderr)).toEqual([]);
+    expect(list.stdout).toContain('http://***@127.0.0.1:1/docs/?token=***');
+    const json = await runCli(['source', 'list', '--json', '-c', secretConfig]);
+    expect(leaked(json.stdout + json.stderr)).toEqual([]);
+    const add = await runCli(['source', 'add', 'https://u:UrlPass7@example.com/site/?api_key=QTok55', '--kind', 'web', '--dry-run', '--json', '-c', secretConfig]);
+    expect(add.code, add.stderr).toBe(0);
+    expect(leaked(add.stdout + add.stderr)).toEqual([]);
+    expect(JSON.parse(add.stdout).source.url).toBe('https://***@example.com/site/?api_key=***');
+  });
+
   it('errors and logs of commands that fail on the unreachable database or upstreams name them without the password', async () => {
     for (const args of [['status'], ['search', 'x'], ['index'], ['related', 'a.md'], ['gc']]) {
       const r = await runCli([...args, '-c', secretConfig], { RAGSYNC_LOG_LEVEL: 'debug' });
@@ -129,6 +142,20 @@ describe('control characters from indexed text', () => {
     const rel = await runCli(['related', 'odd\x1b[2Jname.md', '-c', textConfig]);
     expect(rel.code, rel.stderr).toBe(0);
     check(rel.stdout);
+  });
+
+  it('log lines for a terminal (readable or JSON) show a logged value\'s escapes escaped', async () => {
+    const { prettyDestination, terminalJsonDestination } = await import('../../src/core/pretty-log.ts');
+    const file = join(t.dir, 'tty.log');
+    const fd = openSync(file, 'w');
+    const line = JSON.stringify({ level: 40, time: 0, path: 'odd\x1b]0;t\x07.md', msg: 'skipped \x1b[2J \u009b1m' });
+    prettyDestination(fd).write(`${line}\n`);
+    terminalJsonDestination(fd).write(`${line}\n`);
+    closeSync(fd);
+    const out = readFileSync(file, 'utf8');
+    expect(out).not.toMatch(RAW_CONTROL);
+    expect(out).toContain('skipped \\x1b[2J \\u009b1m  path=odd\\x1b]0;t\\x07.md');
+    expect(JSON.parse(out.trim().split('\n')[1]!).msg).toBe('skipped \x1b[2J \u009b1m');
   });
 
   it('status shows a file path with escapes escaped', async () => {

@@ -99,6 +99,13 @@ describe.skipIf(!present)('the web page', () => {
     await page.locator('#q').press('Enter');
     await expect.poll(() => page.url()).toContain('q=SQLite+WAL');
     await expect.poll(() => page.locator('#results h3').first().textContent()).toBe('SQLite Is Enough');
+    // Snippets are Markdown built as nodes: emphasis, code and http links render; HTML stays text.
+    const html = await page.evaluate(() => {
+      const d = document.createElement('div');
+      d.append((window as unknown as { markdown: (t: string) => Node }).markdown('**b** *i* `c` <img src=x onerror=alert(1)> [l](https://e.x/) [j](javascript:alert(1))'));
+      return d.innerHTML;
+    });
+    expect(html).toBe('<strong>b</strong> <em>i</em> <code>c</code> &lt;img src=x onerror=alert(1)&gt; <a href="https://e.x/" rel="noopener">l</a> [j](javascript:alert(1))');
     await page.screenshot({ path: join(ARTIFACTS, 'search.png'), fullPage: true });
     expect((page as Page & { errors: string[] }).errors).toEqual([]);
   });
@@ -111,6 +118,31 @@ describe.skipIf(!present)('the web page', () => {
     await expect.poll(() => turn.locator('.answer').textContent(), { timeout: 10_000 }).toBe('伤官配印，贵不可言 [1]');
     expect(await turn.locator('.card').count()).toBeGreaterThan(0);
     expect(await turn.locator('.card').first().textContent()).toContain('[1]');
+    // The answer comes first, inside the first screen; the cards follow it.
+    const answerBox = (await turn.locator('.answer').boundingBox())!;
+    const cardBox = (await turn.locator('.card').first().boundingBox())!;
+    expect(answerBox.y + answerBox.height).toBeLessThanOrEqual(cardBox.y);
+    expect(answerBox.y + answerBox.height).toBeLessThanOrEqual(800);
+    // [1] is a link to its card, which says where the passage is.
+    const cite = turn.locator('.answer a.cite');
+    expect(await cite.textContent()).toBe('[1]');
+    const target = (await cite.getAttribute('href'))!.slice(1);
+    expect(await turn.locator('.card').first().getAttribute('id')).toBe(target);
+    await cite.click();
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe(`#${target}`);
+    expect(await turn.locator('.card').first().locator('.title').textContent()).toMatch(/\S/);
+    expect(await turn.locator('.card').first().locator('.meta').textContent()).toMatch(/classics:|bookmarks:/);
+    // The same question through search ranks the passages in the chat's order.
+    const ids = await turn.locator('.card').evaluateAll((cards) => cards.map((c) => c.querySelector('.meta')!.textContent));
+    const searched = await page.evaluate(async (k) => {
+      const res = await fetch('/search', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${sessionStorage.getItem('ragsync-token')}` },
+        body: JSON.stringify({ query: '伤官配印', k }),
+      });
+      return ((await res.json()) as { results: { source: string; path: string }[] }).results.map((r) => `${r.source}:${r.path}`);
+    }, 10); // what the page's search asks for
+    expect(ids.map((m) => m!.replace(/^.*· /, ''))).toEqual(searched.slice(0, ids.length));
     await page.getByLabel('消息').fill('hello');
     await page.getByLabel('消息').press('Enter');
     await expect.poll(() => page.locator('.assistant-turn').last().locator('.answer').textContent()).toBe('Hi!');
@@ -123,9 +155,25 @@ describe.skipIf(!present)('the web page', () => {
     const page = await openPage('/status');
     await expect.poll(() => page.locator('#sources-table tbody tr').count(), { timeout: 10_000 }).toBe(2);
     expect(await page.locator('#sources-table tbody').textContent()).toContain('classics');
+    // Names unbroken: each source name on one line (its cell as tall as one line of text).
+    const name = page.locator('#sources-table tbody th').first();
+    expect(await name.evaluate((e) => getComputedStyle(e).whiteSpace)).toBe('nowrap');
+    // Times in the reader's terms: a local date and an age, the ISO form only on hover.
+    const time = page.locator('#health time');
+    expect(await time.textContent()).toMatch(/ago|now/);
+    expect(await time.getAttribute('title')).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(await page.locator('#runs-chart svg rect.bar').count()).toBe(3);
-    expect(await page.locator('#health').textContent()).toMatch(/^healthy · last run: ok /);
+    // The chart's axes are labelled: texts embedded on one side, duration on the other, runs below.
+    const labels = await page.locator('#runs-chart svg .axis-title').allTextContents();
+    expect(labels).toEqual(['texts embedded', 'duration (s)', 'run #']);
+    expect(await page.locator('#runs-chart svg .tick').count()).toBeGreaterThanOrEqual(6);
+    expect(await page.locator('#health').textContent()).toMatch(/^healthy · last run: ok · #\d+ · /);
     await page.screenshot({ path: join(ARTIFACTS, 'status.png'), fullPage: true });
+    // In Chinese, the health line and the chart speak Chinese too.
+    const zhPage = await openPage('/status', 'zh-CN');
+    await expect.poll(() => zhPage.locator('#health').textContent(), { timeout: 10_000 }).toMatch(/^健康 · 上次运行：成功 · #\d+ · /);
+    expect(await zhPage.locator('#runs-chart svg .axis-title').allTextContents()).toEqual(['嵌入文本', '耗时（秒）', '运行 #']);
+    await zhPage.screenshot({ path: join(ARTIFACTS, 'status-zh.png'), fullPage: true });
     // An API client still gets JSON from /status.
     const api = await fetch(`${base}/status`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(api.headers.get('content-type')).toBe('application/json; charset=utf-8');

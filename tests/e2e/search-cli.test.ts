@@ -69,10 +69,11 @@ describe('ragsync search (CLI)', () => {
     const r = cli('search', '伤官配印', '-c', fx.configFile, '--explain', '-k', '2');
     expect(r.status, r.stderr).toBe(0);
     const stages = [...r.stdout.matchAll(/^stage (\S+) +(\d+\.\d\d) ms {2}(.+)$/gm)].map((m) => [m[1], m[3]]);
-    expect(stages.map((s) => s[0])).toEqual(['analyse', 'retrieve', 'fuse', 'collapse', 'rerank', 'present']);
+    expect(stages.map((s) => s[0])).toEqual(['analyse', 'retrieve', 'weigh', 'fuse', 'collapse', 'rerank', 'present']);
     const did = Object.fromEntries(stages) as Record<string, string>;
     expect(did.analyse).toMatch(/^\d+ query terms?, \d+ expansions?, up to 50 candidates per list/);
     expect(did.retrieve).toMatch(/^keyword [1-9]\d*, vector [1-9]\d*, \d+ expansion lists?, \d+ holding the query as written$/);
+    expect(did.weigh).toMatch(/^the query as written$|% of its terms in one passage/);
     expect(did.fuse).toMatch(/^[1-9]\d* candidates? by reciprocal rank fusion \(hybrid\)$/);
     expect(did.collapse).toMatch(/^(\d+) → (\d+) \(near-duplicates merged, at most 3 per document\)$/);
     expect(did.rerank).toBe('no reranker configured');
@@ -81,10 +82,10 @@ describe('ragsync search (CLI)', () => {
     expect(j.status, j.stderr).toBe(0);
     expect(JSON.parse(j.stdout)).toHaveLength(2);
     const side = JSON.parse(j.stderr.trim().split('\n').at(-1)!) as { stages: { stage: string; ms: number; did: string }[] };
-    expect(side.stages.map((s) => s.stage)).toEqual(['analyse', 'retrieve', 'fuse', 'collapse', 'rerank', 'present']);
+    expect(side.stages.map((s) => s.stage)).toEqual(['analyse', 'retrieve', 'weigh', 'fuse', 'collapse', 'rerank', 'present']);
     expect(side.stages.every((s) => typeof s.ms === 'number' && s.ms >= 0)).toBe(true);
-    const fused = Number(/^(\d+)/.exec(side.stages[2]!.did)![1]);
-    expect(side.stages[3]!.did).toBe(`${fused} → ${fused}`); // nothing thins the list
+    const fused = Number(/^(\d+)/.exec(side.stages[3]!.did)![1]);
+    expect(side.stages[4]!.did).toBe(`${fused} → ${fused}`); // nothing thins the list
   });
 
   it('ragsync related prints similar documents, itself excluded', () => {

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,20 +66,75 @@ function freePort(): Promise<number> {
 
 export interface Cluster {
   url: string;
+  /** The cluster's folder (data, socket, log, owner file). */
+  dir: string;
   stop(): void;
 }
 
-/** initdb + pg_ctl start in a temp folder; the URL of its `postgres` database (trust auth on loopback). */
-export async function startCluster(bin: string): Promise<Cluster> {
-  const dir = mkdtempSync(join(tmpdir(), 'ragsync-pg-'));
+/** The file in a cluster's folder naming the process that owns it (the test run's main process). */
+const OWNER = 'owner.pid';
+const PREFIX = 'ragsync-pg-';
+
+/** Runs a server program, as `postgres` when we are root (initdb refuses root). */
+function serverCommand(bin: string): (cmd: string, args: string[]) => void {
   const asRoot = process.getuid?.() === 0;
-  // As root, the server runs as `postgres`, which must own the folder.
-  const run = (cmd: string, args: string[]) => {
+  return (cmd, args) => {
     const r = asRoot
       ? spawnSync('runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args], { encoding: 'utf8' })
       : spawnSync(join(bin, cmd), args, { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`${cmd} failed: ${(r.stderr || r.stdout || String(r.error)).trim().split('\n').at(-1)}`);
   };
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * Stops and removes the clusters of test runs that were killed (SIGKILL, a closed terminal): those
+ * whose owner process is gone. Clusters of runs still going, and folders without an owner file,
+ * are left alone. The paths it removed.
+ */
+export function stopStaleClusters(bin: string, under = tmpdir()): string[] {
+  const run = serverCommand(bin);
+  const removed: string[] = [];
+  for (const name of readdirSync(under)) {
+    if (!name.startsWith(PREFIX)) continue;
+    const dir = join(under, name);
+    let owner: number;
+    try {
+      owner = Number(readFileSync(join(dir, OWNER), 'utf8'));
+    } catch {
+      continue;
+    }
+    if (!owner || alive(owner)) continue;
+    try {
+      if (existsSync(join(dir, 'data', 'postmaster.pid'))) run('pg_ctl', ['-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop']);
+    } catch {
+      // not running any more: the folder goes all the same
+    }
+    rmSync(dir, { recursive: true, force: true });
+    removed.push(dir);
+  }
+  return removed;
+}
+
+/**
+ * initdb + pg_ctl start in a temp folder; the URL of its `postgres` database (trust auth on
+ * loopback). The folder names its owner (this process) so that, should the run be killed before
+ * it stops the cluster, the next run stops it (stopStaleClusters).
+ */
+export async function startCluster(bin: string): Promise<Cluster> {
+  const dir = mkdtempSync(join(tmpdir(), PREFIX));
+  writeFileSync(join(dir, OWNER), String(process.pid));
+  const asRoot = process.getuid?.() === 0;
+  // As root, the server runs as `postgres`, which must own the folder.
+  const run = serverCommand(bin);
   if (asRoot) {
     const pw = execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim();
     const gr = execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim();
@@ -91,12 +146,15 @@ export async function startCluster(bin: string): Promise<Cluster> {
   // fsync off: a test cluster need not survive a power cut, and commits cost far less.
   const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
   run('pg_ctl', ['-D', data, '-o', opts, '-l', join(dir, 'log'), '-w', 'start']);
+  let stopped = false;
   const stop = () => {
+    if (stopped) return;
+    stopped = true;
     try {
-      run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      if (existsSync(join(data, 'postmaster.pid'))) run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   };
-  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop };
+  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, dir, stop };
 }

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { ensurePgvector, serverBinDir, startCluster } from './pg-cluster.ts';
+import { ensurePgvector, serverBinDir, startCluster, stopStaleClusters } from './pg-cluster.ts';
 
 /**
  * Vitest global setup: gives the Postgres suites a server. RAGSYNC_TEST_PG_URL set: that server
@@ -20,7 +20,19 @@ export default async function setup(): Promise<(() => void) | undefined> {
     why = `building pgvector failed: ${(err as Error).message.split('\n')[0]}`;
   }
   if (why) return skip(why);
+  stopStaleClusters(bin);
   const cluster = await startCluster(bin);
+  // An interrupted run (Ctrl-C, a CI timeout's SIGTERM) stops its cluster too; a killed one leaves
+  // it to the next run's stopStaleClusters.
+  const interrupted = (signal: NodeJS.Signals) => {
+    cluster.stop();
+    // Then what the signal would have done: the runner's own handler, else the default (exit).
+    if (!process.listenerCount(signal)) process.kill(process.pid, signal);
+  };
+  // First in line: the runner's own handlers exit the process (an exit inside an 'exit' listener
+  // ends it there, before later listeners).
+  process.prependOnceListener('exit', cluster.stop);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.prependOnceListener(signal, interrupted);
   try {
     await prepare(cluster.url);
   } catch (err) {

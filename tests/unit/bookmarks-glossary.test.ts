@@ -7,6 +7,7 @@ import { createGlossary, foldWord, parseGlossary, techGlossary } from '../../src
 import { Searcher } from '../../src/search/search.ts';
 
 import { tempDir } from '../helpers/tmp.ts';
+import { builtinSourceKinds } from '../../src/sources/registry.ts';
 import { openSearcher, runIndex } from '../../src/engine/library.ts';
 
 const terms = (q: string) => techGlossary().expand(q).map((e) => `${e.from}→${e.term}`);
@@ -59,7 +60,7 @@ describe('the glossary through search (a real index of a bookmarks source)', () 
     writeFileSync(join(t.dir, 'docs', 'chips.md'), '# 供应\n\n芯片短缺让汽车工厂停产了好几个月。\n');
     writeFileSync(join(t.dir, 'docs', 'glass.md'), '# 事故\n\n玻璃碎片散落一地，碎片很锋利。\n');
     writeFileSync(join(t.dir, 'docs', 'fruit.md'), '# 水果\n\n苹果和梨都是水果。\n');
-    config = parseConfig(builtinProfiles, {
+    config = parseConfig(builtinProfiles, builtinSourceKinds, {
       db: join(t.dir, 'i.db'),
       embedder: { provider: 'hash', dims: 64 },
       sources: [{ name: 'marks', kind: 'dir', path: join(t.dir, 'docs'), profile: 'bookmarks' }],

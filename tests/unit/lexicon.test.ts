@@ -12,6 +12,7 @@ import { buildEntries, lexiconSource, senseKeys } from '../../src/sync/lexicon/c
 
 import { tempDir } from '../helpers/tmp.ts';
 import { runCli } from '../helpers/cli.ts';
+import { builtinSourceKinds } from '../../src/sources/registry.ts';
 import { openSearcher, runIndex } from '../../src/engine/library.ts';
 
 describe('English keys', () => {
@@ -102,7 +103,7 @@ describe('the corpus lexicon in the index', () => {
   beforeAll(() => {
     t = tempDir();
     mkdirSync(docs());
-    config = parseConfig(builtinProfiles, {
+    config = parseConfig(builtinProfiles, builtinSourceKinds, {
       db: join(t.dir, 'i.db'),
       sources: [
         { name: 'notes', kind: 'dir', path: docs(), lexicon: true },

@@ -54,7 +54,7 @@ describe('the search contract is written once', () => {
     const searcher = openSearcher(loadConfig(fx.configFile));
     try {
       const r = await searcher.searchDetailed('伤官配印', { explain: true });
-      expect(r.stages!.map((x) => x.stage)).toEqual(['analyse', 'retrieve', 'fuse', 'collapse', 'rerank', 'present']);
+      expect(r.stages!.map((x) => x.stage)).toEqual(['analyse', 'retrieve', 'weigh', 'fuse', 'collapse', 'rerank', 'present']);
       expect(r.stages!.every((x) => x.ms >= 0)).toBe(true);
       expect((await searcher.searchDetailed('伤官配印')).stages).toBeUndefined();
     } finally {

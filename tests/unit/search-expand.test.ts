@@ -8,6 +8,7 @@ import { expansionWeightOf, gatherExpansions, MAX_EXPANSIONS } from '../../src/s
 import { Searcher } from '../../src/search/search.ts';
 
 import { tempDir } from '../helpers/tmp.ts';
+import { builtinSourceKinds } from '../../src/sources/registry.ts';
 import { openSearcher, runIndex } from '../../src/engine/library.ts';
 
 const e = (term: string, weight = 1, from = 'x', via = 'test'): Expansion => ({ term, from, weight, via });
@@ -61,8 +62,8 @@ describe('expansion in search', () => {
     writeFileSync(join(t.dir, 'docs', 'other.md'), '# 苹果\n\n苹果和梨都是水果。\n');
     const registry = createProfileRegistry([...builtinProfiles.profiles, glossy]);
     const base = { db: join(t.dir, 'i.db'), sources: [{ name: 'notes', kind: 'dir', path: join(t.dir, 'docs'), profile: 'glossy' }] };
-    configs.on = parseConfig(registry, base);
-    configs.off = parseConfig(registry, { ...base, search: { expand: false } });
+    configs.on = parseConfig(registry, builtinSourceKinds, base);
+    configs.off = parseConfig(registry, builtinSourceKinds, { ...base, search: { expand: false } });
     expect((await runIndex(configs.on)).status).toBe('ok');
   });
   afterAll(async () => {

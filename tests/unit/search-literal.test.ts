@@ -10,6 +10,7 @@ import { DEFAULT_PER_DOC, parseSearchRequest, type SearchOptions } from '../../s
 import { Searcher } from '../../src/search/search.ts';
 
 import { tempDir } from '../helpers/tmp.ts';
+import { builtinSourceKinds } from '../../src/sources/registry.ts';
 import { openSearcher, runIndex } from '../../src/engine/library.ts';
 
 const holds = (text: string, query: string, analyzers: Analyzer[] = [defaultAnalyzer]) =>
@@ -78,7 +79,7 @@ describe('the literal stage and the per-document cap in hybrid search', () => {
     writeFileSync(join(dir, 'long.md'), Array.from({ length: 8 }, (_, i) => `## 第${i}节\n\n论伤官配印之法，其${i}。`).join('\n\n'));
     writeFileSync(join(dir, 'quote.md'), '# 论六亲\n\n生我者为父母，我生者为子孙，克我者應為官殺，我克者为妻财，此理甚明。\n');
     const registry = createProfileRegistry([...builtinProfiles.profiles, thesaurus]);
-    const config = parseConfig(registry, { db: join(t.dir, 'i.db'), sources: [{ name: 'notes', kind: 'dir', path: dir, profile: 'thesaurus' }] });
+    const config = parseConfig(registry, builtinSourceKinds, { db: join(t.dir, 'i.db'), sources: [{ name: 'notes', kind: 'dir', path: dir, profile: 'thesaurus' }] });
     expect((await runIndex(config)).status).toBe('ok');
     s = openSearcher(config);
   });

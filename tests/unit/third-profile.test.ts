@@ -9,6 +9,7 @@ import type { ChunkerFactory } from '../../src/core/types.ts';
 import { Searcher } from '../../src/search/search.ts';
 
 import { tempDir } from '../helpers/tmp.ts';
+import { builtinSourceKinds } from '../../src/sources/registry.ts';
 import { openSearcher, runIndex } from '../../src/engine/library.ts';
 
 // A profile the engine has never heard of, defined here and nowhere in src/: the seam is the
@@ -54,7 +55,7 @@ beforeAll(async () => {
       'Recipe: Risotto / italian\narborio rice, parmesan, basil\n',
   );
   const registry = createProfileRegistry([...builtinProfiles.profiles, recipes]);
-  const config = parseConfig(registry, {
+  const config = parseConfig(registry, builtinSourceKinds, {
     db: join(t.dir, 'i.db'),
     sources: [{ name: 'kitchen', kind: 'dir', path: join(t.dir, 'book'), chunker: 'recipes' }],
   });

@@ -36,7 +36,7 @@ function resolvedFields(cfg: Config) {
     chat: cfg.chat ? { ...cfg.chat, ...shownCall(resolveCall(cfg.chat.provider, CHAT_PRESETS[cfg.chat.provider], cfg.chat)) } : null,
     rerank: shownRerank(cfg),
     // A folder source has no branch (the schema's default is git's).
-    sources: cfg.sources.map(({ branch, ...s }) => ({ ...s, ...(s.kind === 'git' ? { url: redactUrl(s.url ?? ''), branch } : {}) })),
+    sources: cfg.sources.map(({ branch, ...s }) => ({ ...s, ...(cfg.kinds.get(s.kind).takesBranch ? { url: redactUrl(s.url ?? ''), branch } : {}) })),
     daemon: cfg.daemon,
     serve: cfg.serve,
     search: cfg.search,
@@ -87,7 +87,7 @@ function notes(cfg: Config, resolved: ReturnType<typeof resolvedConfig>): string
   for (const [block, r] of [['chat', resolved.chat], ['rerank', resolved.rerank]] as const) {
     if (r && 'apiKeyEnv' in r && r.apiKeyEnv && !readApiKey(r.apiKeyEnv)) n.push(`${block}: environment variable ${r.apiKeyEnv} is not set: ${block === 'chat' ? 'serve, daemon --serve and ask refuse to start' : 'searches keep the fused order'} until it is`);
   }
-  for (const s of cfg.sources) if (s.kind === 'dir' && !existsSync(s.root)) n.push(`source "${s.name}": the folder ${s.root} does not exist`);
+  for (const s of cfg.sources) if (cfg.kinds.get(s.kind).root === 'path' && !existsSync(s.root)) n.push(`source "${s.name}": the folder ${s.root} does not exist`);
   if (!isDatabaseUrl(cfg.db) && !existsSync(cfg.db)) n.push(`no index yet at ${cfg.db}: \`ragsync index\` builds it`);
   return n;
 }

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { createInterface } from 'node:readline/promises';
-import { builtinProfiles } from '../../builtin.ts';
+import { builtinProfiles, builtinSourceKinds } from '../../builtin.ts';
 import { resolveConfigPath } from '../../config/load.ts';
 import { RagsyncError, EXIT } from '../../core/errors.ts';
 import { createLogger } from '../../core/log.ts';
@@ -14,8 +14,9 @@ const when = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/:\d\d
 /** What the index holds of a source, in a few words: commit or crawl time, or never. */
 function indexedText(s: SourceListing): string {
   if (!s.indexed) return 'never indexed';
-  if (s.kind === 'git' && s.commit) return `@${s.commit.slice(0, 7)} ${when(s.indexedAt)}`;
-  return `${s.kind === 'web' ? 'crawled' : 'read'} ${when(s.indexedAt)}`;
+  if (s.commit) return `@${s.commit.slice(0, 7)} ${when(s.indexedAt)}`;
+  // A kind with no files of its own (a web crawl) fetched them; the others read theirs.
+  return `${builtinSourceKinds.has(s.kind) && builtinSourceKinds.get(s.kind).root === 'none' ? 'crawled' : 'read'} ${when(s.indexedAt)}`;
 }
 
 function listText(rows: SourceListing[]): string {
@@ -54,7 +55,7 @@ export function register(program: Command): void {
     .argument('<location>', 'a folder, a git URL (https://…/x.git, git@host:…, a GitHub/GitLab owner/repo URL) or a website URL')
     .addOption(configOption())
     .option('--name <name>', 'the source name (default: from the URL or folder, made unique)')
-    .addOption(new Option('--kind <kind>', 'git, dir or web (default: inferred from the location)').choices(['git', 'dir', 'web']))
+    .addOption(new Option('--kind <kind>', `${builtinSourceKinds.names.join(', ')} (default: inferred from the location)`).choices([...builtinSourceKinds.names]))
     .option('--include <glob>', 'files (web: URL patterns) to index (repeatable; default: the chunker profile\'s)', collect)
     .option('--exclude <glob>', 'files (web: URL patterns) to leave out (repeatable)', collect)
     .option('--chunker <name>', 'markdown, code, classics, bookmarks … (default: markdown)')

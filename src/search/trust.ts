@@ -1,0 +1,120 @@
+import type { RefScore } from '../storage/roles.ts';
+
+/**
+ * Per-query fusion: what a query's own lists show about it decides which list's answer the fused
+ * ranking must keep, rather than one weight tuned once for every query. An agent naming a term or
+ * quoting a line has its words found as written (the literal stage puts those passages first); a
+ * question whose own words pick out one passage clearly (most of its terms in it, a keyword score
+ * standing out) keeps that passage in the top 3 however the expansions and the vector leg vote;
+ * a query whose words are all in some passages keeps those above the ones only its expansions (the
+ * same meaning in other words) brought. Where its words find little, the expansions and the
+ * vector leg carry the search as fused. Pure and cheap: one pass over the keyword list's head.
+ */
+
+/** What a query's own lists say about it. */
+export interface QueryEvidence {
+  /** Some keyword hit holds the query's words in order, or its English words are in its best hit. */
+  literal: boolean;
+  /**
+   * Share of the query's distinct keyword terms held by its best-covered keyword hit (0..1); null
+   * when the store does not count terms per hit.
+   */
+  coverage: number | null;
+  /** How far the keyword list's first score stands above its tenth (1: flat, larger: one clear answer). */
+  keywordPeak: number;
+}
+
+/** What the fusion of one query keeps from its lists. */
+export interface ListTrust {
+  /** Keyword hits holding every term of the query rank above the hits only expansions brought. */
+  fullCoverFirst: boolean;
+  /** The keyword list's first hit is placed at this 1-based position or higher (Infinity: as fused). */
+  keywordLeaderAt: number;
+  /** Why, in words (explain). */
+  why: string;
+}
+
+/** The knobs of the decision, chosen on the tuning halves of the eval sets (eval/README.md, BENCHMARKS.md). */
+export const TRUST_TUNING = {
+  /** Coverage at and above which the query's own words count as found: they rank above synonyms. */
+  found: 0.75,
+  /** The keyword list's first hit is kept within this many places … */
+  leaderAt: 3,
+  /** … when the query's terms cover at least this share of its best hit … */
+  leaderCoverage: 0.4,
+  /** … and its first score stands at least this far above its tenth. */
+  leaderPeak: 1.5,
+  /** It passes no passage the keyword list itself ranks within this many … */
+  leaderKeeps: 2,
+  /** … nor one this many lists rank in their top 10 (they agree on it). */
+  leaderAgreed: 2,
+};
+
+/** The evidence of a query from its keyword list (best first) and its count of distinct terms. */
+export function queryEvidence(kw: readonly RefScore[], termCount: number, literal: boolean): QueryEvidence {
+  let best = -1;
+  const head = Math.min(kw.length, 50);
+  for (let i = 0; i < head; i++) {
+    const t = kw[i]!.terms;
+    if (t === undefined) {
+      best = -1;
+      break;
+    }
+    if (t > best) best = t;
+  }
+  const coverage = !kw.length || !termCount ? 0 : best < 0 ? null : Math.min(1, best / termCount);
+  const first = kw[0]?.score ?? 0;
+  const tenth = kw[Math.min(9, kw.length - 1)]?.score ?? 0;
+  const keywordPeak = kw.length && tenth > 0 ? first / tenth : 1;
+  return { literal, coverage, keywordPeak };
+}
+
+/** What this query's fusion keeps (see the module comment). */
+export function listTrust(e: QueryEvidence, t = TRUST_TUNING): ListTrust {
+  if (e.literal) return { fullCoverFirst: true, keywordLeaderAt: Infinity, why: 'the query as written' };
+  const c = e.coverage ?? 0;
+  const leader = c >= t.leaderCoverage && e.keywordPeak >= t.leaderPeak;
+  return {
+    fullCoverFirst: c >= t.found,
+    keywordLeaderAt: leader ? t.leaderAt : Infinity,
+    why: `${Math.round(c * 100)} % of its terms in one passage, keyword peak ${e.keywordPeak.toFixed(2)}${leader ? `: its first kept in the top ${t.leaderAt}` : ''}`,
+  };
+}
+
+/**
+ * Candidates the keyword list found holding all the query's terms (`full`) ahead of those only
+ * expansion lists brought (neither the keyword nor the vector list), each part in its order.
+ */
+export function fullCoverFirst<T extends { ref: number; keyword?: unknown; vector?: unknown }>(list: T[], full: ReadonlySet<number>): T[] {
+  if (!full.size) return list;
+  let left = full.size;
+  const out: T[] = [];
+  const held: T[] = [];
+  for (const c of list) {
+    if (left > 0 && !c.keyword && !c.vector) {
+      held.push(c);
+      continue;
+    }
+    if (full.has(c.ref)) left--;
+    out.push(c);
+    if (left === 0 && held.length) out.push(...held.splice(0));
+  }
+  return [...out, ...held];
+}
+
+/**
+ * `ref` moved up towards the 1-based position `at` when it stands lower, past the candidates
+ * `passable` allows only (it stops below the first it may not pass); the others keep their order.
+ */
+export function placeAtLeast<T extends { ref: number }>(list: T[], ref: number | undefined, at: number, passable: (c: T) => boolean = () => true): T[] {
+  if (ref === undefined || !Number.isFinite(at)) return list;
+  const i = list.findIndex((c) => c.ref === ref);
+  if (i < at) return list;
+  let j = i;
+  while (j > at - 1 && passable(list[j - 1]!)) j--;
+  if (j === i) return list;
+  const out = list.slice();
+  const [c] = out.splice(i, 1);
+  out.splice(j, 0, c!);
+  return out;
+}
