@@ -1,4 +1,4 @@
--- 007: several workers index one Postgres index, each source claimed by one at a time. A lease row
+-- 008: several workers index one Postgres index, each source claimed by one at a time. A lease row
 -- per source: who holds it (host, pid, start of that process, its server session), since when,
 -- renewed when, and the tick it was claimed for (a source is indexed once per schedule tick).
 -- `generation` grows with every claim: a write checks it in its own transaction, so a worker whose
