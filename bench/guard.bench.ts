@@ -23,7 +23,7 @@
  * on a fail only with --strict (timings on a busy machine fail goals they meet on a quiet one).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -164,9 +164,11 @@ rows.push({
 });
 
 // 2. The hourly no-op, against its floor.
+/** A source's checkout: `<checkouts>/<name>`, or `<name>-<hash of the index>` since checkouts belong to one index. */
+const checkoutOf = (b: Build, name: string) => join(b.checkouts, readdirSync(b.checkouts).find((d) => d === name || d.startsWith(`${name}-`)) ?? name);
 const fetches = (b: Build) =>
   ['classics', 'bookmarks']
-    .map((n) => `git -C ${q(join(b.checkouts, n))} fetch --quiet --prune --no-tags -- ${q(join(work, `${n}.git`))} +refs/heads/main:refs/remotes/origin/main`)
+    .map((n) => `git -C ${q(checkoutOf(b, n))} fetch --quiet --prune --no-tags -- ${q(join(work, `${n}.git`))} +refs/heads/main:refs/remotes/origin/main`)
     .join(' && ');
 const [floor, nb, nn] = interleave(
   [`node -e 0 && ${fetches(mine)}`, `cd ${q(work)} && ${bin(base)} index -c ${q(base.cfg)}`, `cd ${q(work)} && ${bin(mine)} index -c ${q(mine.cfg)}`],

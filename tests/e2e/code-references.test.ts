@@ -9,6 +9,7 @@ import { createCodeSearchTool } from '../../src/ai/index.ts';
 import { openSearcher } from '../../src/engine/library.ts';
 import type { Searcher } from '../../src/search/search.ts';
 import { createMcpServer } from '../../src/mcp/server.ts';
+import { createHttpServer, listen } from '../../src/server/http.ts';
 import { openIndex } from '../../src/storage/open.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { index } from '../helpers/index-fixture.ts';
@@ -148,6 +149,28 @@ describe.each(BACKENDS.filter((b) => b.ok))('codeSearch references ($name)', (ba
     const unchanged = after.filter((c) => stored.has(c.hash));
     expect(unchanged.length).toBe(after.length - 2);
     expect(after.filter((c) => c.path === 'src/store.ts')).toEqual(before.filter((c) => c.path === 'src/store.ts'));
+  }, 60_000);
+
+  it('HTTP: GET /references answers as codeSearch does; a bad request is a 400 naming it', async () => {
+    const searcher = openSearcher(config);
+    const server = createHttpServer(searcher);
+    const base = await listen(server, 0);
+    try {
+      const get = async (q: string) => {
+        const r = await fetch(`${base}/references?${q}`);
+        return { status: r.status, body: (await r.json()) as { results?: Ref[]; error?: string } };
+      };
+      const ok = await get('symbol=createStore&lang=typescript&path=src/app.ts&symbol-type=function');
+      expect(ok.status).toBe(200);
+      expect(where(ok.body.results!)).toEqual(['src/app.ts:startApp', 'src/app.ts:stopApp']);
+      expect(ok.body.results![1]!.referenceLines).toEqual([10]);
+      expect(await get('lang=typescript')).toEqual({ status: 400, body: { error: 'symbol is required' } });
+      expect(await get('symbol=a%20b')).toEqual({ status: 400, body: { error: 'references: "a b" is not a symbol name (an identifier, or Parent.name)' } });
+      expect(await get('symbol=x&q=y')).toEqual({ status: 400, body: { error: 'unknown parameter "q"' } });
+    } finally {
+      await new Promise((r) => server.close(r));
+      await searcher.close();
+    }
   }, 60_000);
 
   it('MCP: codeSearch takes references; a bad name or no query is a one-line error', async () => {

@@ -82,6 +82,13 @@ describe('KnowledgeManager', () => {
     expect((await km.code.getFileStatus(math)).upToDate).toBe(false);
     await km.code.updateIndex([math]);
     expect(await km.code.getFileStatus(math)).toMatchObject({ indexed: true, upToDate: true });
+    // A symbol's references follow a file indexed and removed, at once.
+    const total = join(code, 'total.ts');
+    writeFileSync(total, "import { addNumbers } from './math';\n\nexport function total(xs: number[]): number {\n  return xs.reduce(addNumbers, 0);\n}\n");
+    await km.code.updateIndex([total]);
+    expect((await km.referencesOf('addNumbers')).map((r) => `${r.location} ${r.referenceLines.join(',')}`)).toEqual(['total.ts:1-1 1', 'total.ts:3-5 4']);
+    await km.code.removeFile(total);
+    expect(await km.referencesOf('addNumbers')).toEqual([]);
     expect((await km.code.removeFile(join(code, 'greet.ts'))).documents).toBe(1);
     expect((await km.code.getFileStatus(join(code, 'greet.ts'))).indexed).toBe(false);
     await expect(km.code.indexFile(join(t.dir, 'elsewhere.ts'))).rejects.toThrow(/under no code source's folder/);

@@ -337,17 +337,27 @@ class PgDocumentWrite implements DocumentWrite {
         if (d.chunks.length) await insertChunks(c, id, d);
         failpoint('in-documents');
       }
-      for (const [h, { n, entry }] of added) {
-        const df = await c.query<{ df: number }>(
-          `INSERT INTO lexicon_terms (headword, df) VALUES ($1, $2) ON CONFLICT (headword) DO UPDATE SET df = lexicon_terms.df + excluded.df RETURNING df`,
-          [h, n],
+      if (added.size) {
+        // Every headword of the batch in one statement (one round trip, not one per headword).
+        const dfs = await c.query<{ headword: string; df: number }>(
+          `INSERT INTO lexicon_terms (headword, df) SELECT * FROM unnest($1::text[], $2::int[])
+           ON CONFLICT (headword) DO UPDATE SET df = lexicon_terms.df + excluded.df RETURNING headword, df`,
+          [[...added.keys()], [...added.values()].map((a) => a.n)],
         );
         // Glosses go in when the headword enters the lexicon: its df is what this batch added.
-        if (df.rows[0]!.df === n && entry.glosses.length) {
+        const gloss: string[] = [];
+        const headword: string[] = [];
+        const sense: number[] = [];
+        for (const { headword: h, df } of dfs.rows) {
+          const { n, entry } = added.get(h)!;
+          if (df !== n) continue;
+          for (const [g, s] of entry.glosses) (gloss.push(g), headword.push(h), sense.push(s));
+        }
+        if (gloss.length) {
           await c.query(
-            `INSERT INTO lexicon_glosses (gloss, headword, sense) SELECT g, $1, s FROM unnest($2::text[], $3::int[]) AS t(g, s)
+            `INSERT INTO lexicon_glosses (gloss, headword, sense) SELECT * FROM unnest($1::text[], $2::text[], $3::int[])
              ON CONFLICT DO NOTHING`,
-            [h, entry.glosses.map((g) => g[0]), entry.glosses.map((g) => g[1])],
+            [gloss, headword, sense],
           );
         }
       }
