@@ -70,7 +70,7 @@ def export_all(path):
     return [row.upper() for row in load_rows(path)]
 `;
 
-describe.each(BACKENDS.filter((b) => b.ok))('codeSearch references ($name)', (backend) => {
+for (const backend of BACKENDS) describe.skipIf(!backend.ok)(backend.title('codeSearch references'), () => {
   const t = tempDir('ragsync-refs-');
   const up = new Upstream(t.dir);
   let config: Config;
@@ -111,8 +111,11 @@ describe.each(BACKENDS.filter((b) => b.ok))('codeSearch references ($name)', (ba
 
   it('lists the chunks whose code names the symbol, not its definition nor a name in another case', async () => {
     up.write('src/store.ts', STORE_TS).write('src/app.ts', appTs(STOP_BEFORE)).write('src/cli.ts', cliTs(CLI_BEFORE));
-    up.write('tools/report.py', REPORT_PY).write('tools/export.py', EXPORT_PY).commit('start');
+    up.write('tools/report.py', REPORT_PY).write('tools/export.py', EXPORT_PY);
+    // Documentation naming the function: indexed, but not a reference.
+    up.write('README.md', '# App\n\nCall `createStore(path)` to open a store, then `startApp`.\n').commit('start');
     expect((await index(config)).status).toBe('ok');
+    expect((await chunks()).some((c) => c.path === 'README.md')).toBe(true);
 
     const refs = await references('createStore');
     expect(where(refs)).toEqual(['src/app.ts:imports', 'src/app.ts:startApp', 'src/cli.ts:imports', 'src/cli.ts:runCli']);
