@@ -4,7 +4,7 @@ import type { RefScore } from '../storage/roles.ts';
  * Per-query fusion: what a query's own lists show about it decides which list's answer the fused
  * ranking must keep, rather than one weight tuned once for every query. An agent naming a term or
  * quoting a line has its words found as written (the literal stage puts those passages first, and
- * when the query is written in CJK alone they keep the keyword list's order among themselves); a
+ * when the query is a short CJK term they keep the keyword list's order among themselves); a
  * question whose own words pick out one passage clearly (most of its terms in it, a keyword score
  * standing out) keeps that passage in the top 3 however the expansions and the vector leg vote;
  * a query whose words are all in some passages keeps those above the ones only its expansions (the
@@ -23,8 +23,8 @@ export interface QueryEvidence {
   coverage: number | null;
   /** How far the keyword list's first score stands above its tenth (1: flat, larger: one clear answer). */
   keywordPeak: number;
-  /** Its letters are all CJK (a term or a line of the texts, as an agent names or quotes it), no Latin among them. */
-  cjkOnly: boolean;
+  /** Written in CJK alone (no Latin letter), this many CJK characters long; 0 otherwise. */
+  cjkChars: number;
 }
 
 /** What the fusion of one query keeps from its lists. */
@@ -53,6 +53,8 @@ export const TRUST_TUNING = {
   leaderKeeps: 2,
   /** … nor one this many lists rank in their top 10 (they agree on it). */
   leaderAgreed: 2,
+  /** A query found as written, in CJK alone and at most this long, names a term: its holders rank in keyword order. */
+  termChars: 6,
 };
 
 /** The evidence of a query from its keyword list (best first) and its count of distinct terms. */
@@ -71,18 +73,20 @@ export function queryEvidence(kw: readonly RefScore[], termCount: number, litera
   const first = kw[0]?.score ?? 0;
   const tenth = kw[Math.min(9, kw.length - 1)]?.score ?? 0;
   const keywordPeak = kw.length && tenth > 0 ? first / tenth : 1;
-  return { literal, coverage, keywordPeak, cjkOnly: CJK.test(query) && !LATIN.test(query) };
+  return { literal, coverage, keywordPeak, cjkChars: LATIN.test(query) ? 0 : (query.match(CJK)?.length ?? 0) };
 }
 
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
 const LATIN = /\p{Script=Latin}/u;
 
 /** What this query's fusion keeps (see the module comment). */
 export function listTrust(e: QueryEvidence, t = TRUST_TUNING): ListTrust {
   if (e.literal) {
-    // A CJK term or line found as written: the keyword list's order (how densely a passage holds
-    // it) picks among its holders; the vector leg and the expansions only vote on the rest.
-    const named = e.cjkOnly;
+    // A CJK term found as written: the keyword list's order (how densely a passage holds it) picks
+    // among its holders; the vector leg and the expansions only vote on the rest. A longer line
+    // keeps the fused order: its holders are few, and the vector leg tells a line's own passage
+    // from the section around it that repeats it as a heading.
+    const named = e.cjkChars > 0 && e.cjkChars <= t.termChars;
     return { fullCoverFirst: true, keywordLeaderAt: Infinity, literalByKeyword: named, why: `the query as written${named ? ', its holders in keyword order' : ''}` };
   }
   const c = e.coverage ?? 0;

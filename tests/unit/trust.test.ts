@@ -10,28 +10,32 @@ describe('per-query trust', () => {
     expect(e.keywordPeak).toBe(20 / 2);
     // A store that does not count terms gives no coverage.
     expect(queryEvidence([{ ref: 1, score: 1 }], 3, false).coverage).toBeNull();
-    expect(queryEvidence([], 3, false)).toEqual({ literal: false, coverage: 0, keywordPeak: 1, cjkOnly: false });
+    expect(queryEvidence([], 3, false)).toEqual({ literal: false, coverage: 0, keywordPeak: 1, cjkChars: 0 });
   });
 
   it('keeps the keyword list’s first near the top only when the query’s words pick it out clearly', () => {
-    const clear = listTrust({ literal: false, coverage: 0.5, keywordPeak: 2, cjkOnly: false });
+    const clear = listTrust({ literal: false, coverage: 0.5, keywordPeak: 2, cjkChars: 0 });
     expect(clear.keywordLeaderAt).toBe(TRUST_TUNING.leaderAt);
-    expect(listTrust({ literal: false, coverage: 0.5, keywordPeak: 1.1, cjkOnly: false }).keywordLeaderAt).toBe(Infinity);
-    expect(listTrust({ literal: false, coverage: 0.2, keywordPeak: 3, cjkOnly: false }).keywordLeaderAt).toBe(Infinity);
+    expect(listTrust({ literal: false, coverage: 0.5, keywordPeak: 1.1, cjkChars: 0 }).keywordLeaderAt).toBe(Infinity);
+    expect(listTrust({ literal: false, coverage: 0.2, keywordPeak: 3, cjkChars: 0 }).keywordLeaderAt).toBe(Infinity);
     // Found as written: the literal stage decides; the query's words rank above synonyms.
-    expect(listTrust({ literal: true, coverage: 1, keywordPeak: 3, cjkOnly: false })).toMatchObject({ fullCoverFirst: true, keywordLeaderAt: Infinity });
-    expect(listTrust({ literal: false, coverage: 0.8, keywordPeak: 1, cjkOnly: false }).fullCoverFirst).toBe(true);
-    expect(listTrust({ literal: false, coverage: 0.5, keywordPeak: 1, cjkOnly: false }).fullCoverFirst).toBe(false);
+    expect(listTrust({ literal: true, coverage: 1, keywordPeak: 3, cjkChars: 0 })).toMatchObject({ fullCoverFirst: true, keywordLeaderAt: Infinity });
+    expect(listTrust({ literal: false, coverage: 0.8, keywordPeak: 1, cjkChars: 0 }).fullCoverFirst).toBe(true);
+    expect(listTrust({ literal: false, coverage: 0.5, keywordPeak: 1, cjkChars: 0 }).fullCoverFirst).toBe(false);
   });
 
-  it('orders the holders of a CJK term or line found as written by the keyword list', () => {
-    expect(queryEvidence([], 1, true, '喜忌干支有别').cjkOnly).toBe(true);
-    expect(queryEvidence([], 1, true, '“杀伤枭刃，用神之不善”').cjkOnly).toBe(true);
-    expect(queryEvidence([], 1, true, 'shi shen 食神').cjkOnly).toBe(false);
-    expect(queryEvidence([], 1, true, 'wood').cjkOnly).toBe(false);
-    expect(listTrust({ literal: true, coverage: 1, keywordPeak: 1, cjkOnly: true }).literalByKeyword).toBe(true);
-    expect(listTrust({ literal: true, coverage: 1, keywordPeak: 1, cjkOnly: false }).literalByKeyword).toBe(false);
-    expect(listTrust({ literal: false, coverage: 1, keywordPeak: 1, cjkOnly: true }).literalByKeyword).toBe(false);
+  it('orders the holders of a short CJK term found as written by the keyword list', () => {
+    expect(queryEvidence([], 1, true, '喜忌干支有别').cjkChars).toBe(6);
+    expect(queryEvidence([], 1, true, '“杀伤枭刃，用神之不善”').cjkChars).toBe(10);
+    expect(queryEvidence([], 1, true, 'shi shen 食神').cjkChars).toBe(0);
+    expect(queryEvidence([], 1, true, 'wood').cjkChars).toBe(0);
+    const trust = (literal: boolean, cjkChars: number) => listTrust({ literal, coverage: 1, keywordPeak: 1, cjkChars }).literalByKeyword;
+    expect(trust(true, 6)).toBe(true);
+    expect(trust(true, 2)).toBe(true);
+    // A quoted line keeps the fused order; so do English queries and queries not found as written.
+    expect(trust(true, 10)).toBe(false);
+    expect(trust(true, 0)).toBe(false);
+    expect(trust(false, 4)).toBe(false);
     // Holders 2, 4, 5 (keyword ranks 3, 1, 2) take their places in keyword order; the others stay put.
     const list = [{ ref: 1 }, { ref: 2, keyword: { rank: 3 } }, { ref: 3, keyword: { rank: 9 } }, { ref: 4, keyword: { rank: 1 } }, { ref: 5, keyword: { rank: 2 } }];
     expect(literalByKeyword(list, new Set([2, 4, 5])).map((c) => c.ref)).toEqual([1, 4, 3, 5, 2]);
