@@ -26,7 +26,7 @@ describe('per-query trust', () => {
 
   it('orders the holders of a short CJK term found as written by the keyword list', () => {
     expect(queryEvidence([], 1, true, '喜忌干支有别').cjkChars).toBe(6);
-    expect(queryEvidence([], 1, true, '“杀伤枭刃，用神之不善”').cjkChars).toBe(10);
+    expect(queryEvidence([], 1, true, '“杀伤枭刃，用神之不善”').cjkChars).toBe(9);
     expect(queryEvidence([], 1, true, 'shi shen 食神').cjkChars).toBe(0);
     expect(queryEvidence([], 1, true, 'wood').cjkChars).toBe(0);
     const trust = (literal: boolean, cjkChars: number) => listTrust({ literal, coverage: 1, keywordPeak: 1, cjkChars }).literalByKeyword;
