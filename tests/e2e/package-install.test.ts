@@ -2,12 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { listen } from '../../src/server/http.ts';
 import { assertBuilt } from '../helpers/cli.ts';
 import { FakeProvider } from '../helpers/fake-provider.ts';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
+import { startDocsSite } from '../helpers/docs-site.ts';
 
 /**
  * The package as a user gets it: `npm pack`, installed into a fresh project by npm from the local
@@ -18,15 +17,9 @@ import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
  * then a plain function.
  */
 let t: ReturnType<typeof tempDir>;
-let site: Server;
+let site: Awaited<ReturnType<typeof startDocsSite>>;
 let siteUrl: string;
 let fake: FakeProvider;
-
-const PAGES: Record<string, string> = {
-  '/docs/': '<html><head><title>Guide</title></head><body><main><h1>Guide</h1><p>See <a href="/docs/retry.html">retries</a>.</p></main></body></html>',
-  '/docs/retry.html': '<html><head><title>Retries</title></head><body><main><h1>Retries</h1><p>Back off exponentially with jitter.</p></main></body></html>',
-  '/note.html': '<html><head><title>Note</title></head><body><main><p>Fetched, never stored: pelicans.</p></main></body></html>',
-};
 
 const PROGRAM = `
 import { createKnowledgeManager, type FileStatus, type KnowledgeStats, type EmbedFunction } from 'ragsync';
@@ -46,9 +39,9 @@ const stats: KnowledgeStats = await km.getStats();
 out.stats = { embedder: stats.embedder, code: stats.code.documents, docs: stats.docs.documents };
 const file: FileStatus = await km.code.getFileStatus(codeFile);
 out.file = { indexed: file.indexed, upToDate: file.upToDate };
-const fetched = await km.docs.fetchUrl(siteUrl + '/note.html');
+const fetched = await km.docs.fetchUrl(siteUrl + '/other.html');
 out.fetched = fetched.markdown.includes('pelicans');
-out.storedAfterFetch = (await km.docs.getPage(siteUrl + '/note.html')) !== null;
+out.storedAfterFetch = (await km.docs.getPage(siteUrl + '/other.html')) !== null;
 await km.code.startWatching();
 out.watching = km.code.isWatching();
 km.code.stopWatching();
@@ -66,18 +59,14 @@ console.log(JSON.stringify(out));
 beforeAll(async () => {
   assertBuilt();
   t = tempDir('ragsync-pack-');
-  site = createServer((req, res) => {
-    const page = PAGES[req.url ?? ''];
-    if (!page) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
-  });
-  siteUrl = await listen(site, 0);
+  site = await startDocsSite();
+  siteUrl = site.url;
   fake = await FakeProvider.start({ dims: 24 });
 });
 
 afterAll(async () => {
   await fake?.close();
-  await new Promise((r) => site?.close(r));
+  await site?.close();
   t?.cleanup();
 });
 
