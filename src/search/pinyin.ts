@@ -1,4 +1,5 @@
 import type { Expansion } from '../core/profile.ts';
+import { wordKey } from '../core/text/english-keys.ts';
 import type { SearchStore } from '../storage/roles.ts';
 import { cedictReadings } from '../sync/lexicon/cedict.ts';
 import type { Expander } from './expand.ts';
@@ -35,8 +36,8 @@ const LONGEST = 6;
 export function toneless(s: string): string {
   return s
     .toLowerCase()
-    .replace(/u:|ü|ü/g, 'v')
     .normalize('NFD')
+    .replace(/u:|u\u0308/g, 'v')
     .replace(/[\u0300-\u036f]/g, '')
     .replace(/([a-z])[1-5]/g, '$1');
 }
@@ -72,27 +73,34 @@ export interface PinyinRun {
   words: number;
   /** Words of one syllable. */
   monosyllables: number;
+  /** Its words of several syllables, toneless. */
+  multi: string[];
   toned: boolean;
 }
 
-/** The runs of consecutive Latin words in a query that each parse as pinyin syllables. */
-export function pinyinRuns(query: string): PinyinRun[] {
+/**
+ * The runs of consecutive Latin words in a query that each parse as pinyin syllables; an untoned
+ * word in `english` (a word the corpus lexicon glosses: "database", "women") breaks a run.
+ */
+export function pinyinRuns(query: string, english: ReadonlySet<string> = new Set()): PinyinRun[] {
   const runs: PinyinRun[] = [];
   let cur: PinyinRun | null = null;
   for (const m of query.matchAll(/[\p{Script=Latin}\p{M}0-9:]+|[^\s'’-]/gu)) {
     const raw = m[0];
     const word = toneless(raw);
-    const syl = /^[a-z]+$/.test(word) ? syllablesOf(word) : null;
+    const toned = /[1-5]|[\u0300-\u0307\u0309-\u036f]/.test(raw.normalize('NFD'));
+    const syl = /^[a-z]+$/.test(word) && (toned || !english.has(word)) ? syllablesOf(word) : null;
     if (!syl) {
       cur = null;
       continue;
     }
-    if (!cur) runs.push((cur = { syllables: [], words: 0, monosyllables: 0, toned: false }));
+    if (!cur) runs.push((cur = { syllables: [], words: 0, monosyllables: 0, multi: [], toned: false }));
     cur.syllables.push(...syl);
     cur.words++;
     if (syl.length === 1) cur.monosyllables++;
+    else cur.multi.push(word);
     // A tone mark or digit (the diaeresis of ü is not one) says the word is pinyin, not English.
-    cur.toned ||= /[1-5]|[\u0300-\u0307\u0309-\u036f]/.test(raw.normalize('NFD'));
+    cur.toned ||= toned;
   }
   return runs;
 }
@@ -145,9 +153,13 @@ export const PINYIN_PER_KEY = 3;
  * their share of the stretch's documents. A run counts only when a match covers two or more
  * syllables, and a single untoned word only when it spells three.
  */
-export function pinyinExpansions(query: string, index: PinyinIndex, perKey = PINYIN_PER_KEY): Expansion[] {
+export function pinyinExpansions(query: string, index: PinyinIndex, english?: ReadonlySet<string>, perKey = PINYIN_PER_KEY): Expansion[] {
   const out: Expansion[] = [];
-  for (const run of pinyinRuns(query)) {
+  const runs = pinyinRuns(query, english);
+  // Pinyin inside an English question ("Golden Carriage star (Jin Yu)") is mostly names the
+  // dictionary spells with other characters: only a query written in pinyin is read as pinyin.
+  if (runs.reduce((a, r) => a + r.words, 0) !== (query.match(/[\p{Script=Latin}\p{M}0-9:]*\p{Script=Latin}[\p{Script=Latin}\p{M}0-9:]*/gu) ?? []).length) return out;
+  for (const run of runs) {
     const syl = run.syllables;
     const n = syl.length;
     // best[j]: the fewest stretches covering the first j syllables, ties to more syllables matched, then more documents.
@@ -181,15 +193,45 @@ export function pinyinExpansions(query: string, index: PinyinIndex, perKey = PIN
  * that holds a pinyin run (the dictionary's readings read once, the headwords of the index at that
  * generation), and rebuilt when the index has changed since.
  */
-export function pinyinExpander(store: Pick<SearchStore, 'lexiconHeadwords' | 'generation'>, readingsOf = cedictReadings): Expander {
+export function pinyinExpander(store: Pick<SearchStore, 'lexiconHeadwords' | 'lexiconLookup' | 'generation'>, readingsOf = cedictReadings): Expander {
   let built: { generation: number; index: PinyinIndex } | null = null;
   return async (q) => {
-    if (!store.lexiconHeadwords || !/[A-Za-z]/.test(q) || !pinyinRuns(q).length) return [];
+    if (!store.lexiconHeadwords || !/[A-Za-z]/.test(q)) return [];
+    const runs = pinyinRuns(q);
+    if (!runs.length) return [];
+    const english = await englishWordsOf(runs, store);
     const generation = await store.generation();
     if (built?.generation !== generation) {
       const headwords = await store.lexiconHeadwords(2);
       built = { generation, index: buildPinyinIndex(headwords, readingsOf(new Set(headwords.map((h) => h.headword)))) };
     }
-    return pinyinExpansions(q, built.index);
+    return pinyinExpansions(q, built.index, english);
   };
+}
+
+/**
+ * The untoned words of several syllables in the runs that the corpus lexicon glosses (English
+ * words that parse as pinyin: "database", "like"); a single syllable ("long", "fan") is left to
+ * the run's other tests, since pinyin questions are mostly made of them.
+ */
+async function englishWordsOf(runs: readonly PinyinRun[], store: Pick<SearchStore, 'lexiconLookup'>): Promise<Set<string>> {
+  const words = [...new Set(runs.filter((r) => !r.toned).flatMap((r) => r.multi))];
+  const keyed = words.map((w) => [w, wordKey(w)] as const).filter((x): x is readonly [string, string] => x[1] !== null);
+  if (!keyed.length || !store.lexiconLookup) return new Set();
+  const glossed = new Set((await store.lexiconLookup(keyed.map((x) => x[1]))).map((r) => r.gloss));
+  return new Set(keyed.filter(([, k]) => glossed.has(k)).map(([w]) => w));
+}
+
+/**
+ * Expansions left once the pinyin ones are in: another expander's reading of part of a stretch a
+ * pinyin headword spells whole ("di wang" of "tian luo di wang") gives way to the longer match.
+ */
+export function withoutPinyinParts(list: readonly Expansion[], pinyin: readonly Expansion[]): Expansion[] {
+  const spans = [...new Set(pinyin.filter((e) => e.via === 'pinyin').map((e) => ` ${e.from} `))];
+  if (!spans.length) return [...list];
+  return list.filter((e) => {
+    if (e.via === 'pinyin') return true;
+    const from = ` ${toneless(e.from).replace(/[^a-z]+/g, ' ').trim()} `;
+    return !spans.some((sp) => sp !== from && sp.includes(from));
+  });
 }
