@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { builtinProfiles } from '../../src/builtin.ts';
 import { parseConfig, type Config } from '../../src/config/load.ts';
 import { openSearcher, runIndex } from '../../src/engine/library.ts';
-import { buildPinyinIndex, pinyinExpansions, pinyinRuns, readingKey, syllablesOf, toneless } from '../../src/search/pinyin.ts';
+import { buildPinyinIndex, pinyinExpansions, pinyinRuns, readingKey, syllablesOf, toneless, withoutPinyinParts } from '../../src/search/pinyin.ts';
 import { builtinSourceKinds } from '../../src/sources/registry.ts';
 import { cedictReadings } from '../../src/sync/lexicon/cedict.ts';
 import { tempDir } from '../helpers/tmp.ts';
@@ -87,11 +87,25 @@ describe('pinyin matching', () => {
     expect(terms('tian')).toEqual([]);
   });
 
+  it('only a query written in pinyin is read as pinyin, not pinyin inside an English question', () => {
+    expect(terms('gui ren')).toEqual(['贵人']);
+    expect(terms('gui ren 相助')).toEqual(['贵人']);
+    expect(terms('nobleman star (Gui Ren)')).toEqual([]);
+  });
+
+  it('a whole pinyin match outranks other expanders\' readings of its parts', () => {
+    const pinyin = { term: '天乙贵人', from: 'tian yi gui ren', weight: 1, via: 'pinyin' };
+    const part = { term: '贵', from: 'Gui Ren', weight: 0.8, via: 'glossary' };
+    const other = { term: '星', from: 'star', weight: 1, via: 'lexicon' };
+    expect(withoutPinyinParts([part, other, pinyin], [pinyin])).toEqual([other, pinyin]);
+    expect(withoutPinyinParts([part], [])).toEqual([part]);
+  });
+
   it('English words that parse as syllables stay English', () => {
     expect(terms('women in the classics')).toEqual([]); // one word of two syllables
     // da-ta-ba-se, spelled whole by two headwords: a word the corpus lexicon glosses is English.
-    expect(terms('database design')).toEqual(['数据', '八色']);
-    expect(terms('database design', new Set(['database']))).toEqual([]);
+    expect(terms('database')).toEqual(['数据', '八色']);
+    expect(terms('database', new Set(['database']))).toEqual([]);
     expect(terms('like case study')).toEqual([]); // words of two syllables each
     expect(terms('how long do men live')).toEqual([]);
   });
