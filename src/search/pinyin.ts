@@ -30,7 +30,9 @@ const SYLLABLES = new Set(
     'sa sai san sang sao se sen seng si song sou su suan sui sun suo ya yan yang yao ye yi yin ying yo yong you yu yuan yue yun wa wai wan wang wei wen weng wo wu e ei en eng er o ou'
   ).split(' '),
 );
-const LONGEST = 6;
+/** Letters of the longest syllable (zhuang), and syllables of the longest headword the lexicon keeps. */
+const LONGEST_SYLLABLE = 6;
+const LONGEST_READING = 6;
 
 /** Lower case, tone marks and tone digits dropped, ü as v ("Lǜ4" → "lv"). */
 export function toneless(s: string): string {
@@ -48,7 +50,7 @@ export function syllablesOf(word: string): string[] | null {
   const best: (string[] | null)[] = [[]];
   for (let j = 1; j <= n; j++) {
     best[j] = null;
-    for (let k = Math.max(0, j - LONGEST); k < j; k++) {
+    for (let k = Math.max(0, j - LONGEST_SYLLABLE); k < j; k++) {
       const prev = best[k];
       if (!prev || !SYLLABLES.has(word.slice(k, j))) continue;
       if (!best[j] || prev.length + 1 < best[j]!.length) best[j] = [...prev, word.slice(k, j)];
@@ -166,7 +168,7 @@ export function pinyinExpansions(query: string, index: PinyinIndex, english?: Re
     const best: { pieces: number; matched: number; df: number; from: number; key: string | null }[] = [{ pieces: 0, matched: 0, df: 0, from: -1, key: null }];
     for (let j = 1; j <= n; j++) {
       let b: (typeof best)[number] = { ...best[j - 1]!, pieces: best[j - 1]!.pieces + 1, from: j - 1, key: null };
-      for (let i = Math.max(0, j - LONGEST); i < j - 1; i++) {
+      for (let i = Math.max(0, j - LONGEST_READING); i < j - 1; i++) {
         const key = syl.slice(i, j).join(' ');
         const hits = index.get(key);
         if (!hits) continue;
