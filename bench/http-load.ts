@@ -60,7 +60,7 @@ async function load({ port, paths, clients, seconds }: Omit<LoadOptions, 'warmup
       const send = () => {
         if (performance.now() >= end) return void socket.end(resolve);
         sent = performance.now();
-        socket.write(`GET ${paths[next++ % paths.length]} HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n`);
+        socket.write(`GET ${paths[next++ % paths.length]} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n\r\n`);
       };
       socket.on('connect', send);
       socket.on('error', reject);

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { MAX_K, parseSearchRequest } from '../search/request.ts';
 import { lazySearcher, Searcher, type SearcherLike } from '../search/search.ts';
 import { searcherSource } from '../engine/library.ts';
-import { contractArgs, contractFields, filterFields, filtersOf } from '../search/filter-fields.ts';
+import { configuredFilters, contractArgs, contractFields, filterFields, filtersOf } from '../search/filter-fields.ts';
 
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
@@ -20,7 +20,7 @@ export function createSearchTool(searcher: SearcherLike, opts: { sources?: strin
   const source = sources?.length
     ? z.enum(sources as [string, ...string[]]).optional().describe('restrict to one source')
     : z.string().optional().describe('restrict to one source');
-  const specs = (searcher instanceof Searcher ? searcher.scope : searcher).profiles.filters();
+  const specs = configuredFilters(searcher instanceof Searcher ? searcher.scope : searcher);
   return tool({
     description: opts.description ?? 'Search the indexed documents; returns passages with path, heading, url and score.',
     inputSchema: z.object({

@@ -53,6 +53,11 @@ export const daemonSchema = z.strictObject({
   failuresToUnhealthy: z._default(int(1, 1000), 1),
   /** Watched folders: sync once no change has come for this long. */
   watchDebounceMs: z._default(int(10, 600_000), 1000),
+  /**
+   * Postgres workers: a source whose worker has not renewed its lease for this many seconds is
+   * taken over by another worker (renewed every third of it while the source is indexed).
+   */
+  leaseSeconds: z._default(int(1, 86_400), 120),
 });
 
 /** "name" or "name:port": a DNS name, an IPv4 address or a bracketed IPv6 one, nothing else. */
@@ -357,7 +362,7 @@ export const configSchema = z
     chunking: z._default(chunkingSchema, { targetTokens: 500, overlap: 0.15 }),
     sources: z.array(sourceSchema).check(z.minLength(1)),
     serve: z._default(serveSchema, { allowedHosts: [] }),
-    daemon: z._default(daemonSchema, { schedule: '0 * * * *', runOnStart: false, stopTimeoutMs: 20_000, failuresToUnhealthy: 1, watchDebounceMs: 1000 }),
+    daemon: z._default(daemonSchema, { schedule: '0 * * * *', runOnStart: false, stopTimeoutMs: 20_000, failuresToUnhealthy: 1, watchDebounceMs: 1000, leaseSeconds: 120 }),
     /**
      * Largest share (0..1) of a source's passages (distinct chunk texts) one run may drop — text of removed
      * or rewritten files found nowhere else in the source afterwards; more is refused unless confirmed.

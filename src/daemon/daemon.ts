@@ -29,6 +29,9 @@ export interface DaemonOptions {
   embedder?: Embedder;
 }
 
+/** A firing's time to the second (ISO), whatever the lag of the timer that fired it. */
+const tickOf = (d: Date) => new Date(Math.floor(d.getTime() / 1000) * 1000).toISOString();
+
 export type StopOutcome = 'stopped' | 'timeout';
 
 /**
@@ -55,6 +58,7 @@ export class Daemon {
   /** Sources requested and not yet run; 'all' for every source. */
   private pending: Set<string> | 'all' | null = null;
   private pendingTrigger = 'cron';
+  private pendingTick: string | undefined;
   private current: Promise<void> | null = null;
   private firstRun = true;
   private stopping = false;
@@ -72,7 +76,9 @@ export class Daemon {
   async start(): Promise<void> {
     const tz = this.o.config.daemon?.timezone;
     for (const job of this.jobs) {
-      const task = cron.schedule(job.expression, () => this.request(job.sources, 'cron'), {
+      // The tick a firing is for, the same in every worker whose clock agrees to the second: each
+      // source is indexed once per tick however many daemons share the index.
+      const task = cron.schedule(job.expression, (ctx) => this.request(job.sources, 'cron', `cron:${job.expression}@${tickOf(ctx.date)}`), {
         name: `ragsync:${job.sources?.join(',') ?? 'all'}`,
         ...(tz ? { timezone: tz } : {}),
       });
@@ -119,11 +125,12 @@ export class Daemon {
   }
 
   /** Asks for a run of `sources` (null: all). Never overlaps: merged into the next run if one is going. */
-  request(sources: string[] | null, trigger: string): void {
+  request(sources: string[] | null, trigger: string, tick?: string): void {
     if (this.stopping) return;
     if (sources === null || this.pending === 'all') this.pending = 'all';
     else this.pending = new Set([...(this.pending ?? []), ...sources]);
     this.pendingTrigger = trigger;
+    this.pendingTick = tick;
     if (!this.current) this.current = this.drain().finally(() => (this.current = null));
   }
 
@@ -131,12 +138,13 @@ export class Daemon {
     while (this.pending && !this.stopping) {
       const want = this.pending;
       const trigger = this.pendingTrigger;
+      const tick = this.pendingTick;
       this.pending = null;
-      await this.runOnce(want === 'all' ? undefined : [...want].sort(), trigger);
+      await this.runOnce(want === 'all' ? undefined : [...want].sort(), trigger, tick);
     }
   }
 
-  private async runOnce(sources: string[] | undefined, trigger: string): Promise<IndexResult | null> {
+  private async runOnce(sources: string[] | undefined, trigger: string, tick?: string): Promise<IndexResult | null> {
     const first = this.firstRun;
     this.firstRun = false;
     const log = this.o.log;
@@ -144,6 +152,7 @@ export class Daemon {
       const result = await this.engine.index({
         sources,
         trigger,
+        ...(tick ? { tick } : {}),
         dryRun: first && !!this.o.dryRun,
         force: first && !!this.o.force,
         log,

@@ -6,6 +6,8 @@ import type { EmbedderInput } from '../embedding/custom.ts';
 import { indexes, openEngine, type Engine } from '../engine/engine.ts';
 import type { SearchOptions } from '../search/request.ts';
 import type { SearchResult } from '../search/search.ts';
+import { runTool } from '../search/tools.ts';
+import { codeSearchTool, type CodeReference } from '../profiles/code/tool.ts';
 import { addSource, dropFromIndex, listSources, removeSource, type RemoveResult, type SourceListing } from '../sync/manage-sources.ts';
 import type { IndexOptions, IndexResult } from '../sync/run-result.ts';
 import { CodeIndexer } from './code-indexer.ts';
@@ -103,6 +105,15 @@ export class KnowledgeManager implements KnowledgeCore {
   /** Search over the code sources only. */
   searchCode(query: string, opts: SearchOptions = {}): Promise<SearchResult[]> {
     return this.searchKind('code', query, opts);
+  }
+
+  /**
+   * The code chunks that use a symbol (`createStore`, or `Store.create`), not its definition: path,
+   * line range and the lines naming it, in path order (codeSearch's `references`). Read from the
+   * index as it is, so current after every run.
+   */
+  async referencesOf(symbol: string, opts: { k?: number; languages?: string[]; filePatterns?: string[] } = {}): Promise<CodeReference[]> {
+    return (await runTool(await this.engine().searcher(), codeSearchTool, { ...opts, references: symbol })) as CodeReference[];
   }
 
   /** Search over the documentation sources only. */

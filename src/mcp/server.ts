@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Expansion } from '../core/profile.ts';
 import { errorMessage } from '../core/errors.ts';
 import { describeIoError } from '../core/io-errors.ts';
-import { contractArgs, contractFields, filterFields, filtersOf, toolFields } from '../search/filter-fields.ts';
+import { configuredFilters, contractArgs, contractFields, filterFields, filtersOf, toolFields } from '../search/filter-fields.ts';
 import { runTool, toolsOf } from '../search/tools.ts';
 import { resultJson } from '../search/present.ts';
 import { MAX_K, parseSearchRequest } from '../search/request.ts';
@@ -74,7 +74,7 @@ export function createMcpServer(source: Searcher | Error, version?: string, answ
  * tells the client once (notifications/tools/list_changed: the server declares tools.listChanged).
  */
 function registerSearchTools(server: McpServer, first: Searcher | Error, searcher: () => Searcher): { refresh(now: Searcher | Error): void } {
-  let specs = first instanceof Error ? [] : first.filterSpecs();
+  let specs = first instanceof Error ? [] : configuredFilters(first.scope);
   const searchFields = (s: Searcher | Error) => {
     const names = s instanceof Error ? [] : s.scope.sources.map((x) => x.name);
     return {
@@ -148,7 +148,7 @@ function registerSearchTools(server: McpServer, first: Searcher | Error, searche
   return {
     refresh(now) {
       heldNotifications(server, () => {
-        specs = now instanceof Error ? [] : now.filterSpecs();
+        specs = now instanceof Error ? [] : configuredFilters(now.scope);
         search.update({ paramsSchema: searchFields(now) });
         registerProfileTools(now);
       });

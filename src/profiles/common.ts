@@ -13,14 +13,17 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v ? v : nul
 /**
  * The result fields every built-in profile gives (the CLI's and HTTP's documented JSON):
  * book (metadata.bookTitle, else the document title), chapter (metadata.chapter, else the heading),
- * url, tags and date (metadata.added_at or .date).
+ * url, tags and date (metadata.added_at or .date). A web page has no book or chapter: its url is
+ * the page's, its title the result's.
  */
 export function documentFields(h: ChunkHit) {
   const m = h.metadata;
+  // A web page's path is its URL; its title is the result's title, not a book.
+  const page = /^https?:\/\//.test(h.path) ? h.path : null;
   return {
-    book: str(m.bookTitle) ?? h.title,
-    chapter: str(m.chapter) ?? h.heading,
-    url: str(m.url),
+    book: page ? null : (str(m.bookTitle) ?? h.title),
+    chapter: page ? null : (str(m.chapter) ?? h.heading),
+    url: str(m.url) ?? page,
     tags: Array.isArray(m.tags) ? m.tags.map(String) : [],
     date: str(m.added_at) ?? str(m.date),
   };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { FilterSpec, ToolParam } from '../core/profile.ts';
+import type { FilterSpec, ProfileRegistry, ToolParam } from '../core/profile.ts';
 import { MAX_BODY_QUERY_CHARS, MAX_LIST, MODES } from './request.ts';
 import { SEARCH_FIELDS, type ContractField } from './contract.ts';
 
@@ -35,6 +35,16 @@ export function contractArgs(args: Record<string, unknown>): Record<string, unkn
   return Object.fromEntries(SEARCH_FIELDS.filter((f) => args[f.name] !== undefined).map((f) => [f.name, args[f.name]]));
 }
 
+/** A filter's name as a tool-input field: camelCase like the contract's fields (symbol-type → symbolType). */
+export const fieldName = (filter: string): string => filter.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+/** The filters of the profiles the configured sources use: a tool offers no code filter to a config without code. */
+export function configuredFilters(scope: { profiles: ProfileRegistry; sources: readonly { profile: string }[] }): FilterSpec[] {
+  const used = new Set(scope.sources.map((s) => s.profile));
+  const names = new Set(scope.profiles.profiles.filter((p) => used.has(p.name)).flatMap((p) => (p.filters ?? []).map((f) => f.name)));
+  return scope.profiles.filters().filter((f) => names.has(f.name));
+}
+
 /**
  * Tool-input fields (MCP, AI SDK) for the profiles' filters: one optional field per filter, a list
  * for repeatable ones. Values are checked by search/filters.ts, which names the known ones.
@@ -43,7 +53,7 @@ export function filterFields(specs: readonly FilterSpec[]): Record<string, z.Zod
   const out: Record<string, z.ZodOptional<z.ZodString | z.ZodArray<z.ZodString>>> = {};
   for (const f of specs) {
     const known = f.values?.length ? ` (${[...f.values, ...(f.any ? [f.any] : [])].join('|')})` : '';
-    out[f.name] = (f.kind === 'all-of' ? z.array(z.string()).max(MAX_LIST) : z.string()).optional().describe(f.description + known);
+    out[fieldName(f.name)] = (f.kind === 'all-of' ? z.array(z.string()).max(MAX_LIST) : z.string()).optional().describe(f.description + known);
   }
   return out;
 }
@@ -52,7 +62,7 @@ export function filterFields(specs: readonly FilterSpec[]): Record<string, z.Zod
 export function filtersOf(specs: readonly FilterSpec[], args: Record<string, unknown>): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const f of specs) {
-    const v = args[f.name];
+    const v = args[fieldName(f.name)];
     if (typeof v === 'string' || Array.isArray(v)) out[f.name] = v as string | string[];
   }
   return out;

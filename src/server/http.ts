@@ -8,7 +8,8 @@ import { resultJson, sourceItem } from '../search/present.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
 import { describeIoError } from '../core/io-errors.ts';
 import { HttpError, readJsonBody } from './body.ts';
-import { BadRequest, relatedParams, searchBody, searchParams, type Format } from './params.ts';
+import { BadRequest, referencesParams, relatedParams, searchBody, searchParams, type Format } from './params.ts';
+import { runTool, toolsOf } from '../search/tools.ts';
 import { turnTaker } from './turns.ts';
 import { servePage } from './page.ts';
 import { requestGuard, type RequestGuard } from './guard.ts';
@@ -131,6 +132,14 @@ export function createHttpServer(searcher: Searcher, opts: HttpOptions = {}): Se
         const { k, format, ...ref } = relatedParams(url.searchParams);
         await turn();
         return send(res, 200, { results: shape(await searcher.related(ref, { k }), format) });
+      }
+      case '/references': {
+        const args = referencesParams(url.searchParams);
+        // The code profile's tool, when a code source is configured: where a symbol is used.
+        const code = toolsOf(searcher).find((t) => t.name === 'codeSearch');
+        if (!code) return send(res, 404, { error: 'no code source is configured (references are of code symbols)' });
+        await turn();
+        return send(res, 200, { results: await runTool(searcher, code, args) });
       }
       case '/status': {
         const runs = url.searchParams.get('runs');

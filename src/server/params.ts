@@ -136,6 +136,17 @@ export function searchBody(body: unknown, specs: readonly FilterSpec[]): { reque
   return { request, format: f };
 }
 
+const KNOWN_REFERENCES = new Set(['symbol', 'lang', 'path', 'symbol-type', 'k']);
+
+/** /references?symbol=&lang=&path=&symbol-type=&k= (lang and path repeatable; path a glob): codeSearch's `references` arguments. */
+export function referencesParams(p: URLSearchParams): Record<string, unknown> {
+  checkKnown(p, KNOWN_REFERENCES);
+  const symbol = p.get('symbol')?.trim();
+  if (!symbol) throw new BadRequest('symbol is required');
+  const symbolType = p.get('symbol-type') || undefined;
+  return { references: symbol, languages: list(p, 'lang') ?? [], filePatterns: p.getAll('path').filter(Boolean), symbolType, k: intParam(p, 'k', 8, 50) };
+}
+
 /** /related?source=&path=&id=&k=&format= */
 export function relatedParams(p: URLSearchParams) {
   checkKnown(p, KNOWN_RELATED);

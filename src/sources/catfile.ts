@@ -2,7 +2,9 @@ import { spawn } from 'node:child_process';
 
 /**
  * Reads many blobs through one `git cat-file --batch` process instead of one process per file.
- * Output format per object: "<sha> <type> <size>\n<bytes>\n".
+ * Output format per object: "<sha> <type> <size>\n<bytes>\n". Spawned directly, not through
+ * simple-git: it streams binary objects through stdin/stdout while they are read, and simple-git
+ * buffers a command's whole output as text before returning it.
  */
 export async function* readBlobs(
   gitDir: string,

@@ -55,13 +55,19 @@ const TIMEOUT_MS = 120_000;
 /** A clone may be slow, but not endless: a server trickling bytes must not hold the run for ever. */
 const CLONE_DEADLINE_MS = 30 * 60_000;
 
-/** simple-git for the clone (first run only: loaded then, it costs ~50 ms to import). */
-async function clone(url: string, root: string, branch: string): Promise<void> {
+/**
+ * simple-git, the project's git library, for the calls off the hourly path: a clone, asking a
+ * remote its branches. Loaded on first use: importing it costs 36–64 ms (measured beside a git call
+ * of ~10 ms), which a no-op run, one fetch, would otherwise pay every hour.
+ */
+async function git(o: { timeoutMs: number; deadlineMs?: number; cwd?: string }) {
   const { simpleGit } = await import('simple-git');
+  return simpleGit({ baseDir: o.cwd, timeout: { block: o.timeoutMs }, ...(o.deadlineMs ? { abort: AbortSignal.timeout(o.deadlineMs) } : {}) }).env(ENV);
+}
+
+async function clone(url: string, root: string, branch: string): Promise<void> {
   // "--" before the URL: whatever it holds, git reads it as a repository, never as an option.
-  await simpleGit({ timeout: { block: TIMEOUT_MS }, abort: AbortSignal.timeout(CLONE_DEADLINE_MS) })
-    .env(ENV)
-    .clone(url, root, ['--branch', branch, '--single-branch', '--no-tags', '--']);
+  await (await git({ timeoutMs: TIMEOUT_MS, deadlineMs: CLONE_DEADLINE_MS })).clone(url, root, ['--branch', branch, '--single-branch', '--no-tags', '--']);
 }
 
 /**
@@ -110,8 +116,11 @@ function processAlive(pid: number): boolean {
 }
 
 /**
- * The hourly path (fetch, rev-parse, ls-tree, reset) runs git directly: a third of simple-git's
- * per-call cost, which is most of a no-op run. Fails with git's own message (stderr).
+ * The hourly path (fetch, rev-parse, ls-tree, reset, and the unsaved-work checks) runs git
+ * directly rather than through simple-git: a no-op run is one `git fetch`, and loading simple-git
+ * would add its 36–64 ms import to it; and `fetch -v` reports on stderr whether the branch moved
+ * (read here to skip a second process), which simple-git's raw() does not return on success.
+ * Fails with git's own message (stderr).
  *
  * Every call here works in a checkout, and git is told that repository explicitly: left to find it
  * itself, git would take a checkout whose .git is damaged (a garbage HEAD) for no repository and
@@ -161,13 +170,13 @@ async function describeFailure(step: 'clone' | 'fetch', err: unknown, o: GitSour
 }
 
 /** The remote's branch names, for a "branch not found" message; null when it cannot be asked. */
-function remoteBranches(url: string): Promise<string[] | null> {
-  return new Promise((resolve) => {
-    execFile('git', ['ls-remote', '--heads', '--', url], { env: ENV, timeout: 30_000 }, (err, stdout) => {
-      if (err) return resolve(null);
-      resolve(stdout.split('\n').filter(Boolean).map((l) => l.replace(/^\S+\trefs\/heads\//, '')));
-    });
-  });
+async function remoteBranches(url: string): Promise<string[] | null> {
+  try {
+    const out = await (await git({ timeoutMs: 30_000, deadlineMs: 30_000, cwd: tmpdir() })).listRemote(['--heads', '--', url]);
+    return out.split('\n').filter(Boolean).map((l) => l.replace(/^\S+\trefs\/heads\//, ''));
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -375,12 +384,13 @@ async function listTree(root: string, commit: string, match: (path: string) => b
  * The branch a repository's HEAD names (`git ls-remote --symref URL HEAD`), or null when it cannot
  * be asked (unreachable, no symref): `source add` writes it so a repository on `master` works.
  */
-export function remoteHeadBranch(url: string, timeoutMs = 20_000): Promise<string | null> {
-  return new Promise((resolve) => {
-    execFile('git', ['ls-remote', '--symref', '--', url, 'HEAD'], { cwd: tmpdir(), env: ENV, timeout: timeoutMs }, (err, stdout) => {
-      resolve(err ? null : (/^ref: refs\/heads\/(\S+)\s+HEAD$/m.exec(stdout)?.[1] ?? null));
-    });
-  });
+export async function remoteHeadBranch(url: string, timeoutMs = 20_000): Promise<string | null> {
+  try {
+    const out = await (await git({ timeoutMs, deadlineMs: timeoutMs, cwd: tmpdir() })).listRemote(['--symref', '--', url, 'HEAD']);
+    return /^ref: refs\/heads\/(\S+)\s+HEAD$/m.exec(out)?.[1] ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /** What deleting ragsync's own checkout would lose (uncommitted files, local commits), or null when nothing. */

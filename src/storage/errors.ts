@@ -18,7 +18,9 @@ export type StorageErrorKind =
   /** The database cannot be reached (refused, timed out, dropped mid-run). */
   | 'unreachable'
   /** The server refused our credentials. */
-  | 'auth';
+  | 'auth'
+  /** This worker's lease on a source was taken over: it may not write that source any more. */
+  | 'lease';
 
 export class StorageError extends Error {
   override readonly name = 'StorageError';

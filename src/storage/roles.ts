@@ -122,6 +122,8 @@ export interface RunRecord {
   retries: number;
   error: string | null;
   sources: RunSourceRecord[];
+  /** The process that ran it (Postgres records it). */
+  worker?: { host: string; pid: number } | null;
 }
 
 export interface RunStart {
@@ -166,6 +168,8 @@ export interface StatusReport {
   distinctTexts: number;
   coverage: CoverageRow[];
   runs: RunRecord[];
+  /** Per-source leases (Postgres workers). */
+  leases?: LeaseRow[];
 }
 
 export interface ExportRow {
@@ -351,7 +355,7 @@ export interface RunLog extends RunHistory {
    * Atomically takes the index lock for `holder` unless someone holds it and `isStale` says the
    * holder is still alive. A stale holder is replaced (and returned as `replaced`).
    */
-  tryLock(holder: LockHolder, isStale: (current: LockHolder) => boolean): Promise<LockAttempt>;
+  tryLock(holder: LockHolder, isStale: (current: LockHolder) => boolean, opts?: { shared?: boolean }): Promise<LockAttempt>;
   /** Refreshes the holder's heartbeat; false when the lock is no longer ours. */
   heartbeatLock(token: string): Promise<boolean>;
   releaseLock(token: string): Promise<void>;
@@ -386,6 +390,51 @@ export interface IndexDump {
 }
 
 /** What `openIndex` hands each role. */
-export type SyncStore = IndexWriter & RunLog & IndexDump & Closable;
+export type SyncStore = IndexWriter & RunLog & IndexDump & Closable & Partial<SourceLeases>;
+
+/** The process doing a run, wherever it runs. */
+export interface WorkerIdentity {
+  host: string;
+  pid: number;
+  /** When the process started (ISO): tells a restarted worker from the one before it. */
+  started: string;
+}
+
+/** A source claimed by this worker: `generation` fences its writes. */
+export interface SourceLease {
+  source: string;
+  generation: number;
+  tick: string;
+  /** The worker whose lapsed lease this claim took over, if any. */
+  tookOver: { host: string; pid: number } | null;
+}
+
+/** A source's lease as `status` shows it. */
+export interface LeaseRow {
+  source: string;
+  host: string | null;
+  pid: number | null;
+  workerStarted: string | null;
+  tick: string | null;
+  claimedAt: string | null;
+  /** Seconds since the holder last renewed (or since release). */
+  renewedSecondsAgo: number | null;
+  /** Held now (claimed and not released). */
+  held: boolean;
+}
+
+/**
+ * Per-source leases: several workers (processes, machines) share the sources of one index, each
+ * source claimed by one worker at a time and once per schedule tick (Postgres only).
+ */
+export interface SourceLeases {
+  /** Claims one of `sources` that is free for `tick`, or whose holder stopped renewing; null when none is. */
+  claimSource(sources: string[], tick: string, worker: WorkerIdentity, leaseSeconds: number): Promise<SourceLease | null>;
+  /** Renews the lease; false when it was taken over. */
+  renewLease(lease: SourceLease): Promise<boolean>;
+  /** Records the source's part of run `runId` and releases the lease in one transaction; false when it was lost. */
+  releaseLease(lease: SourceLease, runId: number, record: RunSourceRecord): Promise<boolean>;
+  leases(): Promise<LeaseRow[]>;
+}
 export type SearchStore = IndexReader & RunHistory & Closable;
 export type AdminStore = RunLog & IndexDump & Closable;

@@ -77,7 +77,9 @@ export function holderIsStale(h: LockHolder, now = Date.now()): boolean {
 }
 
 export function describeHolder(h: LockHolder): string {
-  return `pid ${h.pid} on ${h.host}, since ${h.acquiredAt}`;
+  // A holder that has not said who it is yet (its row is written just after it takes the lock).
+  if (!h.pid) return 'a run on another connection that has not recorded itself yet';
+  return `pid ${h.pid} on ${h.host}${h.acquiredAt ? `, since ${h.acquiredAt}` : ''}`;
 }
 
 export interface IndexLock {
@@ -89,7 +91,7 @@ export interface IndexLock {
  * Takes the index lock of `dbPath` through `store`, or throws RagsyncError(EXIT.locked) naming the
  * holder. While held, a heartbeat keeps the row fresh (for holders on other hosts to judge).
  */
-export async function acquireIndexLock(store: RunLog, dbPath: string, log?: Logger): Promise<IndexLock> {
+export async function acquireIndexLock(store: RunLog, dbPath: string, log?: Logger, opts: { shared?: boolean } = {}): Promise<IndexLock> {
   if (heldHere.has(dbPath)) {
     throw new RagsyncError(`index is locked: a run in this process (pid ${process.pid}) is indexing ${shownDb(dbPath)}`, EXIT.locked);
   }
@@ -104,7 +106,7 @@ export async function acquireIndexLock(store: RunLog, dbPath: string, log?: Logg
   };
   heldHere.add(dbPath);
   try {
-    const attempt = await store.tryLock(holder, (h) => holderIsStale(h)).catch((err: unknown) => {
+    const attempt = await store.tryLock(holder, (h) => holderIsStale(h), opts).catch((err: unknown) => {
       // SQLite's own write lock stayed busy past the busy timeout: another process is writing.
       if (isStorageError(err, 'busy')) {
         throw new RagsyncError(`index is locked: another process has been writing ${shownDb(dbPath)} for too long`, EXIT.locked);

@@ -26,6 +26,11 @@ export interface IndexOptions {
   allowEmpty?: boolean;
   /** Deletions over a source's maxDeleteShare go through this run (`--force` implies it). */
   allowDelete?: boolean;
+  /**
+   * The schedule tick this run is for (workers sharing a Postgres index index each source once per
+   * tick); default: a tick of this run alone.
+   */
+  tick?: string;
 }
 
 export type IndexStatus = 'ok' | 'partial' | 'failed' | 'aborted';

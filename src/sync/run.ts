@@ -7,10 +7,14 @@ import { defaultAnalyzer } from '../core/text/analyzer.ts';
 import type { Embedder } from '../embedding/types.ts';
 import { sourceKind, type SnapshotContext } from '../sources/registry.ts';
 import type { Snapshot, UnlistedSnapshot } from '../sources/types.ts';
-import type { RunSourceRecord, SyncStore } from '../storage/roles.ts';
+import type { RunSourceRecord, SourceLeases, SyncStore } from '../storage/roles.ts';
 import type { Progress } from './apply.ts';
 import { EmbedderFailure } from './embedder-failure.ts';
 import { acquireIndexLock, type IndexLock } from './lock.ts';
+import { DEFAULT_LEASE_SECONDS, leaseRenewal } from './lease.ts';
+import { failpoint } from '../core/failpoint.ts';
+import { workerIdentity } from '../core/worker.ts';
+import { isStorageError } from '../storage/errors.ts';
 import { cedictLexicon } from './lexicon/cedict.ts';
 import { htmlPreparerOf } from './build-document.ts';
 import { pipelineFingerprint, type Pipeline } from './plan.ts';
@@ -101,14 +105,21 @@ export async function* syncRun(config: Config, opts: IndexOptions, deps: RunDeps
   let lock: IndexLock | null = null;
   const failures: unknown[] = [];
   let unusable: string | null = null;
+  // On Postgres, runs are workers: each source is claimed under a lease, the run lock is shared.
+  const leases = !dryRun && store.claimSource ? (store as SyncStore & SourceLeases) : null;
+  const leaseSeconds = config.daemon?.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
+  const worker = workerIdentity();
+  const tick = opts.tick ?? `${trigger}:${worker.host}:${worker.pid}:${started}`;
+  const startRun = async () => (runId ??= await store.startRun({ trigger, fingerprint, forced: !!opts.force }));
   try {
     if (!dryRun) {
-      // Before anything else: only the lock holder may mark 'running' runs as interrupted.
-      lock = await acquireIndexLock(store, config.db, log);
+      // Before anything else: only a lock holder may mark 'running' runs as interrupted.
+      lock = await acquireIndexLock(store, config.db, log, { shared: !!leases });
       const stale = await store.abortStaleRuns();
       if (stale) log.warn({ runs: stale }, 'marked interrupted runs as aborted');
       await store.registerEmbedder(embedder.info);
-      runId = await store.startRun({ trigger, fingerprint, forced: !!opts.force });
+      // A worker records a run once it holds a source: one that finds nothing to claim stays idle.
+      if (!leases) await startRun();
       // An embedder that cannot work at all (its key is not set) fails the run before any source
       // is touched, recorded like any failed run so health hears of it.
       try {
@@ -118,21 +129,25 @@ export async function* syncRun(config: Config, opts: IndexOptions, deps: RunDeps
         unusable = errorMessage(err);
         stopRest = `not run: ${unusable}`;
         log.error({ embedder: fingerprint }, errorMessage(err));
+        await startRun();
       }
     }
     // Every source is fetched at once (network waits and git processes overlap); planning and
     // applying then go one source at a time. A failed fetch surfaces when its source's turn comes.
+    // A worker fetches a source only once it holds it.
     const keyOf = (s: SourceConfig) => (commit: string) => listingKey(s, commit, pipelineFingerprint(pipelines.get(s.name)!), fingerprint);
-    const unlistedAt = new Map<string, string | undefined>();
-    for (const s of unusable ? [] : selected) unlistedAt.set(s.name, await unlistedCommit(config, store, s, keyOf(s), opts));
-    const snapshots = new Map(
-      (unusable ? [] : selected).map((s) => {
-        const prepareHtml = htmlPreparerOf(pipelines.get(s.name)!);
-        const p = snapshotOf(config, s, store, { dryRun, log, unlistedAt: unlistedAt.get(s.name), signal: opts.signal, prepareHtml });
-        p.catch(() => {}); // handled in the loop below
-        return [s.name, p] as const;
-      }),
-    );
+    const fetch = async (s: SourceConfig) => {
+      const prepareHtml = htmlPreparerOf(pipelines.get(s.name)!);
+      const unlistedAt = await unlistedCommit(config, store, s, keyOf(s), opts);
+      return snapshotOf(config, s, store, { dryRun, log, unlistedAt, signal: opts.signal, prepareHtml });
+    };
+    const snapshots = new Map<string, Promise<Snapshot | UnlistedSnapshot>>();
+    const fetchNow = (s: SourceConfig) => {
+      const p = fetch(s);
+      p.catch(() => {}); // handled when the source's turn comes
+      snapshots.set(s.name, p);
+    };
+    if (!leases && !unusable) for (const s of selected) fetchNow(s);
     const ctx: SourceRunContext = {
       config,
       store,
@@ -147,7 +162,7 @@ export async function* syncRun(config: Config, opts: IndexOptions, deps: RunDeps
       embeddedThisRun: new Set<string>(),
       dropped,
     };
-    for (const source of selected) {
+    const runSource = async function* (source: SourceConfig): AsyncGenerator<Progress, SourceResult> {
       const state = await store.ensureSource({ name: source.name, kind: source.kind, ...sourceKind(config, source.kind).record(source) });
       const result = emptyResult(source.name, state.commit);
       results.push(result);
@@ -159,8 +174,9 @@ export async function* syncRun(config: Config, opts: IndexOptions, deps: RunDeps
         result.error = stopRest;
         // Every source fails with an embedder that cannot work; after a failure, the rest are left out.
         if (unusable) result.status = 'failed';
-        continue;
+        return result;
       }
+      if (!snapshots.has(source.name)) fetchNow(source);
       const outcome = yield* syncSource(ctx, {
         source,
         state,
@@ -170,10 +186,34 @@ export async function* syncRun(config: Config, opts: IndexOptions, deps: RunDeps
         result,
       });
       if (outcome.aborted) aborted = true;
-      if ('failure' in outcome) {
+      if ('failure' in outcome && !isStorageError(outcome.failure, 'lease')) {
         failures.push(outcome.failure);
         // An embedder or database failure will fail the next source too: stop here, keep what is stored.
         stopRest = `not run: ${source.name} failed first`;
+      }
+      return result;
+    };
+    if (!leases) {
+      for (const source of selected) yield* runSource(source);
+    } else if (!unusable) {
+      const byName = new Map(selected.map((s) => [s.name, s]));
+      // Claim, index, release: one source at a time until none is free for this tick.
+      while (!stopRest && !opts.signal?.aborted) {
+        const lease = await leases.claimSource([...byName.keys()], tick, worker, leaseSeconds);
+        if (!lease) break;
+        byName.delete(lease.source);
+        const id = await startRun();
+        if (lease.tookOver) log.warn({ source: lease.source, from: lease.tookOver, tick: lease.tick }, 'took over a source whose worker stopped renewing its lease');
+        failpoint('source-claimed');
+        const renew = leaseRenewal(leases, lease, leaseSeconds, log);
+        let result: SourceResult;
+        try {
+          result = yield* runSource(byName.get(lease.source) ?? selected.find((s) => s.name === lease.source)!);
+        } finally {
+          renew.stop();
+        }
+        const released = await leases.releaseLease(lease, id, toRunSource(result));
+        if (!released) log.warn({ source: lease.source }, 'the source\'s lease was taken over before its run was recorded');
       }
     }
     // The packed codes one-shot searches read: rewritten when the run (or an older one) moved the
@@ -181,7 +221,8 @@ export async function* syncRun(config: Config, opts: IndexOptions, deps: RunDeps
     if (!dryRun && !unusable && !aborted && store.refreshCodePack) {
       await store.refreshCodePack(fingerprint).catch((err: unknown) => log.warn({ err: errorMessage(err) }, 'could not write the packed vector codes'));
     }
-    const status = overallStatus(results, aborted, failures.some((e) => e instanceof EmbedderFailure));
+    // A worker that found every source taken or done for this tick was idle: nothing failed.
+    const status = leases && !results.length && !failures.length ? (aborted ? 'aborted' : 'ok') : overallStatus(results, aborted, failures.some((e) => e instanceof EmbedderFailure));
     const result: IndexResult = {
       status,
       dryRun,

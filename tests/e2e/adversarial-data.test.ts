@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { loadConfig } from '../../src/builtin.ts';
 import { EXIT, RagsyncError } from '../../src/core/errors.ts';
 import { silentLogger } from '../../src/core/log.ts';
@@ -272,6 +272,29 @@ describe('databases from the adversarial list: refused or named, untouched', () 
     const r = await runIndex(loadConfig(c.file));
     expect(r.status).toBe('ok');
     expect(held(c.db).documents).toHaveLength(3);
+  });
+});
+
+describe('a source folder the user may not read', () => {
+  it.skipIf(UNPRIVILEGED === undefined)('fails that source by name (exit 1, as a source that cannot be reached), the others still index (exit 3)', async () => {
+    const dir = fresh('denied');
+    const open = notes(join(dir, 'open'), 2);
+    const shut = notes(join(dir, 'shut'), 2);
+    const { file } = writeCfg(dir, [{ name: 'shut', kind: 'dir', path: shut }]);
+    mkdirSync(join(dir, 'both'));
+    const both = writeCfg(join(dir, 'both'), [{ name: 'open', kind: 'dir', path: open }, { name: 'shut', kind: 'dir', path: shut }]);
+    chmodSync(dirname(dir), 0o755); // the unprivileged user must reach the files
+    execFileSync('chmod', ['-R', 'a+rwX', dir]);
+    chmodSync(shut, 0o000);
+    try {
+      const [alone, mixed] = await Promise.all([cliAs(['index', '-c', file, '--json'], { user: UNPRIVILEGED }), cliAs(['index', '-c', both.file, '--json'], { user: UNPRIVILEGED })]);
+      expect(alone.code, alone.stderr).toBe(EXIT.failed);
+      expect(alone.stderr).toContain(`permission denied: ${shut}`);
+      expect(mixed.code, mixed.stderr).toBe(EXIT.partial);
+      expect(JSON.parse(mixed.stdout).sources.map((x: { name: string; status: string }) => `${x.name}:${x.status}`)).toEqual(['open:ok', 'shut:failed']);
+    } finally {
+      chmodSync(shut, 0o755);
+    }
   });
 });
 

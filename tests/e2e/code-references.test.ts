@@ -9,6 +9,7 @@ import { createCodeSearchTool } from '../../src/ai/index.ts';
 import { openSearcher } from '../../src/engine/library.ts';
 import type { Searcher } from '../../src/search/search.ts';
 import { createMcpServer } from '../../src/mcp/server.ts';
+import { createHttpServer, listen } from '../../src/server/http.ts';
 import { openIndex } from '../../src/storage/open.ts';
 import { BACKENDS } from '../helpers/backends.ts';
 import { index } from '../helpers/index-fixture.ts';
@@ -110,8 +111,11 @@ describe.each(BACKENDS.filter((b) => b.ok))('codeSearch references ($name)', (ba
 
   it('lists the chunks whose code names the symbol, not its definition nor a name in another case', async () => {
     up.write('src/store.ts', STORE_TS).write('src/app.ts', appTs(STOP_BEFORE)).write('src/cli.ts', cliTs(CLI_BEFORE));
-    up.write('tools/report.py', REPORT_PY).write('tools/export.py', EXPORT_PY).commit('start');
+    up.write('tools/report.py', REPORT_PY).write('tools/export.py', EXPORT_PY);
+    // Documentation naming the function: indexed, but not a reference.
+    up.write('README.md', '# App\n\nCall `createStore(path)` to open a store, then `startApp`.\n').commit('start');
     expect((await index(config)).status).toBe('ok');
+    expect((await chunks()).some((c) => c.path === 'README.md')).toBe(true);
 
     const refs = await references('createStore');
     expect(where(refs)).toEqual(['src/app.ts:imports', 'src/app.ts:startApp', 'src/cli.ts:imports', 'src/cli.ts:runCli']);
@@ -148,6 +152,28 @@ describe.each(BACKENDS.filter((b) => b.ok))('codeSearch references ($name)', (ba
     const unchanged = after.filter((c) => stored.has(c.hash));
     expect(unchanged.length).toBe(after.length - 2);
     expect(after.filter((c) => c.path === 'src/store.ts')).toEqual(before.filter((c) => c.path === 'src/store.ts'));
+  }, 60_000);
+
+  it('HTTP: GET /references answers as codeSearch does; a bad request is a 400 naming it', async () => {
+    const searcher = openSearcher(config);
+    const server = createHttpServer(searcher);
+    const base = await listen(server, 0);
+    try {
+      const get = async (q: string) => {
+        const r = await fetch(`${base}/references?${q}`);
+        return { status: r.status, body: (await r.json()) as { results?: Ref[]; error?: string } };
+      };
+      const ok = await get('symbol=createStore&lang=typescript&path=src/app.ts&symbol-type=function');
+      expect(ok.status).toBe(200);
+      expect(where(ok.body.results!)).toEqual(['src/app.ts:startApp', 'src/app.ts:stopApp']);
+      expect(ok.body.results![1]!.referenceLines).toEqual([10]);
+      expect(await get('lang=typescript')).toEqual({ status: 400, body: { error: 'symbol is required' } });
+      expect(await get('symbol=a%20b')).toEqual({ status: 400, body: { error: 'references: "a b" is not a symbol name (an identifier, or Parent.name)' } });
+      expect(await get('symbol=x&q=y')).toEqual({ status: 400, body: { error: 'unknown parameter "q"' } });
+    } finally {
+      await new Promise((r) => server.close(r));
+      await searcher.close();
+    }
   }, 60_000);
 
   it('MCP: codeSearch takes references; a bad name or no query is a one-line error', async () => {

@@ -193,6 +193,13 @@ describe('init and config check', () => {
     expect(found.code, found.stderr).toBe(0);
     expect(JSON.parse(found.stdout)[0]).toMatchObject({ path: 'src/queue.ts', symbol: 'enqueue' });
     expect(run.stderr).not.toContain('no file of the kind');
+    // A language the code chunker does not know is an error naming the closest it knows, as an
+    // unknown tag is; one it knows but nothing is written in is no results.
+    const cobol = cliAt(dir, ['search', 'enqueue', '--lang', 'cobol']);
+    expect(cobol.code).toBe(2);
+    expect(cobol.stderr).toMatch(/^ragsync: lang "cobol" is not a known value and no indexed chunk has it \(closest known: c\|.*\bcpp\b.*, of \d+\)\n$/);
+    const go = cliAt(dir, ['search', 'enqueue', '--lang', 'go']);
+    expect(go.code, go.stderr).toBe(0);
     // An unknown chunker is refused, naming the known ones.
     const bad = cliAt(t.dir, ['init', 'bad', '--dir', '.', '--chunker', 'cobol']);
     expect(bad.code).toBe(2);

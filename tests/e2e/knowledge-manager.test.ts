@@ -1,35 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type Server } from 'node:http';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKnowledgeManager, type KnowledgeManager } from '../../src/index.ts';
-import { listen } from '../../src/server/http.ts';
 import { hashEmbed } from '../../src/embedding/hash.ts';
 import { runCli } from '../helpers/cli.ts';
 import { tempDir } from '../helpers/tmp.ts';
+import { startDocsSite } from '../helpers/docs-site.ts';
 
 /** The knowledge manager over a code folder and a loopback docs site: one index with the CLI's. */
 let t: ReturnType<typeof tempDir>;
-let site: Server;
+let site: Awaited<ReturnType<typeof startDocsSite>>;
 let siteUrl: string;
 let km: KnowledgeManager;
 let cfgFile: string;
 let code: string;
 
-const PAGES: Record<string, string> = {
-  '/docs/': '<html><head><title>Guide</title></head><body><main><h1>Guide</h1><p>Start with <a href="/docs/retry.html">retries</a>.</p></main></body></html>',
-  '/docs/retry.html': '<html><head><title>Retries</title></head><body><main><h1>Retries</h1><p>Back off exponentially with jitter between attempts.</p></main></body></html>',
-  '/other.html': '<html><head><title>Elsewhere</title></head><body><main><p>A page fetched, never stored: pelicans.</p></main></body></html>',
-};
-
 beforeAll(async () => {
   t = tempDir('ragsync-km-');
-  site = createServer((req, res) => {
-    const page = PAGES[req.url ?? ''];
-    if (!page) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
-  });
-  siteUrl = await listen(site, 0);
+  site = await startDocsSite();
+  siteUrl = site.url;
   code = join(t.dir, 'code');
   mkdirSync(code);
   writeFileSync(join(code, 'math.ts'), '/** Adds two numbers. */\nexport function addNumbers(a: number, b: number): number {\n  return a + b;\n}\n');
@@ -45,7 +34,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await km?.close();
-  await new Promise((r) => site.close(r));
+  await site?.close();
   t.cleanup();
 });
 
@@ -82,6 +71,13 @@ describe('KnowledgeManager', () => {
     expect((await km.code.getFileStatus(math)).upToDate).toBe(false);
     await km.code.updateIndex([math]);
     expect(await km.code.getFileStatus(math)).toMatchObject({ indexed: true, upToDate: true });
+    // A symbol's references follow a file indexed and removed, at once.
+    const total = join(code, 'total.ts');
+    writeFileSync(total, "import { addNumbers } from './math';\n\nexport function total(xs: number[]): number {\n  return xs.reduce(addNumbers, 0);\n}\n");
+    await km.code.updateIndex([total]);
+    expect((await km.referencesOf('addNumbers')).map((r) => `${r.location} ${r.referenceLines.join(',')}`)).toEqual(['total.ts:1-1 1', 'total.ts:3-5 4']);
+    await km.code.removeFile(total);
+    expect(await km.referencesOf('addNumbers')).toEqual([]);
     expect((await km.code.removeFile(join(code, 'greet.ts'))).documents).toBe(1);
     expect((await km.code.getFileStatus(join(code, 'greet.ts'))).indexed).toBe(false);
     await expect(km.code.indexFile(join(t.dir, 'elsewhere.ts'))).rejects.toThrow(/under no code source's folder/);

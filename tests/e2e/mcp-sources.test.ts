@@ -84,7 +84,8 @@ describe('ragsync mcp --manage-sources', () => {
     const sourceField = async () => {
       const { tools } = await client.listTools();
       const search = tools.find((x) => x.name === 'search')!;
-      return { names: tools.map((x) => x.name), source: (search.inputSchema.properties as Record<string, { description?: string }>).source!.description };
+      const props = search.inputSchema.properties as Record<string, { description?: string }>;
+      return { names: tools.map((x) => x.name), source: props.source!.description, fields: Object.keys(props) };
     };
     const before = await sourceField();
     // No index yet, so no searcher: no profile tools, no sources named.
@@ -98,6 +99,13 @@ describe('ragsync mcp --manage-sources', () => {
     const after = await sourceField();
     expect(after.names.sort()).toEqual(['codeSearch', 'docSearch', 'related', 'search', 'sourceAdd', 'sourceList', 'sourceRemove']);
     expect(after.source).toBe('only this source (base, lib)');
+    // The code filters only once a code source is configured, named in camelCase like every field.
+    expect(before.fields).not.toContain('symbolType');
+    expect(after.fields).toEqual(expect.arrayContaining(['lang', 'symbolType']));
+    expect(after.fields).not.toContain('symbol-type');
+    const typed = await call('search', { query: 'retryWithBackoff', symbolType: 'function', k: 1 });
+    expect(typed.isError, typed.content[0]?.text).toBeFalsy();
+    expect((body(typed).results as { path: string }[])[0]).toMatchObject({ path: 'retry.ts' });
     const found = await call('codeSearch', { query: 'retryWithBackoff', k: 1 });
     expect(found.isError, found.content[0]?.text).toBeFalsy();
     expect((body(found).results as { path: string; symbol: string }[])[0]).toMatchObject({ path: 'retry.ts', symbol: 'retryWithBackoff' });
@@ -108,6 +116,7 @@ describe('ragsync mcp --manage-sources', () => {
     const gone = await sourceField();
     expect(gone.names.sort()).toEqual(['docSearch', 'related', 'search', 'sourceAdd', 'sourceList', 'sourceRemove']);
     expect(gone.source).toBe('only this source (base)');
+    expect(gone.fields).not.toContain('symbolType');
     expect(readFileSync(cfg, 'utf8')).toBe(CONFIG);
   });
 

@@ -92,6 +92,8 @@ describe.skipIf(!backend.ok)(backend.title('a web source through ragsync index r
     try {
       const [hit] = await searcher.search('bloom filters false positives', { k: 1 });
       expect(hit).toMatchObject({ source: 'site', path: site.pageUrl(pages[2]!), title: 'Notes on bloom filters and false positives' });
+      // A page's result carries its URL, and its title as the title (no book or chapter).
+      expect(hit!.fields).toMatchObject({ url: site.pageUrl(pages[2]!), book: null, chapter: null });
       // The chunk's line range comes back from the store (recorded at write time).
       expect(hit!.startLine).toBeGreaterThan(0);
       expect(hit!.endLine).toBeGreaterThanOrEqual(hit!.startLine!);

@@ -25,9 +25,17 @@ describe('media types and the content step', () => {
     expect(prepareContent(md, false, DEFAULT_CONTENT)).toBe(md);
     expect(contentFingerprint('text/markdown', false, DEFAULT_CONTENT)).toBe('');
     expect(contentFingerprint('text/html', true, DEFAULT_CONTENT)).toBe('');
-    expect(contentFingerprint('text/html', false, DEFAULT_CONTENT)).toBe('+html@1');
+    expect(contentFingerprint('text/html', false, DEFAULT_CONTENT)).toBe('+html@2');
     const narrowed = contentFingerprint('text/html', false, { html: { excludeSelectors: ['.toc'] } });
-    expect(narrowed).toMatch(/^\+html@1:[0-9a-f]{8}$/);
+    expect(narrowed).toMatch(/^\+html@2:[0-9a-f]{8}$/);
     expect(contentFingerprint('text/html', false, { html: { contentSelector: 'article', excludeSelectors: [] } })).not.toBe(narrowed);
+  });
+
+  it('keeps underscores as written (no \\_), and the other escapes turndown needs', () => {
+    const page = { path: 'https://x.test/a/', text: '<main><p>call max_file_bytes or __init__, not *this*</p><p>1. not a list</p></main>', mediaType: 'text/html' };
+    const text = prepareContent(page, false, DEFAULT_CONTENT).text;
+    expect(text).toContain('call max_file_bytes or __init__, not \\*this\\*');
+    expect(text).not.toContain('\\_');
+    expect(text).toContain('1\\. not a list');
   });
 });

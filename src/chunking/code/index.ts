@@ -9,7 +9,7 @@ import { dependenciesOf, type ImportBinding } from './imports.ts';
 import { outlineOf } from './symbols.ts';
 
 export { CODE_EXCLUDES } from './excludes.ts';
-export { CODE_INCLUDE } from './languages.ts';
+export { CODE_INCLUDE, LANGUAGE_NAMES } from './languages.ts';
 
 /** Bump when the output of the same input changes: every document is then re-chunked. */
 const VERSION = 3;

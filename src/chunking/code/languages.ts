@@ -78,6 +78,11 @@ export function grammarsFor(paths: readonly string[]): Set<Grammar> {
   return out;
 }
 
+/** Every language name the chunker gives a file (what the --lang filter knows), sorted. */
+export const LANGUAGE_NAMES: readonly string[] = [
+  ...new Set([...Object.values(PARSED).map((l) => l.name), ...Object.values(WINDOWED), ...Object.values(NAMED), 'text']),
+].sort();
+
 /** The files a code source reads by default: every extension and file name above. */
 export const CODE_INCLUDE: readonly string[] = [
   `**/*.{${[...Object.keys(PARSED), ...Object.keys(WINDOWED)].join(',')}}`,

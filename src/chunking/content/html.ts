@@ -15,6 +15,10 @@ function turndown(): TurndownService {
   const Turndown = require('turndown') as typeof TurndownService;
   const t = new Turndown({ headingStyle: 'atx', codeBlockStyle: 'fenced', fence: '```', bulletListMarker: '-', emDelimiter: '*' });
   t.use((require('@joplin/turndown-plugin-gfm') as { gfm: TurndownService.Plugin }).gfm);
+  // An underscore in text stays one: `snake_case` is searched as written, and emphasis is written
+  // with * (emDelimiter), so a bare _ in the text cannot be read as it. Other escapes are kept.
+  const escape = t.escape.bind(t);
+  t.escape = (s: string) => escape(s).replace(/(?<!\\)\\_/g, '_');
   // Fenced code keeps its language wherever the page says it: class language-x / lang-x /
   // highlight-source-x (the gfm plugin reads some), or data-lang / data-language on pre or code.
   t.addRule('fencedCodeWithLanguage', {

@@ -41,7 +41,7 @@ const htmlFromDocument = (doc: Document, path: string, o: ContentOptions): Prepa
 const PIPELINES: ContentPipeline[] = [
   {
     mediaType: HTML,
-    fingerprint: (o) => `html@1${o.html.contentSelector || o.html.excludeSelectors.length ? `:${hashOf(o.html)}` : ''}`,
+    fingerprint: (o) => `html@2${o.html.contentSelector || o.html.excludeSelectors.length ? `:${hashOf(o.html)}` : ''}`,
     convert: (c, o) => ({ path: c.path, ...htmlFromDocument(parseHtml(c.text), c.path, o) }),
   },
 ];

@@ -1,7 +1,7 @@
 import type { Profile } from '../../core/profile.ts';
 import { defaultAnalyzer } from '../../core/text/analyzer.ts';
 import type { ChunkHit } from '../../core/types.ts';
-import { CODE_EXCLUDES, CODE_INCLUDE, codeChunker } from '../../chunking/code/index.ts';
+import { CODE_EXCLUDES, CODE_INCLUDE, codeChunker, LANGUAGE_NAMES } from '../../chunking/code/index.ts';
 import { ENGLISH_STOP_WORDS } from '../../core/text/english-keys.ts';
 import { ZH_QUESTION_WORDS } from '../common.ts';
 import { reverseTechGlossary } from './glossary.ts';
@@ -54,7 +54,7 @@ export const codeProfile: Profile = {
   candidatePrior: codePrior,
   sourceDefaults: { include: CODE_INCLUDE, exclude: CODE_EXCLUDES },
   filters: [
-    { name: 'lang', description: 'language (typescript, javascript, python, go, rust, or another file type)', kind: 'equals', fields: ['language'], pattern: /^[a-z][a-z0-9+#-]*$/ },
+    { name: 'lang', description: 'language (typescript, javascript, python, go, rust, or another file type)', kind: 'equals', fields: ['language'], pattern: /^[a-z][a-z0-9+#-]*$/, values: LANGUAGE_NAMES },
     { name: 'symbol-type', description: `symbol type (${SYMBOL_TYPES.join(', ')})`, kind: 'equals', fields: ['symbolType'], values: SYMBOL_TYPES },
   ],
   resultFields: codeFields,

@@ -5,7 +5,8 @@ import type { ToolHit } from '../../core/profile.ts';
  * A symbol's references: the chunks whose code names it. Resolved at query time from the keyword
  * index (which is rewritten with the chunks, so references follow every change with nothing of
  * their own to keep current), then checked here on the code itself: the name as a whole word,
- * case as written, outside the chunks that define it.
+ * case as written, outside the chunks that define it and the repository's Markdown (documentation
+ * that names a symbol is docSearch's to find).
  */
 export interface ReferenceTarget {
   /** The name code writes: `create` for `Store.create`. */
@@ -46,8 +47,8 @@ export function defines(hit: ToolHit, t: ReferenceTarget): boolean {
   return t.parent === null && Array.isArray(m.symbols) && m.symbols.includes(t.name);
 }
 
-/** A referencing chunk: it names the symbol in its code and does not define it. */
+/** A referencing chunk: code (a README's prose is not) that names the symbol and does not define it. */
 export const refersTo = (t: ReferenceTarget) => {
   const word = namePattern(t.name);
-  return (hit: ToolHit) => word.test(hit.content) && !defines(hit, t);
+  return (hit: ToolHit) => hit.metadata.language !== 'markdown' && word.test(hit.content) && !defines(hit, t);
 };

@@ -35,6 +35,9 @@ export function codeHit(h: ToolHit) {
   };
 }
 
+/** A chunk using a symbol: a code result with the file's lines that name it. */
+export type CodeReference = ReturnType<typeof codeHit> & { referenceLines: number[] };
+
 /**
  * codeSearch(query, languages, filePatterns, symbolType, k) over the sources chunked as code.
  * Several languages are searched one by one and merged by score (a filter holds one value).
@@ -77,7 +80,7 @@ export const codeSearchTool: ToolSpec = {
         ? languages.map((lang) => mentioning(target.name, { sources, path, filters: { ...filters, lang }, limit: MAX_REFERENCES, accept }))
         : [mentioning(target.name, { sources, path, filters, limit: MAX_REFERENCES, accept })];
       const hits = (await Promise.all(runs)).flat().sort(inPathOrder).slice(0, k);
-      return hits.map((h) => ({ ...codeHit(h), referenceLines: linesNaming(h.content, h.startLine, target.name) }));
+      return hits.map((h): CodeReference => ({ ...codeHit(h), referenceLines: linesNaming(h.content, h.startLine, target.name) }));
     }
     if (!query.trim()) throw new RagsyncError('codeSearch needs a query, or references (a symbol name)', EXIT.usage);
     const runs = languages.length

@@ -52,6 +52,10 @@ export class PgDb {
   private session: pg.PoolClient | null = null;
   /** Set when the connection holding the run lock ended: this process may no longer write. */
   lockLost: StorageError | null = null;
+  /** The server session (backend pid) holding this process's run lock, while held. */
+  runLockBackend: number | null = null;
+  /** The lease generation of each source this worker holds: its writes check it (leases.ts fence). */
+  readonly fences = new Map<string, number>();
 
   constructor(
     private readonly at: PgLocation,

@@ -46,6 +46,8 @@ function words(kind: StorageErrorKind, code: string, shown: string): string {
       return `the database ${shown} kept a lock too long`;
     case 'corrupt':
       return `the database ${shown} reports damaged data`;
+    case 'lease':
+      return `a source's lease in ${shown} was taken over by another worker`;
   }
 }
 

@@ -1,4 +1,5 @@
-import type { IndexDump, IndexReader, IndexWriter, RunLog } from '../roles.ts';
+import type { IndexDump, IndexReader, IndexWriter, LeaseRow, RunLog, RunSourceRecord, SourceLease, SourceLeases, WorkerIdentity } from '../roles.ts';
+import { PgSourceLeases } from './leases.ts';
 import { PgDb, type PgMode } from './db.ts';
 import { pgLocation } from './location.ts';
 import { PgIndexReader, type VectorSearchDefaults } from './reader.ts';
@@ -12,11 +13,12 @@ import { delegateRoles } from '../compose.ts';
  * holds the lock's connection), the role methods delegated to them. Connecting, checking the
  * server and migrating happen at the first call (open is synchronous for callers).
  */
-export class PgIndex {
+export class PgIndex implements SourceLeases {
   readonly writer: PgIndexWriter;
   readonly reader: PgIndexReader;
   readonly runs: PgRunLog;
   readonly dump: PgIndexDump;
+  readonly leaseTable: PgSourceLeases;
 
   constructor(
     readonly db: PgDb,
@@ -27,6 +29,23 @@ export class PgIndex {
     this.reader = new PgIndexReader(db, search);
     this.runs = new PgRunLog(db);
     this.dump = new PgIndexDump(db);
+    this.leaseTable = new PgSourceLeases(db);
+  }
+
+  claimSource(sources: string[], tick: string, worker: WorkerIdentity, leaseSeconds: number): Promise<SourceLease | null> {
+    return this.leaseTable.claimSource(sources, tick, worker, leaseSeconds);
+  }
+
+  renewLease(lease: SourceLease): Promise<boolean> {
+    return this.leaseTable.renewLease(lease);
+  }
+
+  releaseLease(lease: SourceLease, runId: number, record: RunSourceRecord): Promise<boolean> {
+    return this.leaseTable.releaseLease(lease, runId, record);
+  }
+
+  leases(): Promise<LeaseRow[]> {
+    return this.leaseTable.leases();
   }
 
   async close(): Promise<void> {

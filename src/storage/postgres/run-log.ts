@@ -12,13 +12,21 @@ import type {
   StatusReport,
 } from '../roles.ts';
 import { StorageError } from '../errors.ts';
-import { runSourceRecord, RUN_SKIPPED_FILES_KEPT } from '../run-records.ts';
+import { runSourceRecord } from '../run-records.ts';
+import { workerIdentity } from '../../core/worker.ts';
+import { insertRunSource } from './run-sources.ts';
 import { ident, LOCK_SPACE, type PgDb } from './db.ts';
 import { annIndexName, listSources, nowIso } from './writer.ts';
 import { decodeVectorSend } from './vectors.ts';
+import { PgSourceLeases } from './leases.ts';
 
-/** Who holds the lock when its row is missing (a holder that has not written it yet). */
-const UNKNOWN_HOLDER: LockHolder = { token: '', pid: 0, host: 'another connection', procStart: null, acquiredAt: '', heartbeatAt: '' };
+const worker = () => {
+  const w = workerIdentity();
+  return [w.host, w.pid, w.started];
+};
+
+/** Who holds the lock when nothing says (a holder that has not written its row yet): describeHolder words it. */
+const UNKNOWN_HOLDER: LockHolder = { token: '', pid: 0, host: '', procStart: null, acquiredAt: '', heartbeatAt: '' };
 
 const HOLDER_COLUMNS = `token, pid, host, proc_start AS "procStart", acquired_at AS "acquiredAt", heartbeat_at AS "heartbeatAt"`;
 
@@ -30,13 +38,16 @@ const HOLDER_COLUMNS = `token, pid, host, proc_start AS "procStart", acquired_at
 export class PgRunLog implements RunLog {
   /** The lock's connection while we hold it, by token. */
   private held = new Map<string, pg.PoolClient>();
+  /** The tokens among them that hold the lock shared (a worker's source run). */
+  private readonly shared = new Set<string>();
 
   constructor(private readonly db: PgDb) {}
 
   async startRun(run: RunStart): Promise<number> {
     const [r] = await this.db.query<{ id: number }>(
-      `INSERT INTO runs (trigger, started_at, status, fingerprint, forced) VALUES ($1, $2, 'running', $3, $4) RETURNING id`,
-      [run.trigger, nowIso(), run.fingerprint, run.forced],
+      `INSERT INTO runs (trigger, started_at, status, fingerprint, forced, host, pid, worker_started, backend_pid)
+       VALUES ($1, $2, 'running', $3, $4, $5, $6, $7, $8) RETURNING id`,
+      [run.trigger, nowIso(), run.fingerprint, run.forced, ...worker(), this.db.runLockBackend],
     );
     return r!.id;
   }
@@ -47,42 +58,41 @@ export class PgRunLog implements RunLog {
         `UPDATE runs SET finished_at = $1, status = $2, texts_embedded = $3, requests = $4, tokens = $5, retries = $6, error = $7 WHERE id = $8`,
         [nowIso(), f.status, f.textsEmbedded, f.requests, f.tokens, f.retries ?? 0, f.error, id],
       );
-      for (const s of f.sources) {
-        const d = s.written.documents;
-        await c.query(
-          `INSERT INTO run_sources (run_id, source, status, commit_before, commit_after, added, changed, deleted, renamed, unchanged,
-             skipped, chunks_written, chunks_reused, texts_embedded, planned, error, skipped_files)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
-           ON CONFLICT (run_id, source) DO UPDATE SET status = excluded.status, commit_before = excluded.commit_before,
-             commit_after = excluded.commit_after, added = excluded.added, changed = excluded.changed, deleted = excluded.deleted,
-             renamed = excluded.renamed, unchanged = excluded.unchanged, skipped = excluded.skipped,
-             chunks_written = excluded.chunks_written, chunks_reused = excluded.chunks_reused,
-             texts_embedded = excluded.texts_embedded, planned = excluded.planned, error = excluded.error,
-             skipped_files = excluded.skipped_files`,
-          [id, s.source, s.status, s.commitBefore, s.commitAfter, d.added, d.changed, d.deleted, d.renamed, d.unchanged, d.skipped,
-            s.written.chunks, s.written.chunksReused, s.written.texts, JSON.stringify(s.planned), s.error,
-            s.skippedFiles.length ? JSON.stringify(s.skippedFiles.slice(0, RUN_SKIPPED_FILES_KEPT)) : null],
-        );
-      }
+      for (const s of f.sources) await insertRunSource(c, id, s);
     });
   }
 
   async abortStaleRuns(): Promise<number> {
-    // Called by the lock's holder: no other run can be going, so 'running' ones were interrupted.
-    const r = await this.db.q.query(`UPDATE runs SET status = 'aborted', finished_at = $1, error = 'interrupted' WHERE status = 'running'`, [nowIso()]);
+    // Workers run side by side: a 'running' run was interrupted when the session that held its
+    // share of the run lock holds it no more (killed, cut off, or a run from before workers).
+    const r = await this.db.q.query(
+      `UPDATE runs r SET status = 'aborted', finished_at = $1, error = 'interrupted'
+       WHERE status = 'running' AND NOT EXISTS (
+         SELECT 1 FROM pg_locks k WHERE k.locktype = 'advisory' AND k.granted AND k.pid = r.backend_pid AND k.classid = $2::bigint::oid)`,
+      [nowIso(), LOCK_SPACE.run],
+    );
     return r.rowCount ?? 0;
   }
 
-  async tryLock(holder: LockHolder, _isStale: (current: LockHolder) => boolean): Promise<LockAttempt> {
-    // The server judges staleness itself: a dead holder's session, and its lock, are gone.
+  async tryLock(holder: LockHolder, _isStale: (current: LockHolder) => boolean, opts: { shared?: boolean } = {}): Promise<LockAttempt> {
+    // The server judges staleness itself: a dead holder's session, and its lock, are gone. Source
+    // runs share the lock (each source has its lease); whole-index work takes it alone.
+    const shared = !!opts.shared;
     const c = await this.db.ownClient();
     let got = false;
     try {
-      got = (await c.query<{ got: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS got', [LOCK_SPACE.run, this.db.schema])).rows[0]!.got;
+      got = (await c.query<{ got: boolean }>(`SELECT pg_try_advisory_lock${shared ? '_shared' : ''}($1, hashtext($2)) AS got`, [LOCK_SPACE.run, this.db.schema])).rows[0]!.got;
       const [current] = (await c.query<LockHolder>(`SELECT ${HOLDER_COLUMNS} FROM index_lock WHERE id = 1`)).rows;
       if (!got) {
         this.db.releaseOwn(c);
-        return { acquired: false, holder: current ?? UNKNOWN_HOLDER };
+        return { acquired: false, holder: current ?? (await this.runningHolder()) };
+      }
+      this.db.runLockBackend = (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      if (shared) {
+        this.held.set(holder.token, c);
+        this.shared.add(holder.token);
+        this.watchSession(c, holder.token);
+        return { acquired: true, replaced: null };
       }
       await c.query(
         `INSERT INTO index_lock (id, token, pid, host, proc_start, acquired_at, heartbeat_at) VALUES (1, $1, $2, $3, $4, $5, $6)
@@ -90,31 +100,54 @@ export class PgRunLog implements RunLog {
            acquired_at = excluded.acquired_at, heartbeat_at = excluded.heartbeat_at`,
         [holder.token, holder.pid, holder.host, holder.procStart, holder.acquiredAt, holder.heartbeatAt],
       );
-      // The session may end under us (server restart, network cut): that is a lost lock, which
-      // heartbeatLock reports, not a crash.
-      c.on('error', (err) => {
-        if (this.held.get(holder.token) !== c) return;
-        this.held.delete(holder.token);
-        this.db.releaseOwn(c, err);
-        this.db.lockLost = new StorageError(
-          'unreachable',
-          `lost the connection holding the run lock of ${this.db.shown} (${err.message}): the run stops; the next run resumes`,
-          { path: this.db.shown, cause: err },
-        );
-      });
+      this.watchSession(c, holder.token);
       this.held.set(holder.token, c);
       // A row left by a holder whose session is gone (killed): replaced.
       return { acquired: true, replaced: current ?? null };
     } catch (err) {
-      if (got) await c.query('SELECT pg_advisory_unlock($1, hashtext($2))', [LOCK_SPACE.run, this.db.schema]).catch(() => {});
+      if (got) await c.query(`SELECT pg_advisory_unlock${shared ? '_shared' : ''}($1, hashtext($2))`, [LOCK_SPACE.run, this.db.schema]).catch(() => {});
+      this.held.delete(holder.token);
+      this.shared.delete(holder.token);
+      this.db.runLockBackend = null;
       this.db.releaseOwn(c, err);
       throw this.db.wrap(err);
     }
   }
 
+  /**
+   * The session may end under us (server restart, network cut): that is a lost lock, which
+   * heartbeatLock reports and writes refuse (assertLockHeld), not a crash.
+   */
+  private watchSession(c: pg.PoolClient, token: string): void {
+    c.on('error', (err) => {
+      if (this.held.get(token) !== c) return;
+      this.held.delete(token);
+      this.shared.delete(token);
+      this.db.runLockBackend = null;
+      this.db.releaseOwn(c, err);
+      this.db.lockLost = new StorageError(
+        'unreachable',
+        `lost the connection holding the run lock of ${this.db.shown} (${err.message}): the run stops; the next run resumes`,
+        { path: this.db.shown, cause: err },
+      );
+    });
+  }
+
+  /**
+   * Who holds the lock when no index_lock row says (workers sharing it write none; an exclusive
+   * holder writes its row just after taking the lock): the newest running run's worker.
+   */
+  private async runningHolder(): Promise<LockHolder> {
+    const [r] = await this.db.query<{ host: string | null; pid: number | null; started_at: string }>(
+      `SELECT host, pid, started_at FROM runs WHERE status = 'running' AND host IS NOT NULL ORDER BY id DESC LIMIT 1`,
+    );
+    return r ? { ...UNKNOWN_HOLDER, host: r.host!, pid: r.pid ?? 0, acquiredAt: r.started_at, heartbeatAt: r.started_at } : UNKNOWN_HOLDER;
+  }
+
   async heartbeatLock(token: string): Promise<boolean> {
     const c = this.held.get(token);
     if (!c) return false;
+    if (this.shared.has(token)) return true;
     try {
       return (await c.query('UPDATE index_lock SET heartbeat_at = $1 WHERE token = $2', [nowIso(), token])).rowCount === 1;
     } catch (err) {
@@ -126,9 +159,11 @@ export class PgRunLog implements RunLog {
     const c = this.held.get(token);
     if (!c) return;
     this.held.delete(token);
+    const shared = this.shared.delete(token);
+    this.db.runLockBackend = null;
     try {
-      await c.query('DELETE FROM index_lock WHERE token = $1', [token]);
-      await c.query('SELECT pg_advisory_unlock($1, hashtext($2))', [LOCK_SPACE.run, this.db.schema]);
+      if (!shared) await c.query('DELETE FROM index_lock WHERE token = $1', [token]);
+      await c.query(`SELECT pg_advisory_unlock${shared ? '_shared' : ''}($1, hashtext($2))`, [LOCK_SPACE.run, this.db.schema]);
       this.db.releaseOwn(c);
     } catch (err) {
       // Dropping the connection releases the lock on the server.
@@ -150,13 +185,15 @@ export class PgRunLog implements RunLog {
          (SELECT count(*) FROM vectors v WHERE v.fingerprint = e.fingerprint) AS stored
        FROM embedders e ORDER BY e.created_at`,
     );
-    return { sources: await listSources(this.db.q), distinctTexts: d!.n, coverage, runs: await this.recentRuns(opts.runs ?? 10) };
+    const leases = await new PgSourceLeases(this.db).leases();
+    return { sources: await listSources(this.db.q), distinctTexts: d!.n, coverage, runs: await this.recentRuns(opts.runs ?? 10), ...(leases.length ? { leases } : {}) };
   }
 
   async recentRuns(limit: number): Promise<RunRecord[]> {
     const runs = await this.db.query<Omit<RunRecord, 'sources'>>(
       `SELECT id, trigger, status, started_at AS "startedAt", finished_at AS "finishedAt", fingerprint, forced,
-              texts_embedded AS "textsEmbedded", requests, tokens, retries, error
+              texts_embedded AS "textsEmbedded", requests, tokens, retries, error,
+              CASE WHEN host IS NULL THEN NULL ELSE jsonb_build_object('host', host, 'pid', pid) END AS worker
        FROM runs ORDER BY id DESC LIMIT $1`,
       [limit],
     );

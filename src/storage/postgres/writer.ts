@@ -5,6 +5,7 @@ import type { DocumentStamp, DocumentWrite, IndexWriter, RefillPage, SourceInfo,
 import { ident, type PgDb, type Queryable } from './db.ts';
 import { chunkKeywords, type ChunkKeywords } from './terms.ts';
 import { vectorLiteral } from './vectors.ts';
+import { fence } from './leases.ts';
 import { writeInOne } from '../document-write.ts';
 import { HNSW_DEFAULTS } from '../../config/schema.ts';
 
@@ -86,7 +87,10 @@ export class PgIndexWriter implements IndexWriter {
   }
 
   async setSourceCommit(name: string, commit: string | null, indexedAt: string, listing: string | null = null): Promise<void> {
-    await this.db.query('UPDATE sources SET commit_sha = $1, indexed_at = $2, listing = $3 WHERE name = $4', [commit, indexedAt, listing, name]);
+    await this.db.tx(async (c) => {
+      await fence(this.db, c, name);
+      await c.query('UPDATE sources SET commit_sha = $1, indexed_at = $2, listing = $3 WHERE name = $4', [commit, indexedAt, listing, name]);
+    });
   }
 
   async sourceListing(name: string): Promise<{ commit: string | null; listing: string | null } | null> {
@@ -98,7 +102,11 @@ export class PgIndexWriter implements IndexWriter {
   }
 
   async forgetSourceListing(name: string): Promise<void> {
-    if (!this.dryRun) await this.db.query('UPDATE sources SET listing = NULL WHERE name = $1 AND listing IS NOT NULL', [name]);
+    if (this.dryRun) return;
+    await this.db.tx(async (c) => {
+      await fence(this.db, c, name);
+      await c.query('UPDATE sources SET listing = NULL WHERE name = $1 AND listing IS NOT NULL', [name]);
+    });
   }
 
   async forgetSource(name: string): Promise<boolean> {
@@ -260,7 +268,7 @@ export class PgIndexWriter implements IndexWriter {
     this.db.assertLockHeld();
     const [s] = await this.db.query<{ id: number }>('SELECT id FROM sources WHERE name = $1', [source]);
     if (!s) throw new Error(`unknown source ${source}`);
-    return new PgDocumentWrite(this.db, await this.db.begin(), s.id);
+    return new PgDocumentWrite(this.db, await this.db.begin(), s.id, source);
   }
 
   async scanStoredTexts(source: string, sink: (path: string, textHash: string) => void): Promise<void> {
@@ -283,6 +291,7 @@ class PgDocumentWrite implements DocumentWrite {
     private readonly db: PgDb,
     private readonly t: Awaited<ReturnType<PgDb['begin']>>,
     private readonly sourceId: number,
+    private readonly source: string,
   ) {}
 
   async remove(paths: string[]): Promise<void> {
@@ -301,6 +310,8 @@ class PgDocumentWrite implements DocumentWrite {
 
   async write(docs: DocumentRecord[]): Promise<void> {
     await this.guarded(async (c) => {
+      // A worker that lost the source's lease stops before this batch.
+      await fence(this.db, c, this.source, false);
       const added = new Map<string, { n: number; entry: LexiconEntry }>();
       for (const d of docs) {
         const r = await c.query<{ id: number }>(
@@ -326,17 +337,27 @@ class PgDocumentWrite implements DocumentWrite {
         if (d.chunks.length) await insertChunks(c, id, d);
         failpoint('in-documents');
       }
-      for (const [h, { n, entry }] of added) {
-        const df = await c.query<{ df: number }>(
-          `INSERT INTO lexicon_terms (headword, df) VALUES ($1, $2) ON CONFLICT (headword) DO UPDATE SET df = lexicon_terms.df + excluded.df RETURNING df`,
-          [h, n],
+      if (added.size) {
+        // Every headword of the batch in one statement (one round trip, not one per headword).
+        const dfs = await c.query<{ headword: string; df: number }>(
+          `INSERT INTO lexicon_terms (headword, df) SELECT * FROM unnest($1::text[], $2::int[])
+           ON CONFLICT (headword) DO UPDATE SET df = lexicon_terms.df + excluded.df RETURNING headword, df`,
+          [[...added.keys()], [...added.values()].map((a) => a.n)],
         );
         // Glosses go in when the headword enters the lexicon: its df is what this batch added.
-        if (df.rows[0]!.df === n && entry.glosses.length) {
+        const gloss: string[] = [];
+        const headword: string[] = [];
+        const sense: number[] = [];
+        for (const { headword: h, df } of dfs.rows) {
+          const { n, entry } = added.get(h)!;
+          if (df !== n) continue;
+          for (const [g, s] of entry.glosses) (gloss.push(g), headword.push(h), sense.push(s));
+        }
+        if (gloss.length) {
           await c.query(
-            `INSERT INTO lexicon_glosses (gloss, headword, sense) SELECT g, $1, s FROM unnest($2::text[], $3::int[]) AS t(g, s)
+            `INSERT INTO lexicon_glosses (gloss, headword, sense) SELECT * FROM unnest($1::text[], $2::text[], $3::int[])
              ON CONFLICT DO NOTHING`,
-            [h, entry.glosses.map((g) => g[0]), entry.glosses.map((g) => g[1])],
+            [gloss, headword, sense],
           );
         }
       }
@@ -345,7 +366,10 @@ class PgDocumentWrite implements DocumentWrite {
 
   async commit(): Promise<void> {
     this.db.assertLockHeld();
-    await this.guarded((c) => bumpGeneration(c));
+    await this.guarded(async (c) => {
+      await fence(this.db, c, this.source);
+      await bumpGeneration(c);
+    });
     await this.t.commit();
   }
 
