@@ -6,12 +6,21 @@
 /** What stands in for a secret. */
 export const MASK = '***';
 
+/** Schemes whose userinfo without a password is a role name people need to see, not a token. */
+const NAMED_USER_SCHEMES = /^(postgres|postgresql):\/\/$/i;
+
 /**
  * Removes credentials from URLs anywhere in a text (https://user:token@host → https://***@host).
  * The userinfo runs to the authority's last "@" (a password may hold one), never past its end.
+ * A database URL keeps its user name (postgres://app:pw@host → postgres://app:***@host): a lone
+ * name in an https URL is as often a token (https://TOKEN@github.com), so it is masked whole.
  */
 export function redactUrl(text: string): string {
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/?#\s"'<>\\@]*(?:@[^/?#\s"'<>\\@]*)*@/gi, `$1${MASK}@`);
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)([^/?#\s"'<>\\@]*(?:@[^/?#\s"'<>\\@]*)*)@/gi, (_m, scheme: string, userinfo: string) => {
+    if (!NAMED_USER_SCHEMES.test(scheme)) return `${scheme}${MASK}@`;
+    const colon = userinfo.indexOf(':');
+    return colon < 0 ? `${scheme}${userinfo}@` : `${scheme}${userinfo.slice(0, colon)}:${MASK}@`;
+  });
 }
 
 /** Parameter and field names whose values are secrets (query strings, key=value pairs, libpq strings). */

@@ -273,7 +273,7 @@ describe('POST /search', () => {
     expect(results.length).toBeGreaterThan(0);
     expect(results[0].transcript).toContain('伤官配印');
     const explained = await (await postSearch(JSON.stringify({ query: '伤官', explain: true }))).json();
-    expect(explained.stages.map((x: { stage: string }) => x.stage)).toEqual(['analyse', 'retrieve', 'fuse', 'collapse', 'rerank', 'present']);
+    expect(explained.stages.map((x: { stage: string }) => x.stage)).toEqual(['analyse', 'retrieve', 'weigh', 'fuse', 'collapse', 'rerank', 'present']);
     const byFilter = await (await postSearch(JSON.stringify({ q: '伤官', book: 'ziping', k: 5 }))).json();
     expect(byFilter.results.every((r: any) => r.book === '子平真诠')).toBe(true);
   });

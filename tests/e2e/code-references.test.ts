@@ -70,7 +70,7 @@ def export_all(path):
     return [row.upper() for row in load_rows(path)]
 `;
 
-describe.each(BACKENDS.filter((b) => b.ok))('codeSearch references ($name)', (backend) => {
+for (const backend of BACKENDS) describe.skipIf(!backend.ok)(backend.title('codeSearch references'), () => {
   const t = tempDir('ragsync-refs-');
   const up = new Upstream(t.dir);
   let config: Config;

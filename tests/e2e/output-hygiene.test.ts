@@ -68,7 +68,7 @@ describe('credentials', () => {
     const text = await runCli(['config', 'check', '-c', secretConfig]);
     expect(text.code, text.stderr).toBe(0);
     expect(leaked(text.stdout + text.stderr)).toEqual([]);
-    expect(text.stdout).toContain('postgres://***@127.0.0.1:1/rag?sslpassword=***&application_name=rs');
+    expect(text.stdout).toContain('postgres://ragsync:***@127.0.0.1:1/rag?sslpassword=***&application_name=rs');
     const json = await runCli(['config', 'check', '--json', '-c', secretConfig]);
     expect(json.code, json.stderr).toBe(0);
     expect(leaked(json.stdout + json.stderr)).toEqual([]);
@@ -116,7 +116,7 @@ log.warn({ err: new Error('connect postgres://ragsync:Hunter2Secret@db:5432/x fa
     const line = JSON.parse(r.stdout.trim());
     expect(line.msg).toBe('fetch http://***@h/ with Authorization: Bearer ***');
     expect(line.url).toBe('https://***@h/p?api_key=***');
-    expect(line.err).toContain('postgres://***@db:5432/x');
+    expect(line.err).toContain('postgres://ragsync:***@db:5432/x');
   });
 });
 
