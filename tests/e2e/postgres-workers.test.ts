@@ -166,6 +166,9 @@ describe.skipIf(!pg.ok)(pg.title('postgres workers: many daemons, one index'), (
       const leases = (JSON.parse(status.stdout) as { leases: { source: string; pid: number }[] }).leases;
       expect(leases.map((l) => l.source).sort()).toEqual(sources.map((s) => s.name));
       expect(new Set(leases.map((l) => l.pid)).size).toBeGreaterThan(1);
+      const text = (await cli(['status', '-c', file])).stdout;
+      expect(text).toMatch(/^workers:$/m);
+      expect(text).toMatch(/^ {2}s00 +pid \d+ on .+: (holds it, renewed \d+s ago|idle on it \(released \d+s ago\)), tick cron:.+; last run ok at /m);
     } finally {
       for (const d of daemons) await stop(d);
       await drop();
