@@ -160,6 +160,18 @@ export function statusText(s: StatusReport, activeFingerprint: string, health?: 
       `  ${src.name.padEnd(12)} ${src.kind.padEnd(4)} @${short(src.commit)}  ${src.documents} docs  ${src.chunks} chunks  indexed ${src.indexedAt ?? 'never'}`,
     );
   }
+  if (s.leases?.length) {
+    // Postgres workers: who indexes (or last indexed) each source, and how fresh its lease is.
+    lines.push('workers:');
+    const last = new Map<string, { status: string; at: string }>();
+    for (const r of [...s.runs].reverse()) for (const src of r.sources) last.set(src.source, { status: src.status, at: r.finishedAt ?? r.startedAt });
+    for (const l of s.leases) {
+      const who = l.host ? `pid ${l.pid} on ${l.host}` : 'nobody yet';
+      const lease = l.held ? `holds it, renewed ${l.renewedSecondsAgo}s ago` : `idle on it (released ${l.renewedSecondsAgo}s ago)`;
+      const run = last.get(l.source);
+      lines.push(`  ${l.source.padEnd(12)} ${who}: ${lease}, tick ${l.tick ?? '-'}${run ? `; last run ${run.status} at ${run.at}` : ''}`);
+    }
+  }
   lines.push(`distinct chunk texts: ${s.distinctTexts}`, 'vectors:');
   for (const c of s.coverage) {
     const mark = c.fingerprint === activeFingerprint ? '*' : ' ';

@@ -6,6 +6,8 @@ import type { RunLog } from '../storage/roles.ts';
 import type { IndexResult } from '../sync/run.ts';
 import { openEngine, type Engine } from '../engine/engine.ts';
 import { RagsyncError, EXIT, errorMessage } from '../core/errors.ts';
+import { isDatabaseUrl } from '../core/db-url.ts';
+import { sourcesHeldHere } from '../sync/lease.ts';
 import { computeHealth, storeHealth, type Health } from './health.ts';
 import { healthIntervalMs, scheduleJobs, type ScheduleJob } from './schedule.ts';
 import { refreshSources, startRefreshTimers } from './intervals.ts';
@@ -185,6 +187,10 @@ export class Daemon {
 
   /** Health from the run history (for /healthz), judged against this daemon's schedule. */
   async health(store?: Pick<RunLog, 'recentRuns'>): Promise<Health> {
+    return this.withWorker(await this.runHealth(store));
+  }
+
+  private async runHealth(store?: Pick<RunLog, 'recentRuns'>): Promise<Health> {
     const opts = { intervalMs: this.intervalMs, since: this.startedAt, failuresToUnhealthy: this.o.config.daemon?.failuresToUnhealthy };
     if (store) return storeHealth(store, opts);
     if (!(await this.engine.indexExists())) return computeHealth([], opts);
@@ -194,6 +200,14 @@ export class Daemon {
     } finally {
       await own.close();
     }
+  }
+
+  /** On Postgres this daemon is one of the index's workers: what it holds, or that it is idle. */
+  private withWorker(h: Health): Health {
+    if (!isDatabaseUrl(this.o.config.db)) return h;
+    const now = Date.now();
+    const holding = sourcesHeldHere().map((l) => ({ source: l.source, heldForMs: now - l.since, tick: l.tick }));
+    return { ...h, worker: { state: holding.length ? 'indexing' : 'idle', holding } };
   }
 
   /**

@@ -26,6 +26,8 @@ export interface Health {
   failuresToUnhealthy: number;
   lastRun: { id: number; status: string; startedAt: string; finishedAt: string | null; error: string | null } | null;
   running: boolean;
+  /** A Postgres worker (daemon): the sources it holds now; none: idle. */
+  worker?: { state: 'idle' | 'indexing'; holding: { source: string; heldForMs: number; tick: string }[] };
 }
 
 export const DEFAULT_FAILURES_TO_UNHEALTHY = 1;

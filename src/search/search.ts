@@ -13,6 +13,7 @@ import { knownShape, toChunkFilter, unknownValueError, valuesToCheck } from './f
 import { EXPANSION_TUNING, expansionWeightOf, gatherExpansions, literalShare, MAX_CONCEPT_EXPANSIONS, MAX_EXPANSIONS, type Expander } from './expand.ts';
 import { conceptRefs } from './concepts.ts';
 import { lexiconExpander } from './lexicon.ts';
+import { pinyinExpander, withoutPinyinParts } from './pinyin.ts';
 import { literalFirst, literalPatterns } from './literal.ts';
 import { capPerDocument, collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
 import { fullCoverFirst, listTrust, placeAtLeast, queryEvidence, TRUST_TUNING, type ListTrust } from './trust.ts';
@@ -212,6 +213,7 @@ export class Searcher {
   /** Expanders beside the profiles' own and the corpus lexicon (a library user's). */
   readonly extraExpanders: Expander[] = [];
   private readonly lexicon: Expander;
+  private readonly pinyin: Expander;
   private readonly reuseTerms: boolean;
 
   constructor(
@@ -224,6 +226,7 @@ export class Searcher {
     opts: SearcherOptions = {},
   ) {
     this.lexicon = lexiconExpander(store, () => this.tuning.perKey);
+    this.pinyin = pinyinExpander(store);
     this.reuseTerms = opts.reuseTerms ?? !opts.oneShot;
   }
 
@@ -259,11 +262,13 @@ export class Searcher {
     const profiles = [...new Set(searched.map((s) => this.scope.profiles.get(s.profile)))].filter((p) => p.expandQuery);
     const ownProfiles = profiles.filter((p) => p.expansionWeight !== undefined);
     const sharedExpanders: Expander[] = profiles.filter((p) => p.expansionWeight === undefined).map((p) => (x) => p.expandQuery!(x));
-    if (searched.some((s) => s.lexicon)) sharedExpanders.push(this.lexicon);
+    if (searched.some((s) => s.lexicon)) sharedExpanders.push(this.lexicon, this.pinyin);
     const own = await gatherExpansions(q, ownProfiles.map((p) => (x: string) => p.expandQuery!(x)));
     // A term the profile gives is searched in its list only.
-    const shared = (await gatherExpansions(q, [...sharedExpanders, ...this.extraExpanders], this.tuning.concepts ? MAX_CONCEPT_EXPANSIONS : MAX_EXPANSIONS)).filter((e) => !own.some((o) => o.term === e.term));
-    return { shared, own, ownWeight: Math.max(0, ...ownProfiles.map((p) => p.expansionWeight!)) };
+    const gathered = (await gatherExpansions(q, [...sharedExpanders, ...this.extraExpanders], this.tuning.concepts ? MAX_CONCEPT_EXPANSIONS : MAX_EXPANSIONS)).filter((e) => !own.some((o) => o.term === e.term));
+    // A pinyin headword spelling a longer stretch of the query outranks readings of its parts.
+    const shared = withoutPinyinParts(gathered, gathered);
+    return { shared, own: withoutPinyinParts(own, gathered), ownWeight: Math.max(0, ...ownProfiles.map((p) => p.expansionWeight!)) };
   }
 
   /** Query terms under every analyzer in force, distinct (they are ORed). */

@@ -306,6 +306,8 @@ export interface IndexReader {
   generation(): Promise<number>;
   /** Corpus lexicon rows whose English gloss key is one of `keys` (absent in a backend without a lexicon). */
   lexiconLookup?(keys: string[]): Promise<LexiconRow[]>;
+  /** Every headword of the corpus lexicon of at least `minLength` characters, with its document count. */
+  lexiconHeadwords?(minLength: number): Promise<{ headword: string; df: number }[]>;
   /**
    * The chunks holding all of each token list's tokens (what concept scoring counts; absent:
    * expansion falls back to one ORed keyword list). A filter the store can apply cheaply narrows

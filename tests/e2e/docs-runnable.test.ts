@@ -213,9 +213,13 @@ describe('the install line', () => {
     const project = join(t.dir, 'project');
     mkdirSync(project);
     writeFileSync(join(project, 'package.json'), '{ "name": "my-project", "private": true }\n');
-    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
+    // Install scripts off: better-sqlite3 would compile its native module again (minutes on two
+    // cores, no prebuilt binaries offline); the one this checkout built is copied in instead.
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_ignore_scripts: 'true' };
     for (const k of ['RAGSYNC_CONFIG', 'RAGSYNC_LOG_LEVEL', 'RAGSYNC_ENV_FILE', 'CI']) delete env[k];
+    const native = 'node_modules/better-sqlite3/build/Release';
     const script = `${installBlock!.replaceAll('/path/to/ragsync-0.1.0.tgz', tgz)}
+mkdir -p ${native} && cp ${JSON.stringify(join(REPO_ROOT, native, 'better_sqlite3.node'))} ${native}/
 npx ragsync --version
 npx ragsync init --example sample
 cd sample && npx ragsync index --json > /dev/null && npx ragsync search "job queue" --tag database -k 1`;

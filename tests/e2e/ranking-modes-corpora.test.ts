@@ -19,7 +19,7 @@ import { CORPORA, REPO_ROOT } from '../helpers/tmp.ts';
  * fusion (FLOORS). Each corpus is indexed once with the shipped config; every set shares it.
  */
 
-/** hit@3 of the default search per set on main before per-query fusion (cf0913f, hash embedder, shipped chunkers); a new set adds its own. */
+/** hit@3 of the default search per set on main before per-query fusion (cf0913f, hash embedder, shipped chunkers); a new set adds its own, a change that lifts a set raises its floor. */
 const FLOORS: Record<string, number> = {
   'eval/classics.jsonl': 0.7,
   'eval/bookmarks.jsonl': 0.972,
@@ -31,8 +31,8 @@ const FLOORS: Record<string, number> = {
   'eval/heldout/bookmarks-en.jsonl': 0.433,
   'eval/heldout/classics-en.jsonl': 0.533,
   'eval/heldout/classics-zh.jsonl': 0.467,
-  'eval/tune/classics.jsonl': 0.763,
-  'eval/untouched/classics.jsonl': 0.67,
+  'eval/tune/classics.jsonl': 0.773,
+  'eval/untouched/classics.jsonl': 0.68,
   // the code sets: main at 27ea062, after code ranking landed (BENCHMARKS.md, "Code search")
   'eval/dev/code.jsonl': 0.591,
   'eval/tune/code.jsonl': 0.746,

@@ -77,6 +77,9 @@ describe('refreshIntervalMs and watch', () => {
     expect(() => parseConfig({ sources: [source('a', { refreshIntervalMs: 10 })] })).toThrow(/sources\[0\]\.refreshIntervalMs/);
     expect(() => parseConfig({ sources: [source('a')], daemon: { watchDebounceMs: -1 } })).toThrow(/daemon\.watchDebounceMs/);
     expect(parseConfig({ sources: [source('a')] }).daemon?.watchDebounceMs).toBe(1000);
+    expect(() => parseConfig({ sources: [source('a')], daemon: { leaseSeconds: 0 } })).toThrow(/daemon\.leaseSeconds/);
+    expect(() => parseConfig({ sources: [source('a')], daemon: { leaseSeconds: 2.5 } })).toThrow(/daemon\.leaseSeconds/);
+    expect(parseConfig({ sources: [source('a')] }).daemon?.leaseSeconds).toBe(120);
   });
 
   it('--watch takes every dir source but those set "watch": false; without it, those set true', () => {

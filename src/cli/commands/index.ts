@@ -22,6 +22,7 @@ export function register(program: Command): void {
     .option('--max-docs <n>', 'write at most n changed documents this run', positiveInt('--max-docs'))
     .option('--rpm <n>', 'embedding requests per minute (overrides embedder.rpm)', positiveInt('--rpm'))
     .option('--tpm <n>', 'embedding tokens per minute, estimated (overrides embedder.tpm)', positiveInt('--tpm'))
+    .option('--tick <id>', 'Postgres workers: runs given the same tick index each source once between them (e.g. the crontab\'s minute)')
     .option('--json', 'print the result as one JSON line on stdout (the default when stdout is not a terminal)')
     .option('-v, --verbose', 'list every file in the plan (as text, also when piped) and log each step on stderr')
     .addHelpText(
@@ -52,6 +53,7 @@ export interface IndexFlags {
   verbose?: boolean;
   allowEmpty?: boolean;
   allowDelete?: boolean;
+  tick?: string;
 }
 
 /** One index run, reported as `index` reports it; its exit code set on the process. */
@@ -78,6 +80,7 @@ export async function indexAndReport(base: Config, o: IndexFlags): Promise<void>
         signal: stop.signal,
         allowEmpty: !!o.allowEmpty,
         allowDelete: !!o.allowDelete,
+        ...(o.tick ? { tick: o.tick } : {}),
       },
       bar,
     );

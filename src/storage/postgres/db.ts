@@ -32,8 +32,8 @@ export interface Queryable {
 /** `"name"` (names reaching SQL are checked plain names; quoting keeps their case). */
 export const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
-/** The key of a schema's advisory locks: one per purpose (migrating, the run lock). */
-export const LOCK_SPACE = { migrate: 0x72616701, run: 0x72616702 } as const;
+/** The key of a schema's advisory locks: one per purpose (migrating, the run lock, building an HNSW index). */
+export const LOCK_SPACE = { migrate: 0x72616701, run: 0x72616702, ann: 0x72616703 } as const;
 
 /**
  * One Postgres index: a pool (one client in a dry run) whose connections search the index's schema

@@ -267,6 +267,10 @@ export class PgIndexReader implements IndexReader {
     );
   }
 
+  async lexiconHeadwords(minLength: number): Promise<{ headword: string; df: number }[]> {
+    return this.db.query<{ headword: string; df: number }>('SELECT headword, df FROM lexicon_terms WHERE df > 0 AND char_length(headword) >= $1', [minLength]);
+  }
+
   async lexiconLookup(keys: string[]): Promise<LexiconRow[]> {
     if (!keys.length) return [];
     return this.db.query<LexiconRow>(

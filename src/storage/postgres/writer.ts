@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { failpoint } from '../../core/failpoint.ts';
 import type { DocumentRecord, EmbedderInfo, LexiconEntry, StoredDocument } from '../../core/types.ts';
 import type { DocumentStamp, DocumentWrite, IndexWriter, RefillPage, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
-import { ident, type PgDb, type Queryable } from './db.ts';
+import { ident, LOCK_SPACE, type PgDb, type Queryable } from './db.ts';
 import { chunkKeywords, type ChunkKeywords } from './terms.ts';
 import { vectorLiteral } from './vectors.ts';
 import { fence } from './leases.ts';
@@ -166,6 +166,13 @@ export class PgIndexWriter implements IndexWriter {
     const memory = this.build.buildMemoryMb ?? Math.min(BUILD_MEMORY_CAP_MB, graphMemoryMb(rows, e!.dims, ann.type.startsWith('halfvec'), m));
     const create = async (parallel: boolean) =>
       this.db.tx(async (c) => {
+        // Workers finishing at once build it once: the others wait here, then find it built.
+        await c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_SPACE.ann, this.db.schema]);
+        const [now] = (await c.query<{ options: string[] | null }>(
+          `SELECT x.reloptions AS options FROM pg_class x JOIN pg_namespace n ON n.oid = x.relnamespace WHERE n.nspname = $1 AND x.relname = $2`,
+          [this.db.schema, name],
+        )).rows;
+        if (now && (!built || JSON.stringify(now.options) !== JSON.stringify(built.options))) return;
         await c.query(`SELECT set_config('maintenance_work_mem', $1, true)`, [`${Math.trunc(memory)}MB`]);
         if (!parallel) await c.query(`SET LOCAL max_parallel_maintenance_workers = 0`);
         // Settings changed: the new graph is built beside the old one, which searches keep using

@@ -73,6 +73,10 @@ export class SqliteIndexReader implements IndexReader, RefFilters {
     return (this.lookup ??= new LookupFacts(this.c));
   }
 
+  async lexiconHeadwords(minLength: number): Promise<{ headword: string; df: number }[]> {
+    return this.c.prepared('SELECT headword, df FROM lexicon_terms WHERE df > 0 AND length(headword) >= ?').all(minLength) as { headword: string; df: number }[];
+  }
+
   async lexiconLookup(keys: string[]): Promise<LexiconRow[]> {
     if (!keys.length) return [];
     // Questions repeat their words: each key's rows are kept until the index changes.

@@ -151,6 +151,33 @@ function packageDir(): string {
   return dir;
 }
 
+/** The package's raw entries (read with JSON.parse: the file is one object behind `export default`). */
+function readRaw(dir: string): RawEntry[] {
+  const body = readFileSync(join(dir, 'data', 'all.js'), 'utf8').trimEnd();
+  return (JSON.parse(body.slice(body.indexOf('{'), body.endsWith(';') ? -1 : undefined)) as { all: RawEntry[] }).all;
+}
+
+/**
+ * The dictionary's readings of the headwords `wanted` holds (folded like the index's headwords,
+ * proper names left out): headword → its pinyin as the dictionary writes it ("gui4 ren2"), every
+ * reading of a headword with several. Reads the data file each call: callers keep the answer.
+ */
+export function cedictReadings(wanted: ReadonlySet<string>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [, simplified, pinyin] of readRaw(packageDir())) {
+    for (const py of Array.isArray(pinyin) ? pinyin : [pinyin]) {
+      const c0 = py.charCodeAt(0);
+      if ((c0 >= 65 && c0 <= 90) || simplified.length > MAX_HEADWORD) continue;
+      const head = toSimplified(simplified);
+      if (!wanted.has(head)) continue;
+      const list = out.get(head);
+      if (!list) out.set(head, [py]);
+      else if (!list.includes(py)) list.push(py);
+    }
+  }
+  return out;
+}
+
 let cedict: LazyLexicon | null = null;
 
 /** CC-CEDICT as a lazy lexicon: its data is read on the first load() in the process (about a second, 11 MB). */
@@ -165,11 +192,8 @@ export function cedictLexicon(): LazyLexicon {
     load() {
       if (source) return source;
       // The package exports only its class, which builds search indexes this needs none of: its data
-      // file is one JSON object behind `export default`, and JSON.parse reads it far faster than import.
-      const text = readFileSync(join(dir, 'data', 'all.js'), 'utf8');
-      const body = text.trimEnd();
-      const data = JSON.parse(body.slice(body.indexOf('{'), body.endsWith(';') ? -1 : undefined)) as { all: RawEntry[] };
-      return (source = lexiconSource(buildEntries(data.all), id));
+      // file is read with JSON.parse, far faster than import.
+      return (source = lexiconSource(buildEntries(readRaw(dir)), id));
     },
   };
   return cedict;
