@@ -7,7 +7,7 @@
  * folder (kept with --fixture, so a second run skips indexing), then times each command of this
  * checkout's built bin (`npm run build` first) and, with --base, of another built checkout of the
  * project (e.g. a worktree of main) in the same run. Each checkout reads its own database, indexed
- * by its own bin (a newer schema is one the other refuses); the git checkouts are shared. Timing: hyperfine when installed, else (or
+ * by its own bin (a newer schema is one the other refuses) and pulling its own git checkouts (<name>-<hash of the index>). Timing: hyperfine when installed, else (or
  * with --interleave) a node-timed loop taking turns between the commands. Ratios are against the
  * floor measured in the same call: `node -e 0`, or for the no-op index node plus the two git
  * fetches it must do. CPU (user + system, children included) is the steadier figure on a shared
@@ -19,6 +19,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkoutFolder, indexIdentity } from '../../src/config/load.ts';
 import { CORPORA } from '../../tests/helpers/tmp.ts';
 
 const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -55,9 +56,10 @@ const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cold', version: '0' } } });
 // What a client sends next: the server must then load its tools.
 const LIST = [JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })];
-// Fetches the hourly no-op must do anyway: its floor is node's start plus these.
+// Fetches the hourly no-op must do anyway: its floor is node's start plus these. The checkouts are
+// the ones this checkout's index (cold.db) pulls: each index has its own folder per source.
 const fetches = ['classics', 'bookmarks']
-  .map((n) => `git -C ${q(join(work, 'checkouts', n))} fetch --quiet --prune --no-tags -- ${q(join(work, `${n}.git`))} +refs/heads/main:refs/remotes/origin/main`)
+  .map((n) => `git -C ${q(join(work, 'checkouts', checkoutFolder(n, indexIdentity(join(work, 'cold.db')))))} fetch --quiet --prune --no-tags -- ${q(join(work, `${n}.git`))} +refs/heads/main:refs/remotes/origin/main`)
   .join(' && ');
 
 type Case = { name: string; cmd: (dir: string) => string; floor: string };

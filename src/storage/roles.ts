@@ -428,8 +428,11 @@ export interface LeaseRow {
  * source claimed by one worker at a time and once per schedule tick (Postgres only).
  */
 export interface SourceLeases {
-  /** Claims one of `sources` that is free for `tick`, or whose holder stopped renewing; null when none is. */
-  claimSource(sources: string[], tick: string, worker: WorkerIdentity, leaseSeconds: number): Promise<SourceLease | null>;
+  /**
+   * Claims one of `sources` that is free for `tick` and not indexed since `since` (ms, the run's
+   * start), or whose holder stopped renewing; null when none is.
+   */
+  claimSource(sources: string[], tick: string, worker: WorkerIdentity, leaseSeconds: number, since: number): Promise<SourceLease | null>;
   /** Renews the lease; false when it was taken over. */
   renewLease(lease: SourceLease): Promise<boolean>;
   /** Records the source's part of run `runId` and releases the lease in one transaction; false when it was lost. */

@@ -199,7 +199,7 @@ export async function* syncRun(config: Config, opts: IndexOptions, deps: RunDeps
       const byName = new Map(selected.map((s) => [s.name, s]));
       // Claim, index, release: one source at a time until none is free for this tick.
       while (!stopRest && !opts.signal?.aborted) {
-        const lease = await leases.claimSource([...byName.keys()], tick, worker, leaseSeconds);
+        const lease = await leases.claimSource([...byName.keys()], tick, worker, leaseSeconds, started);
         if (!lease) break;
         byName.delete(lease.source);
         const id = await startRun();

@@ -32,8 +32,8 @@ export class PgIndex implements SourceLeases {
     this.leaseTable = new PgSourceLeases(db);
   }
 
-  claimSource(sources: string[], tick: string, worker: WorkerIdentity, leaseSeconds: number): Promise<SourceLease | null> {
-    return this.leaseTable.claimSource(sources, tick, worker, leaseSeconds);
+  claimSource(sources: string[], tick: string, worker: WorkerIdentity, leaseSeconds: number, since: number): Promise<SourceLease | null> {
+    return this.leaseTable.claimSource(sources, tick, worker, leaseSeconds, since);
   }
 
   renewLease(lease: SourceLease): Promise<boolean> {

@@ -12,12 +12,13 @@ import { insertRunSource } from './run-sources.ts';
 export class PgSourceLeases implements SourceLeases {
   constructor(private readonly db: PgDb) {}
 
-  async claimSource(sources: string[], tick: string, w: WorkerIdentity, leaseSeconds: number): Promise<SourceLease | null> {
+  async claimSource(sources: string[], tick: string, w: WorkerIdentity, leaseSeconds: number, since: number): Promise<SourceLease | null> {
     if (!sources.length) return null;
     // The session of the run lock: while it lives, the lease's holder is alive (a pooled connection may close when idle).
     if (this.db.runLockBackend === null) throw new Error('a source is claimed by a run holding the run lock');
     await this.db.query('INSERT INTO source_leases (source) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING', [sources]);
-    // Claimable: free and not yet done for this tick, or held by a worker that stopped renewing
+    // Claimable: free and not yet done for this tick nor since this run began (a run still going
+    // through an older tick leaves what a newer one indexed), or held by a worker that stopped renewing
     // (or whose server session is gone: killed, cut off) — then for the holder's tick, taken over.
     const [got] = await this.db.query<{ source: string; generation: number; tick: string; old_host: string | null; old_pid: number | null; took: boolean }>(
       `WITH free AS (
@@ -25,6 +26,7 @@ export class PgSourceLeases implements SourceLeases {
          FROM source_leases l
          WHERE l.source = ANY ($1::text[])
            AND ((l.released_at IS NOT NULL OR l.claimed_at IS NULL) AND l.tick IS DISTINCT FROM $2
+                AND (l.released_at IS NULL OR l.released_at < $8)
              OR l.claimed_at IS NOT NULL AND l.released_at IS NULL
                 AND (l.renewed_at < now() - make_interval(secs => $3)
                   OR NOT EXISTS (SELECT 1 FROM pg_locks k WHERE k.locktype = 'advisory' AND k.granted AND k.pid = l.backend_pid)))
@@ -35,7 +37,7 @@ export class PgSourceLeases implements SourceLeases {
          claimed_at = now(), renewed_at = now(), released_at = NULL
        FROM free WHERE l.source = free.source
        RETURNING l.source, l.generation, l.tick, free.host AS old_host, free.pid AS old_pid, free.took`,
-      [sources, tick, leaseSeconds, w.host, w.pid, w.started, this.db.runLockBackend],
+      [sources, tick, leaseSeconds, w.host, w.pid, w.started, this.db.runLockBackend, new Date(since).toISOString()],
     );
     if (!got) return null;
     const lease: SourceLease = {

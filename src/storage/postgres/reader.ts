@@ -104,7 +104,9 @@ export class PgIndexReader implements IndexReader {
     // it (its postings), the weighted term frequency of head and body, the row's length against
     // the average, summed in query order as FTS5 sums (so float rounding, and so ties, agree);
     // chunks tied on score in id order. Everything comes from the query terms' rows of the
-    // postings index; the filter reads the chunk rows of the candidates only.
+    // postings index; the filter reads the chunk rows of the candidates only. `terms` counts the
+    // query tokens a chunk holds (repeats again) as SQLite's per-term scores do: per-query fusion
+    // reads it (search/trust.ts), so both backends must report it alike.
     return this.db.query<RefScore>(
       `WITH stats AS MATERIALIZED (
          SELECT greatest((SELECT value FROM meta WHERE key = 'chunks'), 1)::float8 AS n,
@@ -115,11 +117,12 @@ export class PgIndexReader implements IndexReader {
          CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM postings p WHERE p.term = t.tok) h),
        scored AS MATERIALIZED (
          SELECT p.chunk_id AS id,
-                sum(qi.idf * f.f * ${K1 + 1} / (f.f + ${K1} * (1 - ${B} + ${B} * p.len / (stats.terms / stats.n))) ORDER BY qi.i) AS score
+                sum(qi.idf * f.f * ${K1 + 1} / (f.f + ${K1} * (1 - ${B} + ${B} * p.len / (stats.terms / stats.n))) ORDER BY qi.i) AS score,
+                count(*)::int AS terms
          FROM qi JOIN postings p ON p.term = qi.tok CROSS JOIN stats
            CROSS JOIN LATERAL (SELECT $2::float8 * p.head_tf + p.body_tf AS f) f
          GROUP BY p.chunk_id)
-       SELECT c.id AS ref, scored.score FROM scored JOIN chunks c ON c.id = scored.id ${HIT_JOINS}
+       SELECT c.id AS ref, scored.score, scored.terms FROM scored JOIN chunks c ON c.id = scored.id ${HIT_JOINS}
        WHERE ${filter}
        ORDER BY scored.score DESC, c.id
        LIMIT $3`,
