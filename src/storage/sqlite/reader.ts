@@ -149,13 +149,14 @@ export class SqliteIndexReader implements IndexReader, RefFilters {
     const match = matchExpression(q.tokens);
     if (!factsCanFilter(q.filter)) {
       const f = filterSql(q.filter);
-      return this.c.prepared(
+      const hits = this.c.prepared(
         `SELECT c.id AS ref, -bm25(chunks_fts, ?, 1) AS score
          FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid ${HIT_JOINS}
          WHERE chunks_fts MATCH ? AND ${f.sql}
          ORDER BY score DESC, c.id
          LIMIT ?`,
       ).all(head, match, ...f.params, q.k) as RefScore[];
+      return this.countTerms(hits, q.tokens);
     }
     // The FTS table alone ranks (no join or JSON per matching row); the facts filter its rows in
     // rank order, read lazily until k pass.
@@ -176,8 +177,27 @@ export class SqliteIndexReader implements IndexReader, RefFilters {
         out.push({ ref, score });
         if (out.length >= q.k) break;
       }
-      if (out.length >= q.k || rows.length < limit) return out;
+      if (out.length >= q.k || rows.length < limit) return this.countTerms(out, q.tokens);
     }
+  }
+
+  /**
+   * Each hit's count of the query's tokens (a repeated token counts again), as the reused per-term
+   * scores give it: fusion weighs a query by it, so a one-shot search ranks as a long-lived one.
+   * One lookup per distinct token, limited to the hits' rows.
+   */
+  private countTerms(hits: RefScore[], tokens: readonly string[]): RefScore[] {
+    if (!hits.length) return hits;
+    const at = new Map<number, RefScore>();
+    for (const h of hits) (h.terms = 0), at.set(h.ref, h);
+    const refs = JSON.stringify(hits.map((h) => h.ref));
+    const times = new Map<string, number>();
+    for (const t of tokens) times.set(t, (times.get(t) ?? 0) + 1);
+    const holding = this.c.prepared('SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))').pluck();
+    for (const [term, n] of times) {
+      for (const ref of holding.all(matchExpression([term]), refs) as number[]) at.get(ref)!.terms! += n;
+    }
+    return hits;
   }
 
   async refFilter(filter?: ChunkFilter): Promise<((ref: number) => boolean) | null> {
