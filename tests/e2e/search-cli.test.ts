@@ -73,7 +73,7 @@ describe('ragsync search (CLI)', () => {
     const did = Object.fromEntries(stages) as Record<string, string>;
     expect(did.analyse).toMatch(/^\d+ query terms?, \d+ expansions?, up to 50 candidates per list/);
     expect(did.retrieve).toMatch(/^keyword [1-9]\d*, vector [1-9]\d*, \d+ expansion lists?, \d+ holding the query as written$/);
-    expect(did.weigh).toMatch(/^the query as written$|% of its terms in one passage/);
+    expect(did.weigh).toMatch(/^the query as written(, its holders in keyword order)?$|% of its terms in one passage/);
     expect(did.fuse).toMatch(/^[1-9]\d* candidates? by reciprocal rank fusion \(hybrid\)$/);
     expect(did.collapse).toMatch(/^(\d+) → (\d+) \(near-duplicates merged, at most 3 per document\)$/);
     expect(did.rerank).toBe('no reranker configured');

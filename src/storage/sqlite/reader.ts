@@ -33,6 +33,11 @@ const toHit = ({ docMetadata, mediaType, startLine, endLine, ...r }: HitRow): St
   ...lineRange(startLine, endLine),
 });
 
+/** unicode61's token characters (its default categories: L* N* Co); anything else separates. */
+const SINGLE_FTS_TOKEN = /^[\p{L}\p{N}\p{Co}]+$/u;
+const FTS_SEPARATORS = /[^\p{L}\p{N}\p{Co}]+/u;
+const OTHER_SEPARATOR = /[^\p{L}\p{N}\p{Co} ]/u;
+
 export class SqliteIndexReader implements IndexReader, RefFilters {
   /** The vectors and codes the rankings in this process read (not part of the reader role). */
   readonly vectors: SqliteVectorRows;
@@ -184,17 +189,37 @@ export class SqliteIndexReader implements IndexReader, RefFilters {
   /**
    * Each hit's count of the query's tokens (a repeated token counts again), as the reused per-term
    * scores give it: fusion weighs a query by it, so a one-shot search ranks as a long-lived one.
-   * One lookup per distinct token, limited to the hits' rows.
+   * The hits' rows are read once and their terms checked in memory (a MATCH per token read each
+   * token's whole doclist); a token the FTS tokenizer would split (not one run of letters and
+   * digits) is asked of FTS5 itself, limited to the hits' rows.
    */
   private countTerms(hits: RefScore[], tokens: readonly string[]): RefScore[] {
     if (!hits.length) return hits;
+    const times = new Map<string, number>();
+    for (const t of tokens) times.set(t.toLowerCase(), (times.get(t.toLowerCase()) ?? 0) + 1);
+    const refs = JSON.stringify(hits.map((h) => h.ref));
+    const rows = this.c.prepared("SELECT rowid, head || ' ' || body FROM chunks_fts WHERE rowid IN (SELECT value FROM json_each(?))").raw().all(refs) as [number, string][];
     const at = new Map<number, RefScore>();
     for (const h of hits) (h.terms = 0), at.set(h.ref, h);
-    const refs = JSON.stringify(hits.map((h) => h.ref));
-    const times = new Map<string, number>();
-    for (const t of tokens) times.set(t, (times.get(t) ?? 0) + 1);
-    const holding = this.c.prepared('SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))').pluck();
+    // One pass over each row's terms, looking each up among the query's few (no set of the row's).
+    const single = [...times].filter(([term]) => SINGLE_FTS_TOKEN.test(term));
+    if (single.length) {
+      const wanted = new Map(single);
+      for (const [ref, text] of rows) {
+        const seen = new Set<string>();
+        let n = 0;
+        const lower = text.toLowerCase();
+        // The analyzer's terms are single runs joined by spaces; a row holding any other separator is split as FTS5 splits it.
+        for (const term of OTHER_SEPARATOR.test(lower) ? lower.split(FTS_SEPARATORS) : lower.split(' ')) {
+          const k = wanted.get(term);
+          if (k !== undefined && !seen.has(term)) (seen.add(term), (n += k));
+        }
+        at.get(ref)!.terms! += n;
+      }
+    }
     for (const [term, n] of times) {
+      if (SINGLE_FTS_TOKEN.test(term)) continue;
+      const holding = this.c.prepared('SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))').pluck();
       for (const ref of holding.all(matchExpression([term]), refs) as number[]) at.get(ref)!.terms! += n;
     }
     return hits;
