@@ -8,7 +8,7 @@ import { HashEmbedder } from '../../src/embedding/hash.ts';
 import { MIGRATIONS_DIR, migrate } from '../../src/storage/sqlite/migrate.ts';
 import { SqliteIndex } from '../../src/storage/sqlite/index.ts';
 import { encodeVector } from '../../src/storage/sqlite/blob.ts';
-import type { KeywordQuery, RefScore } from '../../src/storage/roles.ts';
+import type { KeywordQuery } from '../../src/storage/roles.ts';
 import { writeFixture, type FixtureDoc } from '../helpers/search-fixture.ts';
 
 let dir: string;
