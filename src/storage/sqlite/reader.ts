@@ -195,32 +195,36 @@ export class SqliteIndexReader implements IndexReader, RefFilters {
    */
   private countTerms(hits: RefScore[], tokens: readonly string[]): RefScore[] {
     if (!hits.length) return hits;
-    const times = new Map<string, number>();
-    for (const t of tokens) times.set(t.toLowerCase(), (times.get(t.toLowerCase()) ?? 0) + 1);
+    // The query's distinct terms with their repeats: those FTS5 keeps whole are looked up in the
+    // rows' text, the others asked of FTS5.
+    const whole = new Map<string, number>();
+    const split = new Map<string, number>();
+    for (const t of tokens) {
+      const term = t.toLowerCase();
+      const into = SINGLE_FTS_TOKEN.test(term) ? whole : split;
+      into.set(term, (into.get(term) ?? 0) + 1);
+    }
     const refs = JSON.stringify(hits.map((h) => h.ref));
-    const rows = this.c.prepared("SELECT rowid, head || ' ' || body FROM chunks_fts WHERE rowid IN (SELECT value FROM json_each(?))").raw().all(refs) as [number, string][];
     const at = new Map<number, RefScore>();
     for (const h of hits) (h.terms = 0), at.set(h.ref, h);
-    // One pass over each row's terms, looking each up among the query's few (no set of the row's).
-    const single = [...times].filter(([term]) => SINGLE_FTS_TOKEN.test(term));
-    if (single.length) {
-      const wanted = new Map(single);
+    if (whole.size) {
+      const rows = this.c.prepared("SELECT rowid, head || ' ' || body FROM chunks_fts WHERE rowid IN (SELECT value FROM json_each(?))").raw().all(refs) as [number, string][];
+      // One pass over each row's terms, looking each up among the query's few (no set of the row's).
       for (const [ref, text] of rows) {
         const seen = new Set<string>();
         let n = 0;
         const lower = text.toLowerCase();
         // The analyzer's terms are single runs joined by spaces; a row holding any other separator is split as FTS5 splits it.
         for (const term of OTHER_SEPARATOR.test(lower) ? lower.split(FTS_SEPARATORS) : lower.split(' ')) {
-          const k = wanted.get(term);
+          const k = whole.get(term);
           if (k !== undefined && !seen.has(term)) (seen.add(term), (n += k));
         }
         at.get(ref)!.terms! += n;
       }
     }
-    for (const [term, n] of times) {
-      if (SINGLE_FTS_TOKEN.test(term)) continue;
+    if (split.size) {
       const holding = this.c.prepared('SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))').pluck();
-      for (const ref of holding.all(matchExpression([term]), refs) as number[]) at.get(ref)!.terms! += n;
+      for (const [term, n] of split) for (const ref of holding.all(matchExpression([term]), refs) as number[]) at.get(ref)!.terms! += n;
     }
     return hits;
   }
