@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Searcher, type SearchMode, type SearchResult } from '../../src/search/search.ts';
 
 import { needCorpora } from '../helpers/corpora.ts';
+import { breathe } from '../helpers/event-loop.ts';
 import { shippedCorporaIndex } from '../helpers/corpus-index.ts';
 import { REPO_ROOT } from '../helpers/tmp.ts';
 import { openSearcher } from '../../src/engine/library.ts';
@@ -27,8 +28,6 @@ const queries = ([['eval/classics.jsonl', 12], ['eval/bookmarks.jsonl', 12], ['e
     .map((l) => JSON.parse(l) as { query: string; source?: string }),
 );
 
-// Searches over SQLite are synchronous underneath: let the event loop (vitest's RPC) breathe between them.
-const breathe = () => new Promise((r) => setImmediate(r));
 // Both rank the same int8 codes through the same int8Rank and rescore through the store's cosine
 // (or, without SIMD or codes, score float32 rows with the same kernel): equal in every field.
 const sameRanking = (cold: SearchResult[], warm: SearchResult[]) => {

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Searcher } from '../../src/search/search.ts';
 import { needCorpora } from '../helpers/corpora.ts';
-import { shippedCorporaIndex } from '../helpers/corpus-index.ts';
-import { corpusDocs, PER_SOURCE, rankOf, sampleSentences, SEED, type Sentence } from '../helpers/sentences.ts';
+import { breathe } from '../helpers/event-loop.ts';
+import { shippedCorporaIndex, shippedCorporaSentences } from '../helpers/corpus-index.ts';
+import { PER_SOURCE, rankOf, type Sentence } from '../helpers/sentences.ts';
 import { openSearcher } from '../../src/engine/library.ts';
 
 /**
@@ -20,10 +21,8 @@ describe.skipIf(!corpus.ok)(corpus.title('sentences sampled from the corpora fin
   let sentences: Sentence[];
 
   beforeAll(async () => {
-    const config = await shippedCorporaIndex();
-    const docs = SOURCES.flatMap((s) => corpusDocs(config, s, config.sources.find((x) => x.name === s)!.root));
-    sentences = sampleSentences(docs, SOURCES, PER_SOURCE, SEED);
-    searcher = openSearcher(config);
+    sentences = await shippedCorporaSentences();
+    searcher = openSearcher(await shippedCorporaIndex());
   }, 600_000);
   afterAll(async () => {
     await searcher?.close();
@@ -45,6 +44,7 @@ describe.skipIf(!corpus.ok)(corpus.title('sentences sampled from the corpora fin
     let top3 = 0;
     for (const s of sentences) {
       const rank = rankOf(s, await searcher.search(s.query));
+      await breathe();
       if (rank === 1) first++;
       if (rank !== null && rank <= 3) top3++;
       if (rank !== 1) misses.push(`${rank ?? '-'}\t${s.source}:${s.path}\t${s.query}`);

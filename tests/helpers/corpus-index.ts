@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
 import { runIndex } from '../../src/engine/library.ts';
+import { corpusDocs, PER_SOURCE, sampleSentences, SEED, type Sentence } from './sentences.ts';
 import { sharedFixture } from './shared-fixture.ts';
 import { CORPORA, REPO_ROOT } from './tmp.ts';
 
@@ -30,6 +31,16 @@ async function indexed(fixture: string, sources: (all: Source[]) => Source[]): P
 
 /** The shipped config (config/ragsync.json: classics and bookmarks, their chunkers and profiles) over the corpora's bundles. */
 export const shippedCorporaIndex = (): Promise<Config> => indexed('shipped-corpora', (all) => all);
+
+/** The sentences the sampled-sentences rule draws (tests/helpers/sentences.ts) from the shipped config's checkouts of both corpora. */
+export async function shippedCorporaSentences(): Promise<Sentence[]> {
+  const config = await shippedCorporaIndex();
+  const sources = ['classics', 'bookmarks'];
+  const { value } = await sharedFixture('shipped-corpora-sentences', async () =>
+    sampleSentences(sources.flatMap((s) => corpusDocs(config, s, config.sources.find((x) => x.name === s)!.root)), sources, PER_SOURCE, SEED),
+  );
+  return value;
+}
 
 /** The code corpus (code.bundle's main) as a code source, with the shipped config's embedder: as the code benches index it. */
 export const codeCorpusIndex = (): Promise<Config> => indexed('code-corpus', () => [{ name: 'code', kind: 'git', branch: 'main', chunker: 'code' }]);
