@@ -3,6 +3,7 @@ import { encodeInt8, normalizeRows } from '../../core/quantize.ts';
 import { createDotKernel, createInt8Kernel, type DotKernel, type Int8Kernel } from './simd-dots.ts';
 import { indexOfSorted } from '../../core/sorted-ids.ts';
 import { SCORE_TIE } from './score-order.ts';
+import { LruCache } from '../../core/lru.ts';
 
 export { normalizeRows, quantizeRow } from '../../core/quantize.ts';
 
@@ -154,7 +155,16 @@ interface Quantised {
   kernel: Int8Kernel;
   /** Per scope key: the [start, end) row runs that pass it, or null to scan every row. */
   runs: Map<string, [number, number][] | null>;
+  /**
+   * Exact scores of recent query vectors (by their bytes), per ref: a repeated query rescores the
+   * same rows, each a read of its float32 row from the store. Held with the rows, so a new
+   * generation starts empty.
+   */
+  exact: LruCache<Map<number, number>>;
 }
+
+/** Query vectors whose exact scores are kept (some 60 rows each: a few MB in all). */
+const EXACT_QUERIES = 512;
 
 /** What a load of int8 rows fills, allocated when the store announces how many rows come. */
 class Int8Rows {
@@ -200,6 +210,7 @@ function quantised(
     residuals: residuals.subarray(0, count),
     maxResidual,
     runs: new Map(),
+    exact: new LruCache(EXACT_QUERIES),
     kernel,
   };
 }
@@ -505,7 +516,16 @@ export class VectorIndex implements VectorSource {
       approx.fill(-Infinity);
       for (const [start, end] of runs) for (let row = start; row < end; row++) approx[row] = dots[row]! * scales[row]! * iq.qscale;
     }
-    return int8Rank({ refs, scales, residuals, approx, maxResidual: st.maxResidual }, iq, (missing, exact) => this.rescoreExact(q, missing, exact), this.rescore);
+    const key = Buffer.from(q.buffer, q.byteOffset, q.byteLength).toString('latin1');
+    let known = st.exact.get(key);
+    if (!known) st.exact.set(key, (known = new Map()));
+    const held = known;
+    const rescoreExact = async (missing: number[], exact: Map<number, number>) => {
+      const unknown = missing.filter((r) => !held.has(r));
+      if (unknown.length) await this.rescoreExact(q, unknown, held);
+      for (const r of missing) exact.set(r, held.get(r)!);
+    };
+    return int8Rank({ refs, scales, residuals, approx, maxResidual: st.maxResidual }, iq, rescoreExact, this.rescore);
   }
 
   /** Exact cosine of the stored float32 rows of `refs`, computed by the store (a row gone from it scores NaN). */
