@@ -4,6 +4,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import { COMMAND_NAMES, quickAnswer } from './help.ts';
+import { underCodeCacheFlags } from './v8-flags.ts';
 
 /**
  * What the `ragsync` bin runs, from dist/bundle/boot.cjs. The CLI is one CommonJS bundle
@@ -46,7 +47,8 @@ function run(file: string, name: string | undefined, require: NodeJS.Require): L
   } catch {
     // No cache of that name (or a build without caches, or for another file): compile as usual.
   }
-  const script = new Script(HEAD + readFileSync(file, 'utf8') + TAIL, { filename: file, cachedData });
+  const source = HEAD + readFileSync(file, 'utf8') + TAIL;
+  const script = cachedData ? underCodeCacheFlags(() => new Script(source, { filename: file, cachedData })) : new Script(source, { filename: file });
   const module = { exports: {} };
   (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, require, module, file, dirname(file));
   if (process.env.RAGSYNC_DEBUG && name) {
@@ -99,7 +101,7 @@ export async function boot(argv: string[] = process.argv.slice(2)): Promise<void
 function writeCache({ script, cacheDir }: Loaded, name: string): void {
   const cacheFile = join(cacheDir, `${name}.bin`);
   mkdirSync(cacheDir, { recursive: true });
-  writeFileSync(`${cacheFile}.tmp`, script.createCachedData());
+  writeFileSync(`${cacheFile}.tmp`, underCodeCacheFlags(() => script.createCachedData()));
   renameSync(`${cacheFile}.tmp`, cacheFile);
 }
 

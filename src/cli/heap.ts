@@ -1,4 +1,4 @@
-import { setFlagsFromString } from 'node:v8';
+import { setV8Flag } from './v8-flags.ts';
 
 /**
  * For the long-lived commands (serve, daemon --serve, mcp): V8's young generation starts small and
@@ -8,7 +8,7 @@ import { setFlagsFromString } from 'node:v8';
  * generation would grow, so it applies after start-up too.
  */
 export function keepYoungGenerationSmall(): void {
-  setFlagsFromString('--semi-space-growth-factor=1');
+  setV8Flag('semi-space-growth-factor', 1, 2);
 }
 
 /**
@@ -20,5 +20,5 @@ export function keepYoungGenerationSmall(): void {
  * what a run holds, for a few more full collections.
  */
 export function keepOldGenerationTight(): void {
-  setFlagsFromString('--heap-growing-percent=30');
+  setV8Flag('heap-growing-percent', 30, 0);
 }

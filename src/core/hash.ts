@@ -1,15 +1,17 @@
-import type { createHash as CreateHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 
-// node:crypto loads on the first hash: loading it costs a one-shot search (which hashes nothing)
-// ~2.5 ms of its start-up.
-let createHash: typeof CreateHash | undefined;
+// node:crypto loads on first use: loading it costs a one-shot search or a no-op index (which
+// hash nothing) ~2.5 ms of their start-up.
+let crypto: typeof import('node:crypto') | undefined;
+const nodeCrypto = () => (crypto ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto'));
 
 /** sha256 hex of a string (UTF-8) or bytes: the key documents and vectors are addressed by. */
 export function sha256(data: string | Uint8Array): string {
-  createHash ??= (createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')).createHash;
-  return createHash('sha256').update(data).digest('hex');
+  return nodeCrypto().createHash('sha256').update(data).digest('hex');
 }
+
+/** `bytes` random bytes as hex: a name part no other process picks. */
+export const randomHex = (bytes: number): string => nodeCrypto().randomBytes(bytes).toString('hex');
 
 /**
  * A short, stable name part for a text (cyrb53: 53 bits, 14 hex digits), no node:crypto: config

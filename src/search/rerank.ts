@@ -111,16 +111,20 @@ export class DashScopeReranker extends RemoteReranker {
   }
 }
 
+/** The older RAGSYNC_RERANK_* variables as settings (no key held), or null without DASHSCOPE_API_KEY. */
+export function legacyRerankFromEnv(env: NodeJS.ProcessEnv = process.env): Omit<DashScopeRerankOptions, 'apiKey'> | null {
+  if (!env.DASHSCOPE_API_KEY) return null;
+  const positive = (v: string | undefined) => (v && Number.isInteger(Number(v)) && Number(v) > 0 ? Number(v) : undefined);
+  return {
+    url: env.RAGSYNC_RERANK_URL || undefined,
+    model: env.RAGSYNC_RERANK_MODEL || 'gte-rerank-v2',
+    topN: positive(env.RAGSYNC_RERANK_TOP_N) ?? 20,
+    timeoutMs: positive(env.RAGSYNC_RERANK_TIMEOUT_MS),
+  };
+}
+
 /** A reranker from the environment (DASHSCOPE_API_KEY; RAGSYNC_RERANK_URL / _MODEL / _TOP_N / _TIMEOUT_MS), or null. */
 export function rerankerFromEnv(env: NodeJS.ProcessEnv = process.env): Reranker | null {
-  const apiKey = env.DASHSCOPE_API_KEY;
-  if (!apiKey) return null;
-  const positive = (v: string | undefined) => (v && Number.isInteger(Number(v)) && Number(v) > 0 ? Number(v) : undefined);
-  return new DashScopeReranker({
-    apiKey,
-    url: env.RAGSYNC_RERANK_URL || undefined,
-    model: env.RAGSYNC_RERANK_MODEL || undefined,
-    topN: positive(env.RAGSYNC_RERANK_TOP_N),
-    timeoutMs: positive(env.RAGSYNC_RERANK_TIMEOUT_MS),
-  });
+  const settings = legacyRerankFromEnv(env);
+  return settings ? new DashScopeReranker({ ...settings, apiKey: env.DASHSCOPE_API_KEY! }) : null;
 }

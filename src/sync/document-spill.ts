@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
+import { randomHex } from '../core/hash.ts';
 import type { DocumentRecord, LexiconEntry } from '../core/types.ts';
 
 /**
@@ -17,7 +17,7 @@ export class DocumentSpill {
   private readonly entries = new Map<string, LexiconEntry>();
 
   constructor(dir: string) {
-    const file = join(dir, `.ragsync-plan-${process.pid}-${randomBytes(6).toString('hex')}`);
+    const file = join(dir, `.ragsync-plan-${process.pid}-${randomHex(6)}`);
     this.fd = openSync(file, 'wx+', 0o600);
     unlinkSync(file);
   }

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fchmodSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import { randomHex } from '../core/hash.ts';
 import type { Logger } from 'pino';
 import { parseConfig, parseConfigText, type Config, type SourceConfig } from '../config/load.ts';
 import { appendToArray, removeFromArray } from '../config/jsonc-edit.ts';
@@ -63,7 +63,7 @@ function writeInPlace(file: string, text: string): void {
   let tmp = '';
   let fd = -1;
   for (let attempt = 0; fd < 0; attempt++) {
-    tmp = join(dirname(real), `.${basename(real)}.${process.pid}${attempt ? `.${randomBytes(4).toString('hex')}` : ''}.tmp`);
+    tmp = join(dirname(real), `.${basename(real)}.${process.pid}${attempt ? `.${randomHex(4)}` : ''}.tmp`);
     try {
       fd = openSync(tmp, 'wx', 0o600);
     } catch (err) {

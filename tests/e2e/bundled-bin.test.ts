@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FakeProvider } from '../helpers/fake-provider.ts';
 import { Upstream } from '../helpers/upstream.ts';
@@ -267,6 +267,43 @@ describe('the code cache', () => {
       const edited = await runNode(boot, ['search', '--help'], debug);
       expect(edited.stderr).toBe('ragsync: code cache for search: none\n');
       expect(edited.stdout).toContain('WHAT TO LOOK FOR');
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
+  it('is used by the no-op index, which tunes V8 (V8 refuses a cache made under other flags)', async () => {
+    const r = await runBin(['index', '-c', cfg, '--json'], { RAGSYNC_DEBUG: '1' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'ok', embedded: 0 });
+    expect(r.stderr).toContain('ragsync: code cache for index: used\n');
+  });
+
+  it('a damaged cache is refused and the command runs without it: bytes changed at the same length, cut short, or not a cache', async () => {
+    const scratch = join(REPO_ROOT, 'node_modules', '.cache');
+    mkdirSync(scratch, { recursive: true });
+    const copy = mkdtempSync(join(scratch, 'ragsync-bin-test-'));
+    try {
+      execFileSync('cp', ['-a', `${BUNDLE_DIR}/.`, copy]);
+      const boot = [`-e`, `require(${JSON.stringify(join(copy, 'boot.cjs'))}).boot(process.argv.slice(1))`];
+      const cacheDir = join(copy, 'code-cache', readdirSync(join(copy, 'code-cache')).find((d) => d.startsWith('ragsync.cjs-'))!);
+      const cache = join(cacheDir, 'search.bin');
+      const good = readFileSync(cache);
+      const args = ['search', 'retry backoff', '-c', cfg, '--json'];
+      const installed = await runBin(args);
+      expect(installed.code, installed.stderr).toBe(0);
+      const damages: [string, Buffer][] = [
+        // Past V8's header (version, source length, flags): without checksums V8 ran these bytes and crashed.
+        ['flipped', Buffer.from(good.map((b, i) => (i >= 64 && i % 997 === 0 ? b ^ 0x5a : b)))],
+        ['cut short', good.subarray(0, good.length >> 1)],
+        ['not a cache', Buffer.from('not a code cache\n')],
+      ];
+      for (const [how, bytes] of damages) {
+        writeFileSync(cache, bytes);
+        const r = await runNode(boot, args, { RAGSYNC_DEBUG: '1' });
+        expect(r.stderr, how).toContain('ragsync: code cache for search: rejected by V8\n');
+        expectSame([installed, r]);
+      }
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }

@@ -12,7 +12,7 @@ import { openSearcher, runIndex } from '../../src/engine/library.ts';
 
 const corpora = needCorpora('code.bundle');
 const squash = (s: string) => s.replace(/\s+/g, '');
-const SETS = { 'dev/code': 22, 'tune/code': 59, 'untouched/code': 55 } as const;
+const SETS = { 'dev/code': 22, 'tune/code': 59, 'untouched/code': 55, 'tune/code-x': 36, 'untouched/code-x': 34 } as const;
 const read = (set: string): EvalCase[] => readEvalFile(join(REPO_ROOT, 'eval', `${set}.jsonl`));
 
 /** The code eval sets against qmd's tip: gold and evidence hold, and code search finds definitions the way grep does. */

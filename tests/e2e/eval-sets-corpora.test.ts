@@ -9,6 +9,7 @@ import { readEvalFile, type EvalCase } from '../../src/search/eval.ts';
 import { pathMatcher } from '../../src/sources/match.ts';
 import { CORPORA, REPO_ROOT } from '../helpers/tmp.ts';
 import { needCorpora } from '../helpers/corpora.ts';
+import { EXAMINER_SETS } from '../../bench/eval-set-list.ts';
 
 /**
  * The query-analysis and ranking eval sets against the corpora's tips: every gold path exists, every evidence
@@ -19,6 +20,7 @@ import { needCorpora } from '../helpers/corpora.ts';
 const SETS = [
   ...['dev', 'heldout'].flatMap((d) => ['bookmarks-en', 'classics-en', 'classics-zh'].map((f) => `eval/${d}/${f}.jsonl`)),
   ...['tune', 'untouched'].map((d) => `eval/${d}/classics.jsonl`),
+  ...EXAMINER_SETS.filter((f) => f.includes('classics')),
 ];
 const configFile = join(REPO_ROOT, 'config', 'ragsync.json');
 const config = parseConfig(JSON.parse(readFileSync(configFile, 'utf8')), configFile);

@@ -11,7 +11,7 @@ const SECRETS = ['Hunter2Secret', 'KeyPass9', 'UrlPass7', 'QTok55', 'tok-SECRET-
 const leaked = (text: string) => SECRETS.filter((s) => text.includes(s));
 /** A raw control character a terminal would act on (newline and tab excepted). */
 // eslint-disable-next-line no-control-regex
-const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 let t: ReturnType<typeof tempDir>;
 let m: ModelServer;
@@ -43,7 +43,7 @@ beforeAll(async () => {
   const notes = join(t.dir, 'notes');
   mkdirSync(notes);
   // A title change (OSC), a screen clear (CSI), an 8-bit CSI (C1), backspaces, a bell, a carriage return.
-  writeFileSync(join(notes, 'evil.md'), '# Kestrel \x1b]0;pwned\x07notes\n\nThe kestrel hovers \x1b]0;owned\x1b\\ over \x1b[2J\x1b[H the field \u009b31m red \b\b and \x07 bell \r over.\n');
+  writeFileSync(join(notes, 'evil.md'), '# Kestrel \x1b]0;pwned\x07notes\n\nThe kestrel hovers \x1b]0;owned\x1b\\ over \x1b[2J\x1b[H the field \u009b31m red \b\b and \x07 bell \r over; access \u202e\u2066// admin\u2069\u2066 granted.\n');
   writeFileSync(join(notes, 'odd\x1b[2Jname.md'), '# Other\n\nkestrel second.\n');
   textConfig = join(t.dir, 'text.json');
   writeFileSync(
@@ -126,6 +126,7 @@ describe('control characters from indexed text', () => {
     expect(out).toContain('\\x1b]0;owned');
     expect(out).toContain('\\x1b[2J');
     expect(out).toContain('\\u009b31m');
+    expect(out).toContain('access \\u202e\\u2066// admin\\u2069\\u2066 granted');
   };
 
   it('search and related show them escaped, in the text, the heading and the path; --json keeps them exact', async () => {

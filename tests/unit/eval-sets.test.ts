@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readEvalFile } from '../../src/search/eval.ts';
 import { REPO_ROOT } from '../helpers/tmp.ts';
+import { EXAMINER_SETS } from '../../bench/eval-set-list.ts';
 
 /** Every eval file the repository ships parses, with unique ids and a kind from the known list. */
 
@@ -93,5 +94,37 @@ describe('eval files', () => {
     const pairs = (cs: typeof tune) => new Set(cs.flatMap((c) => c.gold.flatMap((g) => g.evidence.map((e) => `${g.path}\t${e}`))));
     const seen = pairs(tune);
     expect([...pairs(untouched)].filter((p) => seen.has(p))).toEqual([]);
+  });
+
+  it("the outside examiner's sets: sizes, every kind in both halves, 2–8 character evidence, no passage or symbol in both halves", () => {
+    const read = (file: string) => readEvalFile(join(REPO_ROOT, file));
+    const pairs = (cs: ReturnType<typeof read>) => new Set(cs.flatMap((c) => c.gold.flatMap((g) => g.evidence.map((e) => `${g.path}\t${e}`))));
+    const plan = {
+      classics: { min: 170, kinds: ['term', 'quote', 'zh-paraphrase', 'concept', 'en-question', 'pinyin'] },
+      code: { min: 60, kinds: ['identifier', 'en-question', 'zh-question'] },
+    } as const;
+    for (const [source, { min, kinds }] of Object.entries(plan)) {
+      const [tune, untouched] = ['tune', 'untouched'].map((h) => read(`eval/${h}/${source}-x.jsonl`)) as [ReturnType<typeof read>, ReturnType<typeof read>];
+      expect(EXAMINER_SETS).toEqual(expect.arrayContaining([`eval/tune/${source}-x.jsonl`, `eval/untouched/${source}-x.jsonl`]));
+      expect(tune.length + untouched.length, source).toBeGreaterThanOrEqual(min);
+      expect(Math.abs(tune.length - untouched.length), source).toBeLessThanOrEqual(6);
+      for (const half of [tune, untouched]) {
+        expect(new Set(half.map((c) => c.kind))).toEqual(new Set(kinds));
+        for (const c of half) {
+          expect(c.source, c.id).toBe(source);
+          for (const g of c.gold) {
+            expect(g.evidence.length, `${c.id} ${g.path}`).toBeGreaterThanOrEqual(1);
+            if (source === 'classics') for (const e of g.evidence) expect([...e.replace(/\s+/g, '')].length, `${c.id} "${e}"`).toBeGreaterThanOrEqual(2);
+            if (source === 'classics') for (const e of g.evidence) expect([...e.replace(/\s+/g, '')].length, `${c.id} "${e}"`).toBeLessThanOrEqual(8);
+          }
+        }
+      }
+      if (source === 'classics') {
+        const zh = [...tune, ...untouched].filter((c) => !['en-question', 'pinyin'].includes(c.kind ?? ''));
+        expect(zh.length).toBeGreaterThanOrEqual(140);
+      }
+      const seen = pairs(tune);
+      expect([...pairs(untouched)].filter((p) => seen.has(p))).toEqual([]);
+    }
   });
 });

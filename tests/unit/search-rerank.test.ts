@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { loadConfig } from '../../src/builtin.ts';
 import type { Config } from '../../src/config/load.ts';
 import { Searcher } from '../../src/search/search.ts';
-import { DashScopeReranker, rerankerFromEnv } from '../../src/search/rerank.ts';
+import { DashScopeReranker, legacyRerankFromEnv, rerankerFromEnv } from '../../src/search/rerank.ts';
 import { createHttpServer, listen } from '../../src/server/http.ts';
 import { makeFixture, type Fixture } from '../helpers/search-fixture.ts';
 import { openSearcher } from '../../src/engine/library.ts';
@@ -102,5 +102,9 @@ describe('rerank stage', () => {
   it('is configured from the environment only when a key is present', () => {
     expect(rerankerFromEnv({})).toBeNull();
     expect(rerankerFromEnv({ DASHSCOPE_API_KEY: 'k', RAGSYNC_RERANK_TOP_N: '7' })!.topN).toBe(7);
+    // What config check shows: the same settings, without the key and without building a client.
+    expect(legacyRerankFromEnv({ RAGSYNC_RERANK_MODEL: 'gte-rerank' })).toBeNull();
+    expect(legacyRerankFromEnv({ DASHSCOPE_API_KEY: 'k', RAGSYNC_RERANK_TOP_N: '7' })).toEqual({ url: undefined, model: 'gte-rerank-v2', topN: 7, timeoutMs: undefined });
+    expect(rerankerFromEnv({ DASHSCOPE_API_KEY: 'k' })!.name).toBe('dashscope:gte-rerank-v2');
   });
 });

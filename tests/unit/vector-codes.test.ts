@@ -203,7 +203,7 @@ describe('int8 codes stored beside the vectors (migration 010)', () => {
     expect(fromPack.rows).toEqual(fromRows.rows);
     expect(fromPack.done).toEqual({ ...fromRows.done, count: 11 });
     // In segments of two rows: the same rows, read a segment at a time.
-    expect(refreshCodePack(store.connection, FP, 2 * 256)).toBe(true);
+    expect(await refreshCodePack(store.connection, FP, 2 * 256)).toBe(true);
     const segments = store.db.prepare('SELECT source_id, segment, count FROM vector_code_packs ORDER BY source_id, segment').raw().all() as number[][];
     expect(segments.length).toBe(perSource().reduce((n, s) => n + Math.ceil(s.count / 2), 0));
     expect(segments.every(([, segment, count], i) => count! <= 2 && (segment === 0 || segments[i - 1]![1] === segment! - 1))).toBe(true);
@@ -297,7 +297,7 @@ describe('packed codes by dimension (migration 021)', () => {
     const fromRows = await scanned(only);
     expect(fromRows.by).toBe('row');
     // Segments of three rows: every segment has a column per dimension, as long as its count.
-    expect(refreshCodePack(store.connection, FP, 3 * 256)).toBe(true);
+    expect(await refreshCodePack(store.connection, FP, 3 * 256)).toBe(true);
     const segments = store.db.prepare('SELECT count(*), sum(columns) FROM vector_code_packs').raw().get() as number[];
     expect(segments[0]).toBeGreaterThan(2);
     expect(segments[1]).toBe(segments[0]);

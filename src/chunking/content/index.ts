@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../../core/hash.ts';
 import { parseHtml, type HtmlPreparer, type PreparedText } from '../../core/html-page.ts';
 import { documentToMarkdown, type HtmlOptions } from './html.ts';
 import { HTML, MARKDOWN, mediaTypeOfHeader, mediaTypeOfPath } from './media-type.ts';
@@ -32,7 +32,7 @@ interface ContentPipeline {
   convert(c: Content, o: ContentOptions): Content;
 }
 
-const hashOf = (v: unknown) => createHash('sha256').update(JSON.stringify(v)).digest('hex').slice(0, 8);
+const hashOf = (v: unknown) => sha256(JSON.stringify(v)).slice(0, 8);
 
 /** HTML → Markdown from a parsed page: what the HTML pipeline converts, whoever parsed the page. */
 const htmlFromDocument = (doc: Document, path: string, o: ContentOptions): PreparedText => ({ text: documentToMarkdown(doc, path, o.html), mediaType: MARKDOWN });

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import type { Config } from '../../config/load.ts';
 import { CHAT_PRESETS, resolveCall, type ResolvedCall } from '../../config/model-presets.ts';
 import { resolveRemote } from '../../config/presets.ts';
-import { rerankerFromEnv, rerankSettings } from '../../search/rerank.ts';
+import { legacyRerankFromEnv, rerankSettings } from '../../search/rerank.ts';
 import { readApiKey } from '../../core/remote/env.ts';
 import { redactDeep, redactUrl } from '../../core/redact.ts';
 import { isDatabaseUrl, shownDb } from '../../core/db-url.ts';
@@ -60,9 +60,9 @@ function shownRerank(cfg: Config) {
     const r = rerankSettings(cfg.rerank);
     return { ...cfg.rerank, ...shownCall(r), url: redactUrl(r.url) };
   }
-  const legacy = rerankerFromEnv();
+  const legacy = legacyRerankFromEnv();
   if (!legacy) return null;
-  return { from: 'environment (DASHSCOPE_API_KEY, RAGSYNC_RERANK_*)', provider: 'dashscope', name: legacy.name, topN: legacy.topN, apiKey: keyStatus('DASHSCOPE_API_KEY') };
+  return { from: 'environment (DASHSCOPE_API_KEY, RAGSYNC_RERANK_*)', provider: 'dashscope', name: `dashscope:${legacy.model}`, topN: legacy.topN, apiKey: keyStatus('DASHSCOPE_API_KEY') };
 }
 
 /** One line per model the config calls: provider, model, URL and whether its key is set. */

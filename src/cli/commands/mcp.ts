@@ -18,7 +18,6 @@ export function register(program: Command): void {
         const [{ serveStdio }, { config, engineOf }] = await Promise.all([import('../../mcp/server.ts'), import('../options.ts')]);
         type Searcher = import('../../search/search.ts').Searcher;
         type Engine = import('../../engine/engine.ts').Engine;
-        // After the SDK's code is loaded: V8 refuses a code cache made under other flags.
         keepYoungGenerationSmall();
         // A config or index the user must fix is said on stderr and, for the client to show it, as
         // the answer to every tool call; the session itself starts (else clients see only "closed").

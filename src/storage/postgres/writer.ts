@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { failpoint } from '../../core/failpoint.ts';
+import { sha256 } from '../../core/hash.ts';
 import type { DocumentRecord, EmbedderInfo, LexiconEntry, StoredDocument } from '../../core/types.ts';
 import type { DocumentStamp, DocumentWrite, IndexWriter, RefillPage, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
 import { ident, LOCK_SPACE, type PgDb, type Queryable } from './db.ts';
@@ -23,7 +23,7 @@ export function annType(dims: number): { type: string; ops: string } | null {
 }
 
 /** The name of a fingerprint's HNSW index (schema-local). */
-export const annIndexName = (fingerprint: string) => `vectors_hnsw_${createHash('sha256').update(fingerprint).digest('hex').slice(0, 16)}`;
+export const annIndexName = (fingerprint: string) => `vectors_hnsw_${sha256(fingerprint).slice(0, 16)}`;
 
 /** How a fingerprint's HNSW graph is built (config `hnsw`); absent fields take the defaults. */
 export interface AnnBuild {

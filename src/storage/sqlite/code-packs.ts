@@ -22,10 +22,32 @@ const PACK_PAGE = 2048;
  * codes are read by pages and written a segment at a time, so no more than a segment per source
  * (and a page) is held at once.
  */
-export function refreshCodePack(c: SqliteConnection, fingerprint: string, segmentBytes = SEGMENT_BYTES): boolean {
+export async function refreshCodePack(
+  c: SqliteConnection,
+  fingerprint: string,
+  segmentBytes = SEGMENT_BYTES,
+  between: () => Promise<void> = nextTurn,
+): Promise<boolean> {
   if (!PACKS) return false;
   const db = c.db;
-  return db.transaction(() => {
+  // One transaction held across the event loop's turns between pages (readers, on their own
+  // connections, see the old packs until it commits).
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const wrote = await writePacks(c, fingerprint, segmentBytes, between);
+    db.exec('COMMIT');
+    return wrote;
+  } catch (err) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw err;
+  }
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+async function writePacks(c: SqliteConnection, fingerprint: string, segmentBytes: number, between: () => Promise<void>): Promise<boolean> {
+  const db = c.db;
+  {
     const generation = readGeneration(c);
     const vectors = vectorCount(c, fingerprint);
     const dims = embedderDims(c, fingerprint);
@@ -90,6 +112,7 @@ export function refreshCodePack(c: SqliteConnection, fingerprint: string, segmen
         code.copy(o.codes, o.n * dims);
         if (++o.n === perSegment) flush(source);
       }
+      await between();
     }
     for (const source of open.keys()) flush(source);
     if (columns) {
@@ -100,7 +123,7 @@ export function refreshCodePack(c: SqliteConnection, fingerprint: string, segmen
       db.exec('DROP TABLE temp.code_columns_unsorted');
     }
     return true;
-  }).immediate();
+  }
 }
 
 /** Codes sampled to tell whether a fingerprint's codes are mostly zeros. */

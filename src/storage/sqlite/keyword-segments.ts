@@ -32,9 +32,29 @@ export function keywordSegments(db: Database): number {
   return varint();
 }
 
-/** Merges the keyword index into one segment when it holds more than `max`; true when it did. */
-export function compactKeywordIndex(db: Database, max = MAX_KEYWORD_SEGMENTS): boolean {
+/** Pages of merge work per step: a step (its own transaction) takes milliseconds, not the whole merge's second or more. */
+export const MERGE_STEP_PAGES = 64;
+
+/**
+ * Merges the keyword index into one segment when it holds more than `max`; true when it did. Done
+ * in steps, each its own transaction, with `between` awaited after each (the event loop's turn):
+ * FTS5's 'merge' with a negative page count works towards one segment and resumes where the last
+ * step stopped; a step that writes (almost) nothing means it is done. Readers see the same rows at
+ * every step.
+ */
+export async function compactKeywordIndex(
+  db: Database,
+  max = MAX_KEYWORD_SEGMENTS,
+  between: () => Promise<void> = () => new Promise((resolve) => setImmediate(resolve)),
+): Promise<boolean> {
   if (keywordSegments(db) <= max) return false;
-  db.prepare("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')").run();
-  return true;
+  const step = db.prepare('INSERT INTO chunks_fts (chunks_fts, rank) VALUES (\'merge\', ?)');
+  const total = db.prepare('SELECT total_changes()').pluck();
+  for (;;) {
+    const before = total.get() as number;
+    step.run(-MERGE_STEP_PAGES);
+    // FTS5's documented test: fewer than 2 changes, nothing was left to merge.
+    if ((total.get() as number) - before < 2) return true;
+    await between();
+  }
 }

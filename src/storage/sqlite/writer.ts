@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { failpoint } from '../../core/failpoint.ts';
-import type { DocumentRecord, EmbedderInfo, LexiconEntry, StoredDocument } from '../../core/types.ts';
+import type { ChunkRecord, DocumentRecord, EmbedderInfo, LexiconEntry, StoredDocument } from '../../core/types.ts';
 import type { DocumentStamp, DocumentWrite, IndexWriter, RefillPage, SourceInfo, SourceState, TextToRefill, VectorRecord } from '../roles.ts';
 import { encodeVector } from './blob.ts';
 import { codeWriter } from './codes.ts';
@@ -145,9 +145,9 @@ export class SqliteIndexWriter implements IndexWriter {
   }
 
   async refreshCodePack(fingerprint: string): Promise<boolean> {
-    const wrote = refreshCodePack(this.c, fingerprint);
+    const wrote = await refreshCodePack(this.c, fingerprint);
     // The run's end is the keyword index's upkeep too: its segments merged once they pile up.
-    compactKeywordIndex(this.c.db);
+    await compactKeywordIndex(this.c.db);
     return wrote;
   }
 
@@ -194,7 +194,12 @@ class SqliteDocumentWrite implements DocumentWrite {
   private readonly insertLexicon: Statement;
   private readonly addDf: Statement;
   private readonly insertGloss: Statement;
+  private readonly flushFts: Statement;
   private readonly at = now();
+  /** When the current stretch of synchronous writing should give the event loop a turn. */
+  private resumeBy = performance.now() + SLICE_MS;
+  /** Keyword text (chars) inserted since FTS5's pending terms were last flushed. */
+  private ftsPending = 0;
 
   constructor(
     private readonly db: Database,
@@ -224,6 +229,7 @@ class SqliteDocumentWrite implements DocumentWrite {
       .prepare('INSERT INTO lexicon_terms (headword, df) VALUES (?, ?) ON CONFLICT (headword) DO UPDATE SET df = df + excluded.df RETURNING df')
       .pluck();
     this.insertGloss = db.prepare('INSERT OR IGNORE INTO lexicon_glosses (gloss, headword, sense) VALUES (?, ?, ?)');
+    this.flushFts = db.prepare("INSERT INTO chunks_fts (chunks_fts) VALUES ('flush')");
     db.exec('BEGIN IMMEDIATE');
   }
 
@@ -242,14 +248,13 @@ class SqliteDocumentWrite implements DocumentWrite {
 
   async write(docs: DocumentRecord[]): Promise<void> {
     const added = new Map<string, { n: number; entry: LexiconEntry }>();
-    let slice = 0;
     for (const d of docs) {
-      this.guarded(() => this.writeOne(d, added));
-      slice += d.chunks.length;
-      if (slice >= CHUNKS_PER_SLICE) {
-        slice = 0;
-        await new Promise((resolve) => setImmediate(resolve));
+      const id = this.guarded(() => this.writeDocumentRow(d, added));
+      for (const c of d.chunks) {
+        this.guarded(() => this.writeChunk(id, c));
+        if (performance.now() >= this.resumeBy) await this.pause();
       }
+      this.guarded(() => failpoint('in-documents'));
     }
     this.guarded(() => {
       for (const [h, { n, entry }] of added) {
@@ -257,6 +262,20 @@ class SqliteDocumentWrite implements DocumentWrite {
         if ((this.addDf.get(h, n) as number) === n) for (const [gloss, sense] of entry.glosses) this.insertGloss.run(gloss, h, sense);
       }
     });
+  }
+
+  /**
+   * Gives the event loop a turn. The keyword index's pending terms are written out first, so the
+   * COMMIT (or FTS5's own flush, once they reach a megabyte) never writes a long run's worth in
+   * one synchronous step.
+   */
+  private async pause(): Promise<void> {
+    if (this.ftsPending >= FTS_FLUSH_CHARS) {
+      this.guarded(() => this.flushFts.run());
+      this.ftsPending = 0;
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    this.resumeBy = performance.now() + SLICE_MS;
   }
 
   async commit(): Promise<void> {
@@ -271,17 +290,18 @@ class SqliteDocumentWrite implements DocumentWrite {
   }
 
   /** Runs `fn`; a failure rolls the whole write back before it is rethrown. */
-  private guarded(fn: () => void): void {
+  private guarded<T>(fn: () => T): T {
     if (!this.db.inTransaction) throw new Error('the document write is already finished');
     try {
-      fn();
+      return fn();
     } catch (err) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       throw err;
     }
   }
 
-  private writeOne(d: DocumentRecord, added: Map<string, { n: number; entry: LexiconEntry }>): void {
+  /** The document's row, its old chunks and lexicon row removed; its lexicon headwords counted into `added`. */
+  private writeDocumentRow(d: DocumentRecord, added: Map<string, { n: number; entry: LexiconEntry }>): number {
     const { id } = this.upsert.get({
       sourceId: this.sourceId,
       path: d.path,
@@ -304,20 +324,28 @@ class SqliteDocumentWrite implements DocumentWrite {
         else added.set(e.headword, { n: 1, entry: e });
       }
     }
-    for (const c of d.chunks) {
-      const { terms, headTerms, ...row } = c;
-      const { lastInsertRowid } = this.insertChunk.run({
-        ...row,
-        documentId: id,
-        metadata: JSON.stringify(c.metadata),
-        startLine: c.startLine ?? null,
-        endLine: c.endLine ?? null,
-      });
-      this.insertFts.run(lastInsertRowid, headTerms, terms);
-    }
-    failpoint('in-documents');
+    return id;
+  }
+
+  private writeChunk(documentId: number, c: ChunkRecord): void {
+    const { terms, headTerms, ...row } = c;
+    const { lastInsertRowid } = this.insertChunk.run({
+      ...row,
+      documentId,
+      metadata: JSON.stringify(c.metadata),
+      startLine: c.startLine ?? null,
+      endLine: c.endLine ?? null,
+    });
+    this.insertFts.run(lastInsertRowid, headTerms, terms);
+    this.ftsPending += terms.length + headTerms.length;
   }
 }
 
-/** Chunks written between two yields to the event loop (tens of ms of work, long classics chunks included). */
-const CHUNKS_PER_SLICE = 100;
+/** Longest stretch of writing between two turns of the event loop. */
+const SLICE_MS = 20;
+/**
+ * Keyword text written between two flushes of FTS5's pending terms (each flush makes a segment its
+ * automerge folds in later): a flush of this much takes tens of ms; FTS5's own, at a megabyte of
+ * pending terms, several times that.
+ */
+const FTS_FLUSH_CHARS = 256 * 1024;

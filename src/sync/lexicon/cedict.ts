@@ -85,54 +85,121 @@ export function buildEntries(raw: readonly RawEntry[]): Map<string, LexiconEntry
   return out;
 }
 
-interface TrieNode {
-  /** The headword ending here. */
-  word?: string;
-  next?: Map<number, TrieNode>;
+/**
+ * A character trie over the headwords in typed arrays: the root's children by char code in a
+ * direct table, deeper edges in one open-addressed hash of (node, char code) → child. Finding walks
+ * it from every position of every text (millions of characters a full index), so a step is a few
+ * integer operations, with no Map lookup and no allocation.
+ */
+class HeadwordTrie {
+  /** Node id of the root's child for each char code (0: none; node 0 is the root). */
+  private readonly first = new Int32Array(0x10000);
+  private readonly edgeNode: Int32Array;
+  private readonly edgeChar: Uint16Array;
+  /** The child an edge leads to (0: an empty slot). */
+  private readonly edgeChild: Int32Array;
+  private readonly mask: number;
+  /** The headword ending at each node. */
+  readonly words: (string | undefined)[] = [undefined];
+  /** Whether a node has children (most walks end at a leaf). */
+  private readonly inner: Uint8Array;
+
+  /** Headwords in code-unit order (a plain `sort()`): node ids then follow the same order, so sorting found nodes by id sorts their words. */
+  constructor(sorted: readonly string[]) {
+    const edges = new Map<number, number>();
+    for (const h of sorted) {
+      let node = 0;
+      for (let j = 0; j < h.length; j++) {
+        const c = h.charCodeAt(j);
+        let next = node === 0 ? this.first[c]! : (edges.get(node * 0x10000 + c) ?? 0);
+        if (!next) {
+          next = this.words.length;
+          this.words.push(undefined);
+          if (node === 0) this.first[c] = next;
+          else edges.set(node * 0x10000 + c, next);
+        }
+        node = next;
+      }
+      this.words[node] = h;
+    }
+    let size = 1024;
+    while (size < edges.size * 2) size *= 2;
+    this.mask = size - 1;
+    this.edgeNode = new Int32Array(size);
+    this.edgeChar = new Uint16Array(size);
+    this.edgeChild = new Int32Array(size);
+    this.inner = new Uint8Array(this.words.length);
+    for (let c = 0; c < 0x10000; c++) if (this.first[c]) this.inner[0] = 1;
+    for (const [key, child] of edges) {
+      const node = Math.floor(key / 0x10000);
+      const c = key % 0x10000;
+      this.inner[node] = 1;
+      let h = slot(node, c) & this.mask;
+      while (this.edgeChild[h]) h = (h + 1) & this.mask;
+      this.edgeNode[h] = node;
+      this.edgeChar[h] = c;
+      this.edgeChild[h] = child;
+    }
+  }
+
+  /**
+   * Pushes onto `found` the node of every headword occurring in `t`, at any position, unless
+   * `seen[node]` is `mark` already (then sets it): each headword once per call of its caller.
+   */
+  walk(t: string, seen: Uint32Array, mark: number, found: number[]): void {
+    const { first, edgeNode, edgeChar, edgeChild, mask, words, inner } = this;
+    const n = t.length;
+    for (let i = 0; i < n; i++) {
+      const c = t.charCodeAt(i);
+      // Below U+3400 nothing starts a headword (Latin text, digits, punctuation): skip the lookup.
+      if (c < 0x3400) continue;
+      let node = first[c]!;
+      for (let j = i + 1; node; j++) {
+        if (words[node] !== undefined && seen[node] !== mark) {
+          seen[node] = mark;
+          found.push(node);
+        }
+        if (!inner[node] || j >= n) break;
+        const d = t.charCodeAt(j);
+        let h = slot(node, d) & mask;
+        let next = 0;
+        for (let e = edgeChild[h]!; e; e = edgeChild[h]!) {
+          if (edgeNode[h] === node && edgeChar[h] === d) {
+            next = e;
+            break;
+          }
+          h = (h + 1) & mask;
+        }
+        node = next;
+      }
+    }
+  }
 }
+
+const slot = (node: number, c: number) => Math.imul(node, 0x9e3779b1) ^ Math.imul(c, 0x85ebca6b);
 
 /**
  * A finder over a headword table: every headword that occurs in a text, at any position, by a
- * walk down a character trie from each position (most walks end after one or two characters).
- * Keyed by char code, each node holding its word: the loop over every indexed character
- * allocates nothing.
+ * walk down the character trie from each position (most walks end after one or two characters).
  */
 export function lexiconSource(entries: Map<string, LexiconEntry>, id: string): LexiconSource {
-  const root = new Map<number, TrieNode>();
-  for (const h of entries.keys()) {
-    let level = root;
-    let node: TrieNode | undefined;
-    for (let j = 0; j < h.length; j++) {
-      const c = h.charCodeAt(j);
-      node = level.get(c);
-      if (!node) level.set(c, (node = {}));
-      if (j < h.length - 1) level = node.next ??= new Map();
-    }
-    node!.word = h;
-  }
+  const trie = new HeadwordTrie([...entries.keys()].sort());
+  // Per node, the find call that last saw it: a headword is listed once without a set of strings.
+  const seen = new Uint32Array(trie.words.length);
+  let call = 0;
   return {
     id,
     find(texts) {
-      const found = new Set<string>();
-      for (const raw of texts) {
-        const t = toSimplified(raw);
-        const n = t.length;
-        for (let i = 0; i < n; i++) {
-          const c = t.charCodeAt(i);
-          // Below U+3400 nothing starts a headword (Latin text, digits, punctuation): skip the lookup.
-          if (c < 0x3400) continue;
-          let node = root.get(c);
-          for (let j = i + 1; node; j++) {
-            if (node.word !== undefined) found.add(node.word);
-            if (!node.next || j >= n) break;
-            node = node.next.get(t.charCodeAt(j));
-          }
-        }
+      const mark = ++call;
+      const found: number[] = [];
+      for (const raw of texts) trie.walk(toSimplified(raw), seen, mark, found);
+      // Node ids are in headword order: the headwords come out sorted without comparing strings.
+      const out: LexiconEntry[] = [];
+      for (const node of Int32Array.from(found).sort()) {
+        const e = entries.get(trie.words[node]!)!;
+        if (e.glosses.length > 0) out.push(e);
       }
-      return [...found]
-        .sort()
-        .map((h) => entries.get(h)!)
-        .filter((e) => e.glosses.length > 0);
+      return out;
     },
   };
 }
