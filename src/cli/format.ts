@@ -89,6 +89,13 @@ export function indexText(r: IndexResult, verbose: boolean, paint: Paint = paint
   return lines.join('\n');
 }
 
+/** A Postgres worker that had nothing to claim: one line naming who holds what (index prints it on stderr). */
+export function idleLine(idle: NonNullable<IndexResult['idle']>): string {
+  const held = idle.held.map((l) => `${l.source} held by pid ${l.pid} on ${l.host} (lease ${l.claimedSecondsAgo}s old, renewed ${l.renewedSecondsAgo}s ago)`);
+  const done = idle.done.length ? [`${idle.done.join(', ')} indexed by another worker since this run began`] : [];
+  return `nothing to do: no source is free for this worker: ${[...held, ...done].join('; ') || 'none selected'}`;
+}
+
 export function searchJson(results: SearchResult[]) {
   return results.map(resultJson);
 }

@@ -419,6 +419,8 @@ export interface LeaseRow {
   workerStarted: string | null;
   tick: string | null;
   claimedAt: string | null;
+  /** Seconds since the lease was claimed (the server's clock). */
+  claimedSecondsAgo: number | null;
   /** Seconds since the holder last renewed (or since release). */
   renewedSecondsAgo: number | null;
   /** Held now (claimed and not released). */

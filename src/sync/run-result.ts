@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { SourceRunStatus, WorkCounts } from '../core/types.ts';
 import type { Embedder } from '../embedding/types.ts';
 import type { FetchPreview } from '../sources/registry.ts';
-import type { SyncStore } from '../storage/roles.ts';
+import type { LeaseRow, SyncStore } from '../storage/roles.ts';
 import { noWork } from './apply.ts';
 import type { SkippedFile, SourcePlan } from './plan.ts';
 
@@ -71,6 +71,11 @@ export interface IndexResult {
   /** Embedder calls retried. */
   retries: number;
   sources: SourceResult[];
+  /**
+   * A Postgres worker that found no source to claim: the selected sources other workers hold, and
+   * those indexed since this run began. Absent when the run claimed one (or is not a worker).
+   */
+  idle?: { held: LeaseRow[]; done: string[] };
   /** The process exit code this outcome maps to (README: exit codes). */
   exitCode: number;
 }

@@ -222,6 +222,12 @@ export async function* syncRun(config: Config, opts: IndexOptions, deps: RunDeps
       await store.refreshCodePack(fingerprint).catch((err: unknown) => log.warn({ err: errorMessage(err) }, 'could not write the packed vector codes'));
     }
     // A worker that found every source taken or done for this tick was idle: nothing failed.
+    let idle: IndexResult['idle'];
+    if (leases && !results.length && !failures.length && !aborted && !unusable) {
+      const names = new Set(selected.map((s) => s.name));
+      const rows = (await leases.leases()).filter((l) => names.has(l.source));
+      idle = { held: rows.filter((l) => l.held), done: rows.filter((l) => !l.held).map((l) => l.source) };
+    }
     const status = leases && !results.length && !failures.length ? (aborted ? 'aborted' : 'ok') : overallStatus(results, aborted, failures.some((e) => e instanceof EmbedderFailure));
     const result: IndexResult = {
       status,
@@ -236,6 +242,7 @@ export async function* syncRun(config: Config, opts: IndexOptions, deps: RunDeps
       tokens: embedder.stats.tokens - before.tokens,
       retries: embedder.stats.retries - before.retries,
       sources: results,
+      ...(idle ? { idle } : {}),
       exitCode: exitCodeOf(status, failures),
     };
     if (dropped.texts) log.warn({ texts: dropped.texts }, 'stop timed out: texts in flight were dropped (embedded again next run)');

@@ -74,7 +74,7 @@ describe.each(BACKENDS)('$name', (backend) => {
       if (backend.name === 'postgres') expect(readdirSync(s.dir).filter((f) => /\.db/.test(f))).toEqual([]);
     });
 
-    it('a second `index` from another process exits 75 naming the holder (SQLite; on PostgreSQL it finds the source leased); searches go on; the first finishes', async () => {
+    it('a second `index` from another process exits 75 naming the holder (SQLite; on PostgreSQL it finds the source leased and says by whom); searches go on; the first finishes', async () => {
       const s = setup(backend, cleanups);
       // A freezes (SIGSTOP) right after its first batch of vectors commits, holding the lock.
       const a = spawnCli(['index', '-c', s.file], { RAGSYNC_FAILPOINT: 'after-vectors:1:stop' });
@@ -90,6 +90,10 @@ describe.each(BACKENDS)('$name', (backend) => {
           // to the first run, so the second has nothing to claim and indexes nothing twice.
           expect(b.code, b.stderr).toBe(0);
           expect(JSON.parse(b.stdout)).toMatchObject({ status: 'ok', embedded: 0, sources: [] });
+          // It says so in one line: which source, held by whom, since when.
+          expect(b.stderr).toMatch(
+            new RegExp(`^ragsync: nothing to do: no source is free for this worker: \\S+ held by pid ${a.pid} on \\S+ \\(lease \\d+s old, renewed \\d+s ago\\)\n$`),
+          );
         }
         // A reader sees the last committed state (vectors of the first batch, no documents yet).
         const search = await cli(['search', 'retry backoff', '-c', s.file, '--json']);

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import type { Config } from '../../config/load.ts';
 import { createLogger } from '../../core/log.ts';
 import { onStopSignals } from '../../daemon/signals.ts';
-import { indexJson, indexText } from '../format.ts';
+import { idleLine, indexJson, indexText } from '../format.ts';
+import { say } from '../say.ts';
 import { progressBar } from '../progress.ts';
 import { colorsOn, painter } from '../color.ts';
 import { collect, config, configOption, engineOf, out, positiveInt } from '../options.ts';
@@ -91,5 +92,6 @@ export async function indexAndReport(base: Config, o: IndexFlags): Promise<void>
   }
   const json = o.json || (!process.stdout.isTTY && !o.verbose);
   out(json ? JSON.stringify(indexJson(result)) : indexText(result, !!o.verbose, painter(colorsOn())));
+  if (result.idle) say(idleLine(result.idle));
   process.exitCode = result.exitCode;
 }

@@ -73,6 +73,7 @@ export class PgSourceLeases implements SourceLeases {
   async leases(): Promise<LeaseRow[]> {
     return this.db.query<LeaseRow>(
       `SELECT source, host, pid, worker_started AS "workerStarted", tick, to_char(claimed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "claimedAt",
+              round(extract(epoch FROM now() - claimed_at))::int AS "claimedSecondsAgo",
               round(extract(epoch FROM now() - renewed_at))::int AS "renewedSecondsAgo",
               (claimed_at IS NOT NULL AND released_at IS NULL) AS held
        FROM source_leases WHERE claimed_at IS NOT NULL ORDER BY source`,

@@ -259,7 +259,7 @@ export class PgIndexWriter implements IndexWriter {
     await this.db.tx(async (c) => {
       await c.query(
         `INSERT INTO vectors (fingerprint, text_hash, dims, embedding, created_at)
-         SELECT $1, h, vector_dims(e::vector), e::vector, $4 FROM unnest($2::text[], $3::text[]) AS t(h, e)
+         SELECT $1, h, vector_dims(e), e, $4 FROM unnest($2::text[], $3::vector[]) AS t(h, e)
          ON CONFLICT (fingerprint, text_hash) DO UPDATE SET dims = excluded.dims, embedding = excluded.embedding, created_at = excluded.created_at`,
         [fingerprint, vectors.map((v) => v.textHash), vectors.map((v) => vectorLiteral(v.vector)), nowIso()],
       );
@@ -319,55 +319,7 @@ class PgDocumentWrite implements DocumentWrite {
     await this.guarded(async (c) => {
       // A worker that lost the source's lease stops before this batch.
       await fence(this.db, c, this.source, false);
-      const added = new Map<string, { n: number; entry: LexiconEntry }>();
-      for (const d of docs) {
-        const r = await c.query<{ id: number }>(
-          `INSERT INTO documents (source_id, path, content_hash, stamp, size, title, metadata, chunker, indexed_at, media_type)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-           ON CONFLICT (source_id, path) DO UPDATE SET content_hash = excluded.content_hash, stamp = excluded.stamp,
-             size = excluded.size, title = excluded.title, metadata = excluded.metadata, chunker = excluded.chunker,
-             indexed_at = excluded.indexed_at, media_type = excluded.media_type
-           RETURNING id`,
-          [this.sourceId, d.path, d.contentHash, d.stamp, d.size, d.title, JSON.stringify(d.metadata), d.chunker, this.at, d.mediaType ?? null],
-        );
-        const id = r.rows[0]!.id;
-        await c.query('DELETE FROM chunks WHERE document_id = $1', [id]);
-        await c.query('DELETE FROM lexicon_docs WHERE document_id = $1', [id]);
-        if (d.lexicon?.length) {
-          await c.query('INSERT INTO lexicon_docs (document_id, headwords) VALUES ($1, $2)', [id, d.lexicon.map((e) => e.headword)]);
-          for (const e of d.lexicon) {
-            const a = added.get(e.headword);
-            if (a) a.n++;
-            else added.set(e.headword, { n: 1, entry: e });
-          }
-        }
-        if (d.chunks.length) await insertChunks(c, id, d);
-        failpoint('in-documents');
-      }
-      if (added.size) {
-        // Every headword of the batch in one statement (one round trip, not one per headword).
-        const dfs = await c.query<{ headword: string; df: number }>(
-          `INSERT INTO lexicon_terms (headword, df) SELECT * FROM unnest($1::text[], $2::int[])
-           ON CONFLICT (headword) DO UPDATE SET df = lexicon_terms.df + excluded.df RETURNING headword, df`,
-          [[...added.keys()], [...added.values()].map((a) => a.n)],
-        );
-        // Glosses go in when the headword enters the lexicon: its df is what this batch added.
-        const gloss: string[] = [];
-        const headword: string[] = [];
-        const sense: number[] = [];
-        for (const { headword: h, df } of dfs.rows) {
-          const { n, entry } = added.get(h)!;
-          if (df !== n) continue;
-          for (const [g, s] of entry.glosses) (gloss.push(g), headword.push(h), sense.push(s));
-        }
-        if (gloss.length) {
-          await c.query(
-            `INSERT INTO lexicon_glosses (gloss, headword, sense) SELECT * FROM unnest($1::text[], $2::text[], $3::int[])
-             ON CONFLICT DO NOTHING`,
-            [gloss, headword, sense],
-          );
-        }
-      }
+      if (docs.length) await writeBatch(c, this.sourceId, this.at, docs);
     });
   }
 
@@ -395,9 +347,100 @@ class PgDocumentWrite implements DocumentWrite {
   }
 }
 
-/** A document's chunks in one statement (column arrays unnested). */
-async function insertChunks(c: Queryable, documentId: number, d: DocumentRecord): Promise<void> {
+/**
+ * A batch of documents in a fixed number of statements, whatever its size: each table's rows go in
+ * as column arrays unnested, one round trip per table, so the statement triggers (chunk counts,
+ * postings) fire once per batch instead of once per document.
+ */
+async function writeBatch(c: Queryable, sourceId: number, at: string, batch: DocumentRecord[]): Promise<void> {
+  // A path twice in one batch: the later record wins, as when each was written in turn.
+  const byPath = new Map<string, DocumentRecord>();
+  for (const d of batch) {
+    byPath.delete(d.path);
+    byPath.set(d.path, d);
+  }
+  const docs = [...byPath.values()];
+  const paths = docs.map((d) => d.path);
+  // Documents written before keep their id: their old chunks (postings go with them, by trigger)
+  // and lexicon rows go first.
+  const old = await c.query<{ id: number }>('SELECT id FROM documents WHERE source_id = $1 AND path = ANY ($2::text[])', [sourceId, paths]);
+  if (old.rowCount) {
+    const ids = old.rows.map((r) => r.id);
+    await c.query('DELETE FROM chunks WHERE document_id = ANY ($1::bigint[])', [ids]);
+    await c.query('DELETE FROM lexicon_docs WHERE document_id = ANY ($1::bigint[])', [ids]);
+  }
+  const written = await c.query<{ id: number; path: string }>(
+    `INSERT INTO documents (source_id, path, content_hash, stamp, size, title, metadata, chunker, indexed_at, media_type)
+     SELECT $1, path, hash, stamp, size, title, metadata, chunker, $9, media
+     FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::jsonb[], $8::text[], $10::text[])
+       AS t(path, hash, stamp, size, title, metadata, chunker, media)
+     ON CONFLICT (source_id, path) DO UPDATE SET content_hash = excluded.content_hash, stamp = excluded.stamp,
+       size = excluded.size, title = excluded.title, metadata = excluded.metadata, chunker = excluded.chunker,
+       indexed_at = excluded.indexed_at, media_type = excluded.media_type
+     RETURNING id, path`,
+    [
+      sourceId,
+      paths,
+      docs.map((d) => d.contentHash),
+      docs.map((d) => d.stamp),
+      docs.map((d) => d.size),
+      docs.map((d) => d.title),
+      docs.map((d) => JSON.stringify(d.metadata)),
+      docs.map((d) => d.chunker),
+      at,
+      docs.map((d) => d.mediaType ?? null),
+    ],
+  );
+  const idOf = new Map(written.rows.map((r) => [r.path, r.id]));
+  for (let i = 0; i < docs.length; i++) failpoint('in-documents');
+  await insertLexicon(c, docs, idOf);
+  await insertChunks(c, docs, idOf);
+}
+
+/** The batch's lexicon: each document's headwords, then every headword's df and new glosses, one statement each. */
+async function insertLexicon(c: Queryable, docs: DocumentRecord[], idOf: Map<string, number>): Promise<void> {
+  const added = new Map<string, { n: number; entry: LexiconEntry }>();
+  const withLexicon = docs.filter((d) => d.lexicon?.length);
+  if (!withLexicon.length) return;
+  await c.query(
+    `INSERT INTO lexicon_docs (document_id, headwords)
+     SELECT d, ARRAY(SELECT jsonb_array_elements_text(h)) FROM unnest($1::bigint[], $2::jsonb[]) AS t(d, h)`,
+    [withLexicon.map((d) => idOf.get(d.path)!), withLexicon.map((d) => JSON.stringify(d.lexicon!.map((e) => e.headword)))],
+  );
+  for (const d of withLexicon) {
+    for (const e of d.lexicon!) {
+      const a = added.get(e.headword);
+      if (a) a.n++;
+      else added.set(e.headword, { n: 1, entry: e });
+    }
+  }
+  const dfs = await c.query<{ headword: string; df: number }>(
+    `INSERT INTO lexicon_terms (headword, df) SELECT * FROM unnest($1::text[], $2::int[])
+     ON CONFLICT (headword) DO UPDATE SET df = lexicon_terms.df + excluded.df RETURNING headword, df`,
+    [[...added.keys()], [...added.values()].map((a) => a.n)],
+  );
+  // Glosses go in when the headword enters the lexicon: its df is what this batch added.
+  const gloss: string[] = [];
+  const headword: string[] = [];
+  const sense: number[] = [];
+  for (const { headword: h, df } of dfs.rows) {
+    const { n, entry } = added.get(h)!;
+    if (df !== n) continue;
+    for (const [g, s] of entry.glosses) (gloss.push(g), headword.push(h), sense.push(s));
+  }
+  if (gloss.length) {
+    await c.query(
+      `INSERT INTO lexicon_glosses (gloss, headword, sense) SELECT * FROM unnest($1::text[], $2::text[], $3::int[])
+       ON CONFLICT DO NOTHING`,
+      [gloss, headword, sense],
+    );
+  }
+}
+
+/** The batch's chunks in one statement, then their postings in one (column arrays unnested). */
+async function insertChunks(c: Queryable, docs: DocumentRecord[], idOf: Map<string, number>): Promise<void> {
   const cols = {
+    document: [] as number[],
     ordinal: [] as number[],
     key: [] as string[],
     heading: [] as string[],
@@ -414,49 +457,67 @@ async function insertChunks(c: Queryable, documentId: number, d: DocumentRecord)
     endLine: [] as (number | null)[],
   };
   const keywords: ChunkKeywords[] = [];
-  for (const ch of d.chunks) {
-    const kw = chunkKeywords(ch.headTerms, ch.terms);
-    keywords.push(kw);
-    cols.ordinal.push(ch.ordinal);
-    cols.key.push(ch.key);
-    cols.heading.push(ch.heading);
-    cols.content.push(ch.content);
-    cols.text.push(ch.text);
-    cols.hash.push(ch.textHash);
-    cols.tokens.push(ch.tokens);
-    cols.metadata.push(JSON.stringify(ch.metadata));
-    cols.terms.push(ch.terms);
-    cols.head.push(kw.head);
-    cols.headLen.push(kw.headLen);
-    cols.bodyLen.push(kw.bodyLen);
-    cols.startLine.push(ch.startLine ?? null);
-    cols.endLine.push(ch.endLine ?? null);
+  for (const d of docs) {
+    const documentId = idOf.get(d.path)!;
+    for (const ch of d.chunks) {
+      const kw = chunkKeywords(ch.headTerms, ch.terms);
+      keywords.push(kw);
+      cols.document.push(documentId);
+      cols.ordinal.push(ch.ordinal);
+      cols.key.push(ch.key);
+      cols.heading.push(ch.heading);
+      cols.content.push(ch.content);
+      cols.text.push(ch.text);
+      cols.hash.push(ch.textHash);
+      cols.tokens.push(ch.tokens);
+      cols.metadata.push(JSON.stringify(ch.metadata));
+      cols.terms.push(ch.terms);
+      cols.head.push(kw.head);
+      cols.headLen.push(kw.headLen);
+      cols.bodyLen.push(kw.bodyLen);
+      cols.startLine.push(ch.startLine ?? null);
+      cols.endLine.push(ch.endLine ?? null);
+    }
   }
-  const ids = await c.query<{ id: number; ordinal: number }>(
+  if (!keywords.length) return;
+  const ids = await c.query<{ id: number; document_id: number; ordinal: number }>(
     `INSERT INTO chunks (document_id, ordinal, key, heading, content, text, text_hash, tokens, metadata, terms, head, head_len, body_len, start_line, end_line)
-     SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::jsonb[],
+     SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[], $9::jsonb[],
        $10::text[], $11::tsvector[], $12::int[], $13::int[], $14::int[], $15::int[])
-     RETURNING id, ordinal`,
-    [documentId, cols.ordinal, cols.key, cols.heading, cols.content, cols.text, cols.hash, cols.tokens, cols.metadata, cols.terms, cols.head, cols.headLen, cols.bodyLen, cols.startLine, cols.endLine],
+     RETURNING id, document_id, ordinal`,
+    [cols.document, cols.ordinal, cols.key, cols.heading, cols.content, cols.text, cols.hash, cols.tokens, cols.metadata, cols.terms, cols.head, cols.headLen, cols.bodyLen, cols.startLine, cols.endLine],
   );
-  const idOf = new Map(ids.rows.map((r) => [r.ordinal, r.id]));
-  const p = { term: [] as string[], chunk: [] as number[], head: [] as number[], body: [] as number[], len: [] as number[] };
-  d.chunks.forEach((ch, i) => {
-    const id = idOf.get(ch.ordinal)!;
-    const kw = keywords[i]!;
-    const len = kw.headLen + kw.bodyLen;
-    for (const [term, tf] of kw.postings) {
-      p.term.push(term);
-      p.chunk.push(id);
-      p.head.push(tf.head);
-      p.body.push(tf.body);
-      p.len.push(len);
+  const idAt = new Map(ids.rows.map((r) => [`${r.document_id}:${r.ordinal}`, r.id]));
+  const chunkIds = cols.document.map((d, i) => idAt.get(`${d}:${cols.ordinal[i]}`)!);
+  await insertPostings(c, keywords, chunkIds);
+}
+
+/**
+ * The chunks' postings in one statement, in (term, chunk) order: the rows then reach the primary
+ * key's pages one leaf after another instead of one random leaf each (a CJK chunk holds hundreds of
+ * terms; a full index, millions of rows — the bulk of a Postgres write).
+ */
+async function insertPostings(c: Queryable, keywords: ChunkKeywords[], chunkIds: number[]): Promise<void> {
+  const term: string[] = [];
+  const chunk: number[] = [];
+  const head: number[] = [];
+  const body: number[] = [];
+  const len: number[] = [];
+  keywords.forEach((kw, i) => {
+    const n = kw.headLen + kw.bodyLen;
+    for (const [t, tf] of kw.postings) {
+      term.push(t);
+      chunk.push(chunkIds[i]!);
+      head.push(tf.head);
+      body.push(tf.body);
+      len.push(n);
     }
   });
-  if (p.term.length) {
-    await c.query(
-      `INSERT INTO postings (term, chunk_id, head_tf, body_tf, len) SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::int[], $5::int[])`,
-      [p.term, p.chunk, p.head, p.body, p.len],
-    );
-  }
+  if (!term.length) return;
+  const order = Array.from(term.keys()).sort((a, b) => (term[a]! < term[b]! ? -1 : term[a]! > term[b]! ? 1 : chunk[a]! - chunk[b]!));
+  const pick = <T>(xs: T[]) => order.map((i) => xs[i]!);
+  await c.query(
+    `INSERT INTO postings (term, chunk_id, head_tf, body_tf, len) SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::int[], $5::int[])`,
+    [pick(term), pick(chunk), pick(head), pick(body), pick(len)],
+  );
 }
