@@ -3,10 +3,10 @@
  * its floor (`node -e 0` + the two `git fetch` it must do), and against another built checkout.
  * Quicker than `npm run bench:guard` (no full index or serve rounds once the fixture exists).
  *
- *   npx tsx bench/noop.bench.ts [--base DIR] [--runs N] [--fixture DIR]
+ *   npx tsx bench/noop.bench.ts [--base DIR[,DIR…]] [--runs N] [--fixture DIR]
  *
- * DIR is a built checkout (`npm run build` there), e.g. the guard's /tmp/ragsync-guard/<commit>;
- * this checkout must be built too. Each checkout indexes its own database and checkouts once (kept
+ * Each DIR is a built checkout (`npm run build` there), e.g. the guard's /tmp/ragsync-guard/<commit>,
+ * named in the table by its folder's name; this checkout must be built too. Each checkout indexes its own database and checkouts once (kept
  * with --fixture, so a second call times at once). Turns are interleaved (floor, base, new, …) so a
  * burst of load hits each alike; medians. CPU is user + system of the command and its children
  * (bash's `times`, microseconds), the steadier figure on a shared machine.
@@ -14,7 +14,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkoutFolder, indexIdentity } from '../src/config/load.ts';
 import { CORPORA } from '../tests/helpers/tmp.ts';
@@ -22,7 +22,7 @@ import { takeOption } from './serve-process.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const args = process.argv.slice(2);
-const baseDir = takeOption(args, '--base', '');
+const baseDirs = takeOption(args, '--base', '').split(',').filter(Boolean);
 const runs = Number(takeOption(args, '--runs', '15'));
 const kept = takeOption(args, '--fixture', '');
 const work = kept ? resolve(kept) : mkdtempSync(join(tmpdir(), 'ragsync-noop-'));
@@ -34,7 +34,7 @@ for (const n of SOURCES) {
   if (!existsSync(join(work, `${n}.git`))) execFileSync('git', ['clone', '--quiet', '--bare', join(CORPORA, `${n}.bundle`), join(work, `${n}.git`)]);
 }
 type Build = { name: string; dir: string; cfg: string; db: string };
-const builds: Build[] = [...(baseDir ? [['base', resolve(baseDir)]] : []), ['new', root]].map(([name, dir]) => {
+const builds: Build[] = [...baseDirs.map((d) => [basename(resolve(d)), resolve(d)]), ['new', root]].map(([name, dir]) => {
   if (!existsSync(join(dir!, 'dist', 'bundle', 'boot.cjs'))) throw new Error(`${dir}: not built (npm run build)`);
   const { $schema: _, ...shipped } = JSON.parse(readFileSync(join(dir!, 'config', 'ragsync.json'), 'utf8')) as { $schema?: string; sources: { name: string }[] };
   const cfg = join(work, `${name}.json`);

@@ -47,6 +47,14 @@ describe('code prior', () => {
     expect(method).toBeGreaterThan(cls);
   });
 
+  it('a Markdown section of a code source (its heading starts with the title, not a path) counts as documentation', () => {
+    const prior = codePrior('suggest file names close to a mistyped path')!;
+    expect(prior({ heading: 'QMD Query Expansion Scoring › Scoring Criteria', content: '| Criterion | Points |' })).toBe(CODE_PRIOR.docs);
+    expect(prior({ heading: 'Changelog › [2.8.3] › Security', content: '- Fixed a path check.' })).toBe(CODE_PRIOR.docs);
+    expect(prior({ heading: 'src/store.ts › findSimilarFiles', content: fn('findSimilarFiles') })).toBe(1);
+    expect(prior({ heading: 'finetune/Justfile › (module)', content: 'train:\n  uv run train.py' })).toBe(CODE_PRIOR.module);
+  });
+
   it('a question in words still ranks tests and imports lower, and nothing else moves', () => {
     const prior = codePrior('where are cached results read')!;
     expect(prior({ heading: 'src/store.ts › getCachedResult', content: fn('getCachedResult') })).toBe(1);

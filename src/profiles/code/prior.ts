@@ -32,6 +32,12 @@ const TEST_PATH = /(?:^|\/)(?:tests?|__tests__|spec|specs)\/|\.(?:test|spec)\.[c
 /** Documentation, configuration and data beside the code: READMEs, changelogs, YAML, JSON … */
 const DOCS_PATH = /\.(?:md|mdx|markdown|rst|adoc|txt|json|jsonc|ya?ml|toml|ini|cfg|conf|nix|csv|lock|xml|html?)$|(?:^|\/)(?:CHANGELOG|CHANGES|HISTORY|NEWS|LICENSE|COPYING|AUTHORS)[^/]*$/i;
 
+/**
+ * A heading that starts with a title, not a path: the code chunker heads its chunks with the file's
+ * path, and hands Markdown to the Markdown chunker, whose headings start with the document's title.
+ */
+const PROSE_TITLE = /\s/;
+
 const escape = (s: string) => s.replace(/[$]/g, '\\$&');
 
 /** The identifiers a query names: code-shaped tokens, or every token of a short query of one or two bare words. */
@@ -70,7 +76,7 @@ export function codePrior(query: string): CandidatePrior | null {
     const path = parts[0] ?? '';
     let f = 1;
     if (TEST_PATH.test(path)) f *= CODE_PRIOR.test;
-    else if (DOCS_PATH.test(path)) f *= CODE_PRIOR.docs;
+    else if (DOCS_PATH.test(path) || PROSE_TITLE.test(path)) f *= CODE_PRIOR.docs;
     const last = parts[parts.length - 1];
     if (last === '(imports)') f *= CODE_PRIOR.imports;
     else if (last === '(module)') f *= CODE_PRIOR.module;
