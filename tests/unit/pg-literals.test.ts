@@ -16,3 +16,12 @@ describe("pgvector's text form of a vector", () => {
     expect(text.length).toBeLessThan(`[${Array.from(v).join(',')}]`.length);
   });
 });
+
+describe('a text[] literal', () => {
+  it("reads back as the same strings, whatever they hold", async () => {
+    const { default: pg } = await import('pg');
+    const { textArrayLiteral } = await import('../../src/storage/postgres/writer.ts');
+    const xs = ['a"b', 'c\\d', '', '伤官', 'NULL', '{x,y}', ' spaced ', '\\"', "it's"];
+    expect(pg.types.getTypeParser(1009)(textArrayLiteral(xs))).toEqual(xs);
+  });
+});
