@@ -18,10 +18,10 @@ describe("pgvector's text form of a vector", () => {
 });
 
 describe('a text[] literal', () => {
-  it("reads back as the same strings, whatever they hold", async () => {
+  it("reads back (as text[], oid 1009) as the same strings, whatever they hold", async () => {
     const { default: pg } = await import('pg');
     const { textArrayLiteral } = await import('../../src/storage/postgres/writer.ts');
     const xs = ['a"b', 'c\\d', '', '伤官', 'NULL', '{x,y}', ' spaced ', '\\"', "it's"];
-    expect(pg.types.getTypeParser(1009)(textArrayLiteral(xs))).toEqual(xs);
+    expect((pg.types.getTypeParser as (oid: number) => (text: string) => unknown)(1009)(textArrayLiteral(xs))).toEqual(xs);
   });
 });
