@@ -283,10 +283,11 @@ export class Searcher {
     if (searched.some((s) => s.lexicon)) sharedExpanders.push(this.lexicon, this.pinyin);
     const own = await gatherExpansions(q, ownProfiles.map((p) => (x: string) => p.expandQuery!(x)));
     // A term the profile gives is searched in its list only.
-    const gathered = (await gatherExpansions(q, [...sharedExpanders, ...this.extraExpanders], this.tuning.concepts ? MAX_CONCEPT_EXPANSIONS : MAX_EXPANSIONS)).filter((e) => !own.some((o) => o.term === e.term));
-    // A pinyin headword spelling a longer stretch of the query outranks readings of its parts.
-    const shared = withoutPinyinParts(gathered, gathered);
-    return { shared, own: withoutPinyinParts(own, gathered), ownWeight: Math.max(0, ...ownProfiles.map((p) => p.expansionWeight!)) };
+    const all = await gatherExpansions(q, [...sharedExpanders, ...this.extraExpanders], this.tuning.concepts ? MAX_CONCEPT_EXPANSIONS : MAX_EXPANSIONS);
+    const gathered = all.filter((e) => !own.some((o) => o.term === e.term));
+    // A pinyin word spelling a longer stretch of the query outranks readings of its parts (also when the profile gives the word itself).
+    const shared = withoutPinyinParts(gathered, all);
+    return { shared, own: withoutPinyinParts(own, all), ownWeight: Math.max(0, ...ownProfiles.map((p) => p.expansionWeight!)) };
   }
 
   /** Query terms under every analyzer in force, distinct (they are ORed). */
