@@ -1,8 +1,9 @@
 import type { Expansion } from '../core/profile.ts';
 import { wordKey } from '../core/text/english-keys.ts';
 import type { SearchStore } from '../storage/roles.ts';
-import { cedictReadings } from '../sync/lexicon/cedict.ts';
+import { cedictPinyin, type CedictPinyin } from '../sync/lexicon/cedict.ts';
 import type { Expander } from './expand.ts';
+import { PinyinDecoder, type DecodedSpan } from './pinyin-decode.ts';
 
 /**
  * Pinyin questions over a Chinese corpus ("tian yi gui ren", "tianyiguiren", "shāng guān"): a run of
@@ -131,6 +132,21 @@ export function buildPinyinIndex(headwords: readonly Reading[], readings: Readon
   return index;
 }
 
+/** Toneless syllable → the characters the dictionary reads so (from character → its readings). */
+export function syllableCharacters(characters: ReadonlyMap<string, readonly string[]>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [c, readings] of characters) {
+    for (const r of readings) {
+      const key = readingKey(r);
+      if (!key || key.includes(' ')) continue;
+      const list = out.get(key);
+      if (!list) out.set(key, [c]);
+      else if (!list.includes(c)) list.push(c);
+    }
+  }
+  return out;
+}
+
 /**
  * Whether a run reads as pinyin, given how many of its syllables corpus headwords spell. Toned
  * words always. Pinyin written a syllable a word ("tian yi gui ren": two or more such words) when
@@ -146,22 +162,44 @@ function isPinyin(run: PinyinRun, matched: number): boolean {
   return total >= 3 && matched === total;
 }
 
+/** Syllables of a run inside an English question for it to be read as pinyin (two are often English words, or names spelled otherwise). */
+const MIN_INLINE_SYLLABLES = 3;
+
 /** Headwords kept per matched stretch (most documents first). */
 export const PINYIN_PER_KEY = 3;
+
+/** Whether every Latin word of a query is in its pinyin runs (pinyin inside an English question is not read). */
+function wholePinyin(query: string, runs: readonly PinyinRun[]): boolean {
+  return runs.reduce((a, r) => a + r.words, 0) === (query.match(/[\p{Script=Latin}\p{M}0-9:]*\p{Script=Latin}[\p{Script=Latin}\p{M}0-9:]*/gu) ?? []).length;
+}
 
 /**
  * The expansions of a query's pinyin: each run split into the fewest stretches (a stretch a
  * headword's reading, or one syllable left over), headwords of the matched stretches weighted by
  * their share of the stretch's documents. A run counts only when a match covers two or more
- * syllables, and a single untoned word only when it spells three.
+ * syllables, and a single untoned word only when it spells three. `decoded` (per run, from
+ * PinyinDecoder) adds the words the corpus spells that no headword reads, and counts as matched.
  */
-export function pinyinExpansions(query: string, index: PinyinIndex, english?: ReadonlySet<string>, perKey = PINYIN_PER_KEY): Expansion[] {
+export function pinyinExpansions(
+  query: string,
+  index: PinyinIndex,
+  english?: ReadonlySet<string>,
+  perKey = PINYIN_PER_KEY,
+  decoded: readonly (readonly DecodedSpan[] | undefined)[] = [],
+): Expansion[] {
   const out: Expansion[] = [];
   const runs = pinyinRuns(query, english);
   // Pinyin inside an English question ("Golden Carriage star (Jin Yu)") is mostly names the
-  // dictionary spells with other characters: only a query written in pinyin is read as pinyin.
-  if (runs.reduce((a, r) => a + r.words, 0) !== (query.match(/[\p{Script=Latin}\p{M}0-9:]*\p{Script=Latin}[\p{Script=Latin}\p{M}0-9:]*/gu) ?? []).length) return out;
-  for (const run of runs) {
+  // dictionary spells with other characters: there only a run of three or more syllables that the
+  // corpus's pairs spell whole, as one word, is read ("(sha yin xiang sheng)").
+  if (!wholePinyin(query, runs)) {
+    runs.forEach((run, r) => {
+      const whole = decoded[r]?.find((s) => s.from === 0 && s.to === run.syllables.length && s.to >= MIN_INLINE_SYLLABLES);
+      if (whole) out.push({ term: whole.text, from: run.syllables.join(' '), weight: 1, via: 'pinyin' });
+    });
+    return out;
+  }
+  runs.forEach((run, r) => {
     const syl = run.syllables;
     const n = syl.length;
     // best[j]: the fewest stretches covering the first j syllables, ties to more syllables matched, then more documents.
@@ -178,25 +216,40 @@ export function pinyinExpansions(query: string, index: PinyinIndex, english?: Re
       }
       best[j] = b;
     }
-    if (!isPinyin(run, best[n]!.matched)) continue;
-    const stretches: string[] = [];
-    for (let j = n; j > 0; j = best[j]!.from) if (best[j]!.key) stretches.push(best[j]!.key!);
-    for (const key of stretches.reverse()) {
+    const spans = decoded[r] ?? [];
+    const spelled = spans.reduce((a, s) => a + s.to - s.from, 0);
+    if (!isPinyin(run, Math.max(best[n]!.matched, spelled))) return;
+    const stretches: [key: string, from: number, to: number][] = [];
+    for (let j = n; j > 0; j = best[j]!.from) if (best[j]!.key) stretches.push([best[j]!.key!, best[j]!.from, j]);
+    for (const [key, i, j] of stretches.reverse()) {
       const all = index.get(key)!;
       const sum = all.reduce((a, r) => a + r.df + 1, 0);
-      for (const r of all.slice(0, perKey)) out.push({ term: r.headword, from: key, weight: Math.max(0.01, Math.min(1, (r.df + 1) / sum)), via: 'pinyin' });
+      // Inside a decoded word, the corpus's own pairs say which homophone it writes there.
+      const within = spans.find((s) => s.from <= i && j <= s.to);
+      const written = within && Array.from(within.text).slice(i - within.from, j - within.from).join('');
+      for (const r of all.slice(0, perKey)) {
+        if (written === undefined || r.headword === written) out.push({ term: r.headword, from: key, weight: Math.max(0.01, Math.min(1, (r.df + 1) / sum)), via: 'pinyin' });
+      }
     }
-  }
+    for (const s of spans) {
+      if (!out.some((e) => e.term === s.text)) out.push({ term: s.text, from: syl.slice(s.from, s.to).join(' '), weight: 1, via: 'pinyin' });
+    }
+  });
   return out;
 }
 
 /**
  * The corpus lexicon's headwords by reading, as an expander: the index is built on the first query
  * that holds a pinyin run (the dictionary's readings read once, the headwords of the index at that
- * generation), and rebuilt when the index has changed since.
+ * generation), and rebuilt when the index has changed since. Where the store counts its keyword
+ * terms, a run is also decoded into the characters the corpus writes (pinyin-decode.ts).
  */
-export function pinyinExpander(store: Pick<SearchStore, 'lexiconHeadwords' | 'lexiconLookup' | 'generation'>, readingsOf = cedictReadings): Expander {
-  let built: { generation: number; index: PinyinIndex } | null = null;
+export function pinyinExpander(
+  store: Pick<SearchStore, 'lexiconHeadwords' | 'lexiconLookup' | 'generation' | 'termCounts'>,
+  dictionary: (headwords: ReadonlySet<string>) => CedictPinyin = cedictPinyin,
+): Expander {
+  let built: { generation: number; index: PinyinIndex; decoder: PinyinDecoder | null } | null = null;
+  let syllables: Map<string, string[]> | null = null;
   return async (q) => {
     if (!store.lexiconHeadwords || !/[A-Za-z]/.test(q)) return [];
     const runs = pinyinRuns(q);
@@ -205,9 +258,16 @@ export function pinyinExpander(store: Pick<SearchStore, 'lexiconHeadwords' | 'le
     const generation = await store.generation();
     if (built?.generation !== generation) {
       const headwords = await store.lexiconHeadwords(2);
-      built = { generation, index: buildPinyinIndex(headwords, readingsOf(new Set(headwords.map((h) => h.headword)))) };
+      const dict = dictionary(new Set(headwords.map((h) => h.headword)));
+      syllables ??= syllableCharacters(dict.characters);
+      const counts = store.termCounts?.bind(store);
+      built = { generation, index: buildPinyinIndex(headwords, dict.readings), decoder: counts ? new PinyinDecoder(syllables, counts) : null };
     }
-    return pinyinExpansions(q, built.index, english);
+    const read = pinyinRuns(q, english);
+    const decoder = built.decoder;
+    const whole = wholePinyin(q, read);
+    const decoded = decoder ? await Promise.all(read.map((r) => (whole || r.syllables.length >= MIN_INLINE_SYLLABLES ? decoder.decode(r.syllables) : []))) : [];
+    return pinyinExpansions(q, built.index, english, PINYIN_PER_KEY, decoded);
   };
 }
 

@@ -16,7 +16,7 @@ import { lexiconExpander } from './lexicon.ts';
 import { pinyinExpander, withoutPinyinParts } from './pinyin.ts';
 import { literalFirst, literalPatterns } from './literal.ts';
 import { capPerDocument, collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
-import { fullCoverFirst, listTrust, literalByKeyword, placeAtLeast, queryEvidence, TRUST_TUNING, type ListTrust } from './trust.ts';
+import { fullCoverFirst, leaderPasses, listTrust, literalByKeyword, ownWordsFirst, placeAtLeast, queryEvidence, TRUST_TUNING, type ListTrust } from './trust.ts';
 import type { Reranker } from './rerank.ts';
 import { DEFAULT_K, DEFAULT_PER_DOC, MAX_K, parseSearchRequest, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
 import { normalizeRows } from '../core/quantize.ts';
@@ -283,10 +283,11 @@ export class Searcher {
     if (searched.some((s) => s.lexicon)) sharedExpanders.push(this.lexicon, this.pinyin);
     const own = await gatherExpansions(q, ownProfiles.map((p) => (x: string) => p.expandQuery!(x)));
     // A term the profile gives is searched in its list only.
-    const gathered = (await gatherExpansions(q, [...sharedExpanders, ...this.extraExpanders], this.tuning.concepts ? MAX_CONCEPT_EXPANSIONS : MAX_EXPANSIONS)).filter((e) => !own.some((o) => o.term === e.term));
-    // A pinyin headword spelling a longer stretch of the query outranks readings of its parts.
-    const shared = withoutPinyinParts(gathered, gathered);
-    return { shared, own: withoutPinyinParts(own, gathered), ownWeight: Math.max(0, ...ownProfiles.map((p) => p.expansionWeight!)) };
+    const all = await gatherExpansions(q, [...sharedExpanders, ...this.extraExpanders], this.tuning.concepts ? MAX_CONCEPT_EXPANSIONS : MAX_EXPANSIONS);
+    const gathered = all.filter((e) => !own.some((o) => o.term === e.term));
+    // A pinyin word spelling a longer stretch of the query outranks readings of its parts (also when the profile gives the word itself).
+    const shared = withoutPinyinParts(gathered, all);
+    return { shared, own: withoutPinyinParts(own, all), ownWeight: Math.max(0, ...ownProfiles.map((p) => p.expansionWeight!)) };
   }
 
   /** Query terms under every analyzer in force, distinct (they are ORed). */
@@ -618,13 +619,16 @@ export class Searcher {
    */
   private fuse(plan: SearchPlan, got: Retrieved, trust: ListTrust | null): Candidate[] {
     let list = rrf(got.vec, got.kw, got.weights, got.lists);
-    if (trust?.fullCoverFirst && got.lists.length) list = fullCoverFirst(list, got.fullCover);
-    if (trust) {
-      const { leaderKeeps, leaderAgreed } = this.trustTuning;
-      const votes = (c: Candidate) => [c.keyword, c.vector, c.expansion, c.profileExpansion].filter((x) => x && x.rank <= 10).length;
-      const passable = (c: Candidate) => (!c.keyword || c.keyword.rank > leaderKeeps) && votes(c) < leaderAgreed;
-      list = placeAtLeast(list, got.kw[0]?.ref, trust.keywordLeaderAt, passable);
+    if (trust?.fullCoverFirst && got.lists.length) {
+      list = fullCoverFirst(list, got.fullCover);
+      // Most of the query's own words in a passage outweigh a synonym: the expansions' votes lift no passage over it.
+      const termCount = Math.min(...plan.ownTerms.map((t) => new Set(t).size));
+      const holders = new Set(got.kw.filter((h) => h.terms !== undefined && h.terms >= this.trustTuning.found * termCount).map((h) => h.ref));
+      const { vector, keyword } = got.weights;
+      const own = (c: Candidate) => (c.vector ? vector / (RRF_K + c.vector.rank) : 0) + (c.keyword ? keyword / (RRF_K + c.keyword.rank) : 0);
+      list = ownWordsFirst(list, holders, own);
     }
+    if (trust) list = placeAtLeast(list, got.kw[0]?.ref, trust.keywordLeaderAt, leaderPasses(trust, this.trustTuning));
     if (trust?.literalByKeyword) list = literalByKeyword(list, got.literal);
     list = literalFirst(list, got.literal);
     // Single-list modes keep the list's own score (cosine or -bm25) rather than RRF's.

@@ -12,7 +12,7 @@ const ROLE_METHODS = {
   }),
   reader: names<IndexReader>({
     nearest: 1, keyword: 1, chunkTexts: 1, chunkTerms: 1, getChunks: 1, filterRefs: 1, anyChunk: 1, fieldValues: 1,
-    documentPaths: 1, findChunks: 1, vectorsOf: 1, generation: 1, lexiconLookup: 1, lexiconHeadwords: 1, matchSets: 1,
+    documentPaths: 1, findChunks: 1, vectorsOf: 1, generation: 1, lexiconLookup: 1, lexiconHeadwords: 1, termCounts: 1, matchSets: 1,
   }),
   runs: names<RunLog>({
     status: 1, recentRuns: 1, startRun: 1, finishRun: 1, abortStaleRuns: 1, tryLock: 1, heartbeatLock: 1, releaseLock: 1,

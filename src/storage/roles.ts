@@ -308,6 +308,8 @@ export interface IndexReader {
   lexiconLookup?(keys: string[]): Promise<LexiconRow[]>;
   /** Every headword of the corpus lexicon of at least `minLength` characters, with its document count. */
   lexiconHeadwords?(minLength: number): Promise<{ headword: string; df: number }[]>;
+  /** How many chunks hold each keyword term (a token as the analyzer indexes it: a CJK character or pair), in order; 0 for none. */
+  termCounts?(terms: readonly string[]): Promise<number[]>;
   /**
    * The chunks holding all of each token list's tokens (what concept scoring counts; absent:
    * expansion falls back to one ORed keyword list). A filter the store can apply cheaply narrows

@@ -324,6 +324,16 @@ describe.each(BACKENDS)('storage roles: $name', (backend) => {
       });
     });
 
+    it('term counts: how many chunks hold each keyword term, heading included, alike on both backends; a write is seen', async () => {
+      const db = fresh();
+      const w = await seed(db);
+      const r = search(db);
+      expect(await r.termCounts!(['伤官', '配印', '官', '穷通', '无有', '伤官'])).toEqual([2, 1, 2, 3, 0, 2]);
+      expect(await r.termCounts!([])).toEqual([]);
+      await w.writeDocuments('books', [doc('more.md', ['伤官伤尽复生财'])]);
+      expect(await r.termCounts!(['伤官', '生财'])).toEqual([3, 1]);
+    });
+
     it('filters as data: metadata conditions, paths, sources, broken chunks', async () => {
       const db = fresh();
       await seed(db);

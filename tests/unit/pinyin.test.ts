@@ -119,6 +119,10 @@ describe('pinyin questions over an index', () => {
     mkdirSync(join(t.dir, 'docs'));
     writeFileSync(join(t.dir, 'docs', 'a.md'), '# 命书\n\n日主逢贵人相助，一生安稳。\n');
     writeFileSync(join(t.dir, 'docs', 'b.md'), '# 杂记\n\n今天天气很好，我们去散步。\n');
+    // 伤官佩印 is no dictionary word: only the corpus's own pairs of characters spell it.
+    for (const [f, text] of <[string, string][]>[['c.md', '伤官佩印，贵而有权。'], ['d.md', '论伤官佩印之格。'], ['e.md', '伤官佩印者秀气。'], ['f.md', '上官大人关门。']]) {
+      writeFileSync(join(t.dir, 'docs', f), `# 书\n\n${text}\n`);
+    }
     config = parseConfig(builtinProfiles, builtinSourceKinds, { db: join(t.dir, 'i.db'), sources: [{ name: 'notes', kind: 'dir', path: join(t.dir, 'docs'), lexicon: true }] });
   });
   afterAll(() => t.cleanup());
@@ -140,6 +144,11 @@ describe('pinyin questions over an index', () => {
       // An English question is left alone.
       expect((await s.searchDetailed('women walking', { explain: true })).expansions!.filter((e) => e.via === 'pinyin')).toEqual([]);
       expect((await s.searchDetailed('guiren', { explain: true })).expansions!.filter((e) => e.via === 'pinyin')).toEqual([]); // one word of two syllables
+      // A word the dictionary lacks, spelled from the index's counts of characters and their pairs.
+      expect(await s.store.termCounts!(['伤官', '官佩', '上官', '伤', '无此'])).toEqual([3, 3, 1, 3, 0]);
+      const d = await s.searchDetailed('shang guan pei yin', { explain: true });
+      expect(d.expansions!.find((e) => e.term === '伤官佩印')).toMatchObject({ from: 'shang guan pei yin', via: 'pinyin' });
+      expect(['c.md', 'd.md', 'e.md']).toContain(d.results[0]!.path);
     } finally {
       await s.close();
     }

@@ -267,6 +267,13 @@ export class PgIndexReader implements IndexReader {
     );
   }
 
+  async termCounts(terms: readonly string[]): Promise<number[]> {
+    if (!terms.length) return [];
+    const rows = await this.db.query<{ term: string; n: number }>('SELECT term, count(*)::int AS n FROM postings WHERE term = ANY ($1::text[]) GROUP BY term', [[...terms]]);
+    const n = new Map(rows.map((r) => [r.term, r.n]));
+    return terms.map((t) => n.get(t) ?? 0);
+  }
+
   async lexiconHeadwords(minLength: number): Promise<{ headword: string; df: number }[]> {
     return this.db.query<{ headword: string; df: number }>('SELECT headword, df FROM lexicon_terms WHERE df > 0 AND char_length(headword) >= $1', [minLength]);
   }

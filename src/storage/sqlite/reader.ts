@@ -50,6 +50,7 @@ export class SqliteIndexReader implements IndexReader, RefFilters {
   private readonly fields: FieldValues;
   private lexicon: { generation: number; rows: Map<string, LexiconRow[]>; count: number } | null = null;
   private matches: MatchCache | null = null;
+  private vocab = false;
   /** Chunk rows read lately (a long-lived reader's; a one-shot one reads each once anyway). */
   private readonly rows: ChunkRows | null;
 
@@ -89,6 +90,20 @@ export class SqliteIndexReader implements IndexReader, RefFilters {
 
   async lexiconHeadwords(minLength: number): Promise<{ headword: string; df: number }[]> {
     return this.c.prepared('SELECT headword, df FROM lexicon_terms WHERE df > 0 AND length(headword) >= ?').all(minLength) as { headword: string; df: number }[];
+  }
+
+  async termCounts(terms: readonly string[]): Promise<number[]> {
+    if (!terms.length) return [];
+    // FTS5's vocabulary view over the keyword index, made per connection (temp: no schema change); a
+    // term's row is read from its doclist, so a pair of characters costs a few microseconds.
+    if (!this.vocab) {
+      this.db.exec('CREATE VIRTUAL TABLE IF NOT EXISTS temp.chunks_fts_terms USING fts5vocab(main, chunks_fts, row)');
+      this.vocab = true;
+    }
+    // One statement for the lot (a lookup each costs four times as much).
+    const rows = this.c.prepared('SELECT term, doc FROM temp.chunks_fts_terms WHERE term IN (SELECT value FROM json_each(?))').raw().all(JSON.stringify(terms)) as [string, number][];
+    const n = new Map(rows);
+    return terms.map((t) => n.get(t) ?? 0);
   }
 
   async lexiconLookup(keys: string[]): Promise<LexiconRow[]> {

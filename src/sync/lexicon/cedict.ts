@@ -295,6 +295,14 @@ function readRaw(dir: string): RawEntry[] {
   return (JSON.parse(body.slice(body.indexOf('{'), body.endsWith(';') ? -1 : undefined)) as { all: RawEntry[] }).all;
 }
 
+/** What a pinyin reader wants of the dictionary (cedictPinyin). */
+export interface CedictPinyin {
+  /** Headword of `wanted` → its readings as the dictionary writes them ("gui4 ren2"). */
+  readings: Map<string, string[]>;
+  /** Every single character (simplified, proper names left out) → its readings ("shang1"). */
+  characters: Map<string, string[]>;
+}
+
 /**
  * The headword table of the data file's `all` array, parsed a few thousand entries at a time (a
  * pause between): the array's entries are found by a scan that tracks strings and nesting, and
@@ -337,23 +345,32 @@ function* entrySteps(body: string): Generator<void, Map<string, LexiconEntry>> {
 
 /**
  * The dictionary's readings of the headwords `wanted` holds (folded like the index's headwords,
- * proper names left out): headword → its pinyin as the dictionary writes it ("gui4 ren2"), every
- * reading of a headword with several. Reads the data file each call: callers keep the answer.
+ * proper names left out), every reading of a headword with several, and the readings of every
+ * single character. Reads the data file each call: callers keep the answer.
  */
-export function cedictReadings(wanted: ReadonlySet<string>): Map<string, string[]> {
-  const out = new Map<string, string[]>();
+export function cedictPinyin(wanted: ReadonlySet<string>): CedictPinyin {
+  const readings = new Map<string, string[]>();
+  const characters = new Map<string, string[]>();
+  const add = (m: Map<string, string[]>, k: string, py: string) => {
+    const list = m.get(k);
+    if (!list) m.set(k, [py]);
+    else if (!list.includes(py)) list.push(py);
+  };
   for (const [, simplified, pinyin] of readRaw(packageDir())) {
     for (const py of Array.isArray(pinyin) ? pinyin : [pinyin]) {
       const c0 = py.charCodeAt(0);
       if ((c0 >= 65 && c0 <= 90) || simplified.length > MAX_HEADWORD) continue;
       const head = toSimplified(simplified);
-      if (!wanted.has(head)) continue;
-      const list = out.get(head);
-      if (!list) out.set(head, [py]);
-      else if (!list.includes(py)) list.push(py);
+      if (wanted.has(head)) add(readings, head, py);
+      if (head.length === 1 && head.charCodeAt(0) >= 0x3400) add(characters, head, py);
     }
   }
-  return out;
+  return { readings, characters };
+}
+
+/** The dictionary's readings of the headwords `wanted` holds (cedictPinyin's `readings`). */
+export function cedictReadings(wanted: ReadonlySet<string>): Map<string, string[]> {
+  return cedictPinyin(wanted).readings;
 }
 
 let cedict: LazyLexicon | null = null;
