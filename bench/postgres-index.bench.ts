@@ -62,7 +62,10 @@ try {
       }
     }
   }
-  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+  const median = (xs: number[]) => {
+    const s = [...xs].sort((x, y) => x - y);
+    return (s[Math.floor((s.length - 1) / 2)]! + s[Math.ceil((s.length - 1) / 2)]!) / 2;
+  };
   for (const [label] of trees) {
     const ratios = times[`${label} postgres`]!.map((p, i) => p / times[`${label} sqlite`]![i]!);
     console.log(
