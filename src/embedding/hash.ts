@@ -118,6 +118,20 @@ export class HashEmbedder implements Embedder {
   async embed(texts: string[]): Promise<Float32Array[]> {
     this.stats.requests++;
     for (const t of texts) this.stats.tokens += estimateTokens(t);
-    return texts.map((t) => hashEmbed(t, this.dims));
+    // In-process work, unlike a provider's request: a batch of long texts is tens of ms, so the
+    // event loop (a daemon's /healthz and searches) gets a turn every few ms of it.
+    const out: Float32Array[] = [];
+    let resumeBy = performance.now() + EMBED_SLICE_MS;
+    for (const t of texts) {
+      out.push(hashEmbed(t, this.dims));
+      if (performance.now() >= resumeBy) {
+        await new Promise((resolve) => setImmediate(resolve));
+        resumeBy = performance.now() + EMBED_SLICE_MS;
+      }
+    }
+    return out;
   }
 }
+
+/** Longest stretch of embedding between two turns of the event loop. */
+const EMBED_SLICE_MS = 10;

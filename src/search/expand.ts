@@ -1,5 +1,6 @@
 import type { Expansion } from '../core/profile.ts';
 import { englishWords, keyRuns, wordKey } from '../core/text/english-keys.ts';
+import { LruCache } from '../core/lru.ts';
 
 /**
  * Query expansion: terms that mean what the query says in other words (a profile's thesaurus or
@@ -63,12 +64,21 @@ export async function gatherExpansions(query: string, expanders: readonly Expand
     .map(([, e]) => e);
 }
 
+/** Folded hit texts (the same passages come up query after query; a text is its own key), the least recently used dropped beyond the bound. */
+const FOLDED_TEXTS = 4096;
+const folded = new LruCache<string>(FOLDED_TEXTS);
+function foldedText(text: string): string {
+  let t = folded.get(text);
+  if (t === undefined) folded.set(text, (t = fold(text)));
+  return t;
+}
+
 /**
  * The weight a hit of the expansion list earns: the strongest expansion its text contains (a
  * term can also match through the heading or context line only: then the weakest in force).
  */
 export function expansionWeightOf(text: string, expansions: readonly Expansion[]): number {
-  const t = fold(text);
+  const t = foldedText(text);
   let w = 0;
   let min = 1;
   for (const e of expansions) {

@@ -2,6 +2,7 @@
  * Fusion and post-processing of ranked lists: reciprocal rank fusion, collapse of (near-)identical
  * texts, temporal decay, MMR diversification. Pure functions over candidates; no I/O.
  */
+import { LruCache } from '../core/lru.ts';
 
 export interface Candidate {
   ref: number;
@@ -147,15 +148,19 @@ export function jaccardAtLeast(a: Float64Array, b: Float64Array, threshold: numb
   return reaches(inter);
 }
 
-/** Shingles of a candidate's text, kept for the next call over the same candidates (collapse reruns on a longer head). */
-const shinglesOf = new WeakMap<Candidate, { content: string; sh: Float64Array }>();
-function candidateShingles(c: Candidate): Float64Array {
-  const hit = shinglesOf.get(c);
-  if (hit && hit.content === c.content) return hit.sh;
-  const sh = shingles(c.content);
-  shinglesOf.set(c, { content: c.content, sh });
+/**
+ * Shingles of recent texts, by the text itself: the same passages come up query after query (a
+ * text is its own key, so an edited chunk is a new entry). Bounded: each set takes 8 bytes a
+ * character of its text, and beyond SHINGLE_TEXTS the least recently used go.
+ */
+const SHINGLE_TEXTS = 4096;
+const recentShingles = new LruCache<Float64Array>(SHINGLE_TEXTS);
+export function shinglesOf(text: string): Float64Array {
+  let sh = recentShingles.get(text);
+  if (!sh) recentShingles.set(text, (sh = shingles(text)));
   return sh;
 }
+const candidateShingles = (c: Candidate): Float64Array => shinglesOf(c.content);
 
 /**
  * Keeps the best of each group of identical or near-identical texts (Jaccard of character bigrams ≥
@@ -219,7 +224,7 @@ export function temporalDecay<T extends Candidate>(list: T[], halfLifeDays: numb
 export function mmr<T extends Candidate>(list: T[], k: number, lambda: number): T[] {
   if (lambda >= 1 || list.length <= 1) return list.slice(0, k);
   const max = Math.max(...list.map((c) => c.score)) || 1;
-  const sh = list.map((c) => shingles(c.content));
+  const sh = list.map((c) => shinglesOf(c.content));
   const picked: number[] = [];
   const left = new Set(list.map((_, i) => i));
   while (picked.length < k && left.size) {

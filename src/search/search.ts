@@ -17,10 +17,11 @@ import { pinyinExpander, withoutPinyinParts } from './pinyin.ts';
 import { TermCountCache } from './term-counts.ts';
 import { literalFirst, literalPatterns } from './literal.ts';
 import { capPerDocument, collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
-import { fullCoverFirst, listTrust, literalByKeyword, placeAtLeast, queryEvidence, TRUST_TUNING, type ListTrust } from './trust.ts';
+import { fullCoverFirst, leaderPasses, listTrust, literalByKeyword, ownWordsFirst, placeAtLeast, queryEvidence, TRUST_TUNING, type ListTrust } from './trust.ts';
 import type { Reranker } from './rerank.ts';
 import { DEFAULT_K, DEFAULT_PER_DOC, MAX_K, parseSearchRequest, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
 import { normalizeRows } from '../core/quantize.ts';
+import { QueryAnalyses } from './query-analyses.ts';
 import { resolveDocRef } from './doc-ref.ts';
 
 export { MODES, MAX_K, MAX_QUERY_CHARS, DEFAULT_K, DEFAULT_PER_DOC, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
@@ -126,12 +127,26 @@ export interface SearcherOptions {
   oneShot?: boolean;
 }
 
+/** What a query's words make under the searched sources' analyzers (kept per query: QueryAnalyses). */
+interface QueryAnalysis {
+  /** It has terms, or at least a letter or digit (else it is refused). */
+  searchable: boolean;
+  analyzers: Analyzer[];
+  ownTerms: string[][];
+  /** Hybrid searches only (the other modes search no expansions). */
+  expansions: Expansions;
+  prior: CandidatePrior | null;
+  /** Its words in order as stored terms hold them (literal.ts), made when first asked for. */
+  patterns?: RegExp[];
+}
+
 /** What `analyse` makes of a request: everything the later stages read. */
 interface SearchPlan {
   req: SearchRequest;
   filter: ChunkFilter;
   analyzers: Analyzer[];
   ownTerms: string[][];
+  analysis: QueryAnalysis;
   /** Candidates per list. */
   pool: number;
   /** A later stage reorders or counts the whole list (MMR, decay, rerank, explain). */
@@ -219,6 +234,8 @@ export class Searcher {
   private readonly lexicon: Expander;
   private readonly pinyin: Expander;
   private readonly reuseTerms: boolean;
+  /** Recent queries' analyses (a long-lived searcher's: a one-shot one analyses its query once). */
+  private readonly analyses: QueryAnalyses<QueryAnalysis> | null;
 
   constructor(
     readonly store: SearchStore,
@@ -233,6 +250,7 @@ export class Searcher {
     this.lexicon = lexiconExpander(store, () => this.tuning.perKey, counts);
     this.pinyin = pinyinExpander(store, counts);
     this.reuseTerms = opts.reuseTerms ?? !opts.oneShot;
+    this.analyses = opts.oneShot ? null : new QueryAnalyses();
   }
 
   /** Every filter the profiles in force offer (the ways in expose these). */
@@ -334,12 +352,12 @@ export class Searcher {
    * The references among the query's own keyword hits whose stored terms hold the query's words in
    * order (literal.ts).
    */
-  private async literalRefs(q: string, own: string[][], kw: RefScore[], analyzers: Analyzer[]): Promise<Set<number>> {
+  private async literalRefs(q: string, analysis: QueryAnalysis, kw: RefScore[]): Promise<Set<number>> {
     // Only a hit holding every term of the query (under one analyzer) can hold its words in
     // order: where the store counts them, the others are not read.
-    const need = Math.min(...own.map((t) => t.length));
+    const need = Math.min(...analysis.ownTerms.map((t) => t.length));
     const maybe = kw.filter((h) => h.terms === undefined || h.terms >= need);
-    const wanted = maybe.length ? literalPatterns(q, analyzers) : [];
+    const wanted = maybe.length ? (analysis.patterns ??= literalPatterns(q, analysis.analyzers)) : [];
     if (!wanted.length) return new Set();
     const out = new Set<number>();
     for (const { ref, terms } of await this.store.chunkTerms(maybe.map((h) => h.ref))) if (wanted.some((w) => w.test(terms))) out.add(ref);
@@ -460,11 +478,9 @@ export class Searcher {
   private async analyse(req: SearchRequest, fullPool: boolean): Promise<SearchPlan> {
     const { query: q, k, mode, mmr: lambda } = req;
     const filter = this.filterOf(req);
-    if (!this.terms(q, this.analyzers(filter.sources), true).length && !/[\p{L}\p{N}]/u.test(q)) {
-      throw usage(`query ${JSON.stringify(q)} has no searchable terms (letters, digits or CJK characters)`);
-    }
-    const analyzers = this.analyzers(filter.sources);
-    const ownTerms = analyzers.map((a) => queryTerms(a, q));
+    const analysis = await this.analysisOf(q, req, filter.sources);
+    if (!analysis.searchable) throw usage(`query ${JSON.stringify(q)} has no searchable terms (letters, digits or CJK characters)`);
+    const { analyzers, ownTerms } = analysis;
     // Candidates per list: enough for fusion, collapse and MMR to have something to choose from.
     const pool = Math.max(k * 5, 50);
     // Unless a later stage reorders (MMR, decay, rerank) or --explain counts duplicates, only the top k
@@ -478,9 +494,30 @@ export class Searcher {
     const head = thins ? 2 * k + 8 : k;
     const vectorN = mode === 'vector' && !needAll && !fullPool && head < pool ? head : pool;
     // Expansions join hybrid search only: keyword and vector modes stay the literal single legs.
-    const expansions = mode === 'hybrid' ? await this.expansionsOf(q, req, filter.sources) : NO_EXPANSIONS;
+    const { expansions, prior } = analysis;
     this.checkMinScore(req, expansions);
-    return { req, filter, analyzers, ownTerms, pool, needAll, perDoc, thins, vectorN, expansions, prior: this.priorOf(q, filter.sources), priors: new Map() };
+    return { req, filter, analyzers, ownTerms, analysis, pool, needAll, perDoc, thins, vectorN, expansions, prior, priors: new Map() };
+  }
+
+  /**
+   * The query's terms, expansions and prior under the searched sources, from the recent analyses
+   * when a long-lived searcher holds them at the index's generation (the lexicon changes with it).
+   */
+  private async analysisOf(q: string, req: SearchRequest, sources: string[] | undefined): Promise<QueryAnalysis> {
+    const make = async (): Promise<QueryAnalysis> => {
+      const analyzers = this.analyzers(sources);
+      const searchable = this.terms(q, analyzers, true).length > 0 || /[\p{L}\p{N}]/u.test(q);
+      if (!searchable) return { searchable, analyzers, ownTerms: [], expansions: NO_EXPANSIONS, prior: null };
+      const ownTerms = analyzers.map((a) => queryTerms(a, q));
+      // Expansions join hybrid search only: keyword and vector modes stay the literal single legs.
+      const expansions = req.mode === 'hybrid' ? await this.expansionsOf(q, req, sources) : NO_EXPANSIONS;
+      return { searchable, analyzers, ownTerms, expansions, prior: this.priorOf(q, sources) };
+    };
+    if (!this.analyses) return make();
+    // Everything the analysis reads besides the index: the query, the sources, whether it expands and how.
+    const { concepts, perKey } = this.tuning;
+    const key = [req.mode === 'hybrid', req.expand, concepts, perKey, this.extraExpanders.length, sources?.join('\u0001') ?? '', q].join('\u0000');
+    return this.analyses.of(key, await this.store.generation(), make);
   }
 
   /** The candidate prior of the searched sources' profile, when they all share one that has it. */
@@ -534,7 +571,7 @@ export class Searcher {
     const lists: ExpansionList[] = [];
     let vec = vec0 ?? [];
     // The literal stage (literal.ts): which of the query's own keyword hits hold its words in order.
-    const literal = mode === 'hybrid' ? await this.literalRefs(q, ownTerms, kw, analyzers) : new Set<number>();
+    const literal = mode === 'hybrid' ? await this.literalRefs(q, plan.analysis, kw) : new Set<number>();
     const termCount = Math.min(...ownTerms.map((t) => new Set(t).size));
     const fullCover = new Set(mode === 'hybrid' ? kw.filter((h) => h.terms !== undefined && h.terms >= termCount).map((h) => h.ref) : []);
     // The English words of the query in its best keyword hit (read only for a query that has some).
@@ -588,13 +625,16 @@ export class Searcher {
    */
   private fuse(plan: SearchPlan, got: Retrieved, trust: ListTrust | null): Candidate[] {
     let list = rrf(got.vec, got.kw, got.weights, got.lists);
-    if (trust?.fullCoverFirst && got.lists.length) list = fullCoverFirst(list, got.fullCover);
-    if (trust) {
-      const { leaderKeeps, leaderAgreed } = this.trustTuning;
-      const votes = (c: Candidate) => [c.keyword, c.vector, c.expansion, c.profileExpansion].filter((x) => x && x.rank <= 10).length;
-      const passable = (c: Candidate) => (!c.keyword || c.keyword.rank > leaderKeeps) && votes(c) < leaderAgreed;
-      list = placeAtLeast(list, got.kw[0]?.ref, trust.keywordLeaderAt, passable);
+    if (trust?.fullCoverFirst && got.lists.length) {
+      list = fullCoverFirst(list, got.fullCover);
+      // Most of the query's own words in a passage outweigh a synonym: the expansions' votes lift no passage over it.
+      const termCount = Math.min(...plan.ownTerms.map((t) => new Set(t).size));
+      const holders = new Set(got.kw.filter((h) => h.terms !== undefined && h.terms >= this.trustTuning.found * termCount).map((h) => h.ref));
+      const { vector, keyword } = got.weights;
+      const own = (c: Candidate) => (c.vector ? vector / (RRF_K + c.vector.rank) : 0) + (c.keyword ? keyword / (RRF_K + c.keyword.rank) : 0);
+      list = ownWordsFirst(list, holders, own);
     }
+    if (trust) list = placeAtLeast(list, got.kw[0]?.ref, trust.keywordLeaderAt, leaderPasses(trust, this.trustTuning));
     if (trust?.literalByKeyword) list = literalByKeyword(list, got.literal);
     list = literalFirst(list, got.literal);
     // Single-list modes keep the list's own score (cosine or -bm25) rather than RRF's.

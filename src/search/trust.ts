@@ -121,6 +121,28 @@ export function fullCoverFirst<T extends { ref: number; keyword?: unknown; vecto
 }
 
 /**
+ * The passages that hold most of the query's own words (`holders`) never stand below a passage
+ * holding none of them that the expansions lifted over them: each holder moves up past the
+ * candidates ahead of it outside the keyword list that would stand below it on the query's own
+ * lists alone (`own`: its keyword and vector votes). Candidates holding some of the query's words,
+ * or ahead on the vector leg alone, keep their places; an expansion still orders what the query's
+ * words leave open. Stable; holders keep their order.
+ */
+export function ownWordsFirst<T extends { ref: number; keyword?: unknown }>(list: T[], holders: ReadonlySet<number>, own: (c: T) => number): T[] {
+  if (!holders.size) return list;
+  const out = list.slice();
+  for (let i = 1; i < out.length; i++) {
+    const c = out[i]!;
+    if (!holders.has(c.ref)) continue;
+    const mine = own(c);
+    let j = i;
+    while (j > 0 && !out[j - 1]!.keyword && own(out[j - 1]!) < mine) j--;
+    if (j < i) out.splice(j, 0, ...out.splice(i, 1));
+  }
+  return out;
+}
+
+/**
  * `ref` moved up towards the 1-based position `at` when it stands lower, past the candidates
  * `passable` allows only (it stops below the first it may not pass); the others keep their order.
  */
@@ -135,6 +157,20 @@ export function placeAtLeast<T extends { ref: number }>(list: T[], ref: number |
   const [c] = out.splice(i, 1);
   out.splice(j, 0, c!);
   return out;
+}
+
+type Ranks = { keyword?: { rank: number }; vector?: { rank: number }; expansion?: { rank: number }; profileExpansion?: { rank: number } };
+
+/**
+ * Which candidates the keyword list's first may pass on its way up (placeAtLeast): those the keyword
+ * list itself ranks below its first few and that fewer lists agree on (rank ≤ 10 in each). Once the
+ * query's own words are found (fullCoverFirst), only its own lists (keyword, vector) count as
+ * agreeing: a synonym's list vouches for no passage against one holding the query's words.
+ */
+export function leaderPasses(trust: ListTrust, t = TRUST_TUNING): (c: Ranks) => boolean {
+  const votes = (c: Ranks) =>
+    (trust.fullCoverFirst ? [c.keyword, c.vector] : [c.keyword, c.vector, c.expansion, c.profileExpansion]).filter((x) => x && x.rank <= 10).length;
+  return (c) => (!c.keyword || c.keyword.rank > t.leaderKeeps) && votes(c) < t.leaderAgreed;
 }
 
 /** The candidates in `literal` reordered among themselves by their keyword rank; the others keep their places. */

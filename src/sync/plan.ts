@@ -149,6 +149,9 @@ export async function planSource(
         unchanged++;
         continue;
       }
+      // The dictionary's glosses of the file's new headwords, worked out in steps before the
+      // document is built in one.
+      if (spill && pipeline.lexicon) await pipeline.lexicon.warm(read.bytes.toString('utf8'));
       let doc: DocumentRecord | null = null;
       let outlined: ReturnType<typeof outlineOf>;
       try {

@@ -233,17 +233,27 @@ describe('the code cache', () => {
     expect(r.stderr).toContain('ragsync: code cache for search: used\n');
   });
 
-  it('never meets a bundle it was not made from: a changed copy of the bundle compiles without it, and works', async () => {
-    // The copy stays inside the package, so that it finds better-sqlite3 and ragsync's package.json
-    // as the installed bundle does; in node_modules/.cache, so that a run cut short leaves nothing
-    // that `npm pack` would ship (dist/ is in package.json "files").
+  /**
+   * Runs `check` on a copy of dist/bundle, with the node arguments that boot it. The copy stays
+   * inside the package, so that it finds better-sqlite3 and ragsync's package.json as the installed
+   * bundle does; in node_modules/.cache, so that a run cut short leaves nothing that `npm pack`
+   * would ship (dist/ is in package.json "files").
+   */
+  async function withBundleCopy(check: (copy: string, boot: string[]) => Promise<void>): Promise<void> {
     const scratch = join(REPO_ROOT, 'node_modules', '.cache');
     mkdirSync(scratch, { recursive: true });
     const copy = mkdtempSync(join(scratch, 'ragsync-bin-test-'));
     try {
       // cp -a keeps the modification time to the nanosecond (fs.cpSync rounds it to the millisecond).
       execFileSync('cp', ['-a', `${BUNDLE_DIR}/.`, copy]);
-      const boot = [`-e`, `require(${JSON.stringify(join(copy, 'boot.cjs'))}).boot(process.argv.slice(1))`];
+      await check(copy, [`-e`, `require(${JSON.stringify(join(copy, 'boot.cjs'))}).boot(process.argv.slice(1))`]);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  }
+
+  it('never meets a bundle it was not made from: a changed copy of the bundle compiles without it, and works', async () => {
+    await withBundleCopy(async (copy, boot) => {
       const bundle = join(copy, 'ragsync.cjs');
       const debug = { RAGSYNC_DEBUG: '1' };
 
@@ -267,25 +277,20 @@ describe('the code cache', () => {
       const edited = await runNode(boot, ['search', '--help'], debug);
       expect(edited.stderr).toBe('ragsync: code cache for search: none\n');
       expect(edited.stdout).toContain('WHAT TO LOOK FOR');
-    } finally {
-      rmSync(copy, { recursive: true, force: true });
-    }
+    });
   });
 
   it('is used by the no-op index, which tunes V8 (V8 refuses a cache made under other flags)', async () => {
-    const r = await runBin(['index', '-c', cfg, '--json'], { RAGSYNC_DEBUG: '1' });
+    const own = writeConfig('noop-cache', join(t.dir, 'noop-cache.db'));
+    expect((await runBin(['index', '-c', own])).code).toBe(0);
+    const r = await runBin(['index', '-c', own, '--json'], { RAGSYNC_DEBUG: '1' });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'ok', embedded: 0 });
     expect(r.stderr).toContain('ragsync: code cache for index: used\n');
   });
 
   it('a damaged cache is refused and the command runs without it: bytes changed at the same length, cut short, or not a cache', async () => {
-    const scratch = join(REPO_ROOT, 'node_modules', '.cache');
-    mkdirSync(scratch, { recursive: true });
-    const copy = mkdtempSync(join(scratch, 'ragsync-bin-test-'));
-    try {
-      execFileSync('cp', ['-a', `${BUNDLE_DIR}/.`, copy]);
-      const boot = [`-e`, `require(${JSON.stringify(join(copy, 'boot.cjs'))}).boot(process.argv.slice(1))`];
+    await withBundleCopy(async (copy, boot) => {
       const cacheDir = join(copy, 'code-cache', readdirSync(join(copy, 'code-cache')).find((d) => d.startsWith('ragsync.cjs-'))!);
       const cache = join(cacheDir, 'search.bin');
       const good = readFileSync(cache);
@@ -304,9 +309,7 @@ describe('the code cache', () => {
         expect(r.stderr, how).toContain('ragsync: code cache for search: rejected by V8\n');
         expectSame([installed, r]);
       }
-    } finally {
-      rmSync(copy, { recursive: true, force: true });
-    }
+    });
   });
 });
 

@@ -93,6 +93,13 @@ describe('compound terms and term queries', () => {
     expect(terms('甲木自己')).not.toContain('甲己合');
   });
 
+  it('no compound for a part of what a query names: a line listing gods is not their pairs', () => {
+    const line = terms('杀伤枭刃，用神之不善而逆用之者也');
+    expect(line).not.toContain('羊刃驾杀');
+    expect(line).not.toContain('羊刃合杀');
+    expect(terms('羊刃和七杀')).toContain('羊刃驾杀');
+  });
+
   it('a query that is lexicon terms already keeps its expansions weak and gets no compounds', () => {
     expect(expandClassicsQuery('羊刃驾杀', {}).map((e) => e.term)).not.toContain('羊刃合杀');
     expect(Math.max(...expandClassicsQuery('身弱财旺', {}).map((e) => e.weight))).toBeLessThanOrEqual(0.3);

@@ -30,6 +30,31 @@ describe('code prior', () => {
     expect(codePrior('acquire_lease')!({ heading: 'pool.py › Pool › __init__, acquire_lease', content: '    def __init__(self):\n        pass\n\n    def acquire_lease(self):\n        pass' })).toBe(CODE_PRIOR.defines);
   });
 
+  it('with several names, the chunk declaring the first and using the rest beats the declaration of a later one', () => {
+    const prior = codePrior('inspectGgufFile GgufFileInspection')!;
+    const fnChunk = prior({
+      heading: 'src/llm.ts › inspectGgufFile',
+      content: 'export function inspectGgufFile(filePath: string): GgufFileInspection {\n  return read(filePath);\n}',
+    });
+    const typeChunk = prior({ heading: 'src/llm.ts › GgufFileInspection', content: 'export type GgufFileInspection = {\n  exists: boolean;\n};' });
+    // Fusion can hand the type twice the function's score (its vector rank); the prior must outweigh that.
+    expect(fnChunk / typeChunk).toBeGreaterThan(2);
+    // A later name declared alone still beats a chunk that only mentions the names.
+    expect(typeChunk).toBeGreaterThan(prior({ heading: 'src/cli/qmd.ts › doctor', content: 'const r: GgufFileInspection = inspectGgufFile(p);' }));
+    // A method under its class: the class named in the heading is the first name, held.
+    const method = codePrior('LlamaCpp embedBatch')!({ heading: 'src/llm.ts › LlamaCpp › embedBatch', content: '  async embedBatch(texts: string[]) {\n  }' });
+    const cls = codePrior('LlamaCpp embedBatch')!({ heading: 'src/llm.ts › LlamaCpp', content: 'export class LlamaCpp implements LLM {\n  private ctx = null;\n}' });
+    expect(method).toBeGreaterThan(cls);
+  });
+
+  it('a Markdown section of a code source (its heading starts with the title, not a path) counts as documentation', () => {
+    const prior = codePrior('suggest file names close to a mistyped path')!;
+    expect(prior({ heading: 'QMD Query Expansion Scoring › Scoring Criteria', content: '| Criterion | Points |' })).toBe(CODE_PRIOR.docs);
+    expect(prior({ heading: 'Changelog › [2.8.3] › Security', content: '- Fixed a path check.' })).toBe(CODE_PRIOR.docs);
+    expect(prior({ heading: 'src/store.ts › findSimilarFiles', content: fn('findSimilarFiles') })).toBe(1);
+    expect(prior({ heading: 'finetune/Justfile › (module)', content: 'train:\n  uv run train.py' })).toBe(CODE_PRIOR.module);
+  });
+
   it('a question in words still ranks tests and imports lower, and nothing else moves', () => {
     const prior = codePrior('where are cached results read')!;
     expect(prior({ heading: 'src/store.ts › getCachedResult', content: fn('getCachedResult') })).toBe(1);

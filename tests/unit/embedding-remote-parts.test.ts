@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { estimateTokens } from '../../src/core/text/tokens.ts';
-import { LruCache } from '../../src/embedding/remote/cache.ts';
+import { LruCache } from '../../src/core/lru.ts';
 import { ProviderError, redactSecret } from '../../src/core/remote/errors.ts';
 import { RateLimiter } from '../../src/embedding/remote/ratelimit.ts';
 import { backoffMs, parseRetryAfter, transportError } from '../../src/core/remote/retry.ts';

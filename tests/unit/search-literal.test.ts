@@ -122,3 +122,44 @@ describe('the literal stage and the per-document cap in hybrid search', () => {
     }
   });
 });
+
+// A profile whose one expansion (丙丁 → 壬癸) outweighs the query's own lists three to one.
+const synonyms: Profile = {
+  name: 'synonyms',
+  description: 'test profile with one strong synonym',
+  expandQuery: (q) => (q.includes('丙丁') ? [{ term: '壬癸', from: '丙丁', weight: 1, via: 'test' }] : []),
+  expansionWeight: 3,
+};
+
+describe('the query\'s own words over synonyms in hybrid search', () => {
+  let t: ReturnType<typeof tempDir>;
+  let s: Searcher;
+  beforeAll(async () => {
+    t = tempDir();
+    const notes = join(t.dir, 'notes');
+    mkdirSync(notes);
+    // Passages holding only the synonym, and one holding every word of the query, not in its order.
+    for (let i = 0; i < 8; i++) writeFileSync(join(notes, `synonym-${i}.md`), `# 第${i}则\n\n壬癸之${'子丑寅卯辰巳午未'[i]}，壬癸者${'东南西北中上下外'[i]}也。\n`);
+    writeFileSync(join(notes, 'holder.md'), '# 论五行\n\n论丙丁，甲乙丙之说。\n');
+    const registry = createProfileRegistry([...builtinProfiles.profiles, synonyms]);
+    const config = parseConfig(registry, builtinSourceKinds, {
+      db: join(t.dir, 'i.db'),
+      sources: [{ name: 'notes', kind: 'dir', path: notes, profile: 'synonyms' }],
+    });
+    expect((await runIndex(config)).status).toBe('ok');
+    s = openSearcher(config);
+  });
+  afterAll(async () => {
+    await s?.close();
+    t?.cleanup();
+  });
+
+  it('ranks a passage holding the query\'s words above those only a synonym brought, though the synonym\'s list weighs more', async () => {
+    const r = await s.searchDetailed('甲乙丙丁', { explain: true, sources: ['notes'] });
+    expect(r.expansions!.map((e) => e.term)).toEqual(['壬癸']);
+    expect(r.results[0]!.path).toBe('holder.md');
+    expect(r.results[0]!.explain!.literal).toBe(false);
+    // The synonym's passages still follow.
+    expect(r.results.slice(1).some((x) => x.path.startsWith('synonym-'))).toBe(true);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fullCoverFirst, listTrust, literalByKeyword, placeAtLeast, queryEvidence, TRUST_TUNING } from '../../src/search/trust.ts';
+import { fullCoverFirst, leaderPasses, listTrust, literalByKeyword, ownWordsFirst, placeAtLeast, queryEvidence, TRUST_TUNING } from '../../src/search/trust.ts';
 
 const hits = (...terms: number[]) => terms.map((t, i) => ({ ref: i + 1, score: 10 - i, terms: t }));
 
@@ -54,5 +54,28 @@ describe('per-query trust', () => {
     expect(placeAtLeast(list, 6, 3, (c) => c.ref !== 4).map((c) => c.ref)).toEqual([1, 2, 3, 4, 6, 5]);
     expect(placeAtLeast(list, 2, 3)).toBe(list);
     expect(placeAtLeast(list, 6, Infinity)).toBe(list);
+  });
+
+  it('moves a passage holding the query\'s words above those outside the keyword list the expansions lifted over it, and no further', () => {
+    // 1 and 2: no keyword hit, lifted by a synonym; 3: some of the query's words; 4: a holder.
+    const list = [{ ref: 1, own: 0.01 }, { ref: 3, own: 0.005, keyword: {} }, { ref: 2, own: 0.02 }, { ref: 4, own: 0.015, keyword: {} }];
+    const own = (c: { own: number }) => c.own;
+    // 2 stands above it on the query's own lists (the vector leg): it stays where it is.
+    expect(ownWordsFirst(list, new Set([4]), own).map((c) => c.ref)).toEqual([1, 3, 2, 4]);
+    const lifted = [{ ref: 1, own: 0.01 }, { ref: 2, own: 0.012 }, { ref: 4, own: 0.015, keyword: {} }, { ref: 5, own: 0.001 }];
+    expect(ownWordsFirst(lifted, new Set([4]), own).map((c) => c.ref)).toEqual([4, 1, 2, 5]);
+    expect(ownWordsFirst(lifted, new Set(), own)).toBe(lifted);
+  });
+
+  it('lets the keyword list\'s first pass a synonym\'s favourite once the query\'s own words are found', () => {
+    const found = listTrust({ literal: false, coverage: 0.8, keywordPeak: 3, cjkChars: 0 });
+    const open = listTrust({ literal: false, coverage: 0.5, keywordPeak: 3, cjkChars: 0 });
+    // Ranked by the vector leg and an expansion list, not by the keyword list's head.
+    const synonymFavourite = { keyword: { rank: 12 }, vector: { rank: 2 }, profileExpansion: { rank: 1 } };
+    expect(leaderPasses(found)(synonymFavourite)).toBe(true);
+    expect(leaderPasses(open)(synonymFavourite)).toBe(false);
+    // The query's own lists agreeing still hold it back, and so does the keyword list's own second.
+    expect(leaderPasses(found)({ keyword: { rank: 8 }, vector: { rank: 2 } })).toBe(false);
+    expect(leaderPasses(found)({ keyword: { rank: 2 } })).toBe(false);
   });
 });

@@ -19,18 +19,20 @@ const failures = new Map<Grammar, string>();
 
 // Required, not imported: the bundled CLI runs from a code cache that has no dynamic import, and
 // the package finds its runtime's .wasm beside its own CommonJS entry (the bundle leaves it in node_modules).
-const require = createRequire(import.meta.url);
+// Made on first use: a run that parses no code (the hourly no-op) makes none.
+let required: NodeJS.Require | undefined;
+const requireHere = (): NodeJS.Require => (required ??= createRequire(import.meta.url));
 
 function loadRuntime(): Promise<TreeSitter> {
   runtime ??= (async () => {
-    const ts = require('web-tree-sitter') as TreeSitter;
+    const ts = requireHere()('web-tree-sitter') as TreeSitter;
     await ts.Parser.init();
     return ts;
   })();
   return runtime;
 }
 
-const wasmDir = () => join(dirname(require.resolve('@vscode/tree-sitter-wasm/package.json')), 'wasm');
+const wasmDir = () => join(dirname(requireHere().resolve('@vscode/tree-sitter-wasm/package.json')), 'wasm');
 
 /** Loads the grammars not yet loaded; a failure is kept as the reason its files fall back to line windows. */
 export async function loadGrammars(grammars: Iterable<Grammar>): Promise<void> {

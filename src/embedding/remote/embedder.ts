@@ -7,7 +7,7 @@ import { silentLogger } from '../../core/log.ts';
 import { RagsyncError, EXIT, errorMessage } from '../../core/errors.ts';
 import { redactUrl } from '../../core/redact.ts';
 import type { Embedder, EmbedStats } from '../types.ts';
-import { LruCache } from './cache.ts';
+import { LruCache } from '../../core/lru.ts';
 import { HttpClient } from '../../core/remote/client.ts';
 import { blockApiKey } from '../../core/remote/env.ts';
 import { CircuitOpenError, ProviderError } from '../../core/remote/errors.ts';

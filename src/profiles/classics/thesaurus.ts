@@ -205,8 +205,11 @@ export function godsOf(text: string): Set<string> {
   return out;
 }
 
-// Beside the lexicon's configurations, the ones for 官 and 杀 together.
-const COMPOUNDS: ReadonlyArray<readonly [string, Set<string>]> = [...PATTERNS, '官杀混杂', '去杀留官', '去官留杀'].map((p) => [p, godsOf(p)] as const).filter(([, g]) => g.size >= 2);
+// Beside the lexicon's configurations, the ones for 官 and 杀 together. Read on the first query
+// that needs them: every command loads this module, and the hourly no-op expands no query.
+let compounds: ReadonlyArray<readonly [string, Set<string>]> | undefined;
+const compoundsOfGods = () =>
+  (compounds ??= [...PATTERNS, '官杀混杂', '去杀留官', '去官留杀'].map((p) => [p, godsOf(p)] as const).filter(([, g]) => g.size >= 2));
 
 /** 天干五合 and what each pair becomes. */
 const STEM_PAIRS: ReadonlyArray<readonly [string, string, string]> = [
@@ -214,7 +217,7 @@ const STEM_PAIRS: ReadonlyArray<readonly [string, string, string]> = [
 ];
 
 /**
- * The books' compound terms for what a query combines: two gods it names (in its own words or
+ * The books' compound terms for what a query combines: the gods it names (in its own words or
  * through expansions) → the configurations made of exactly those (伤官 + 正官 → 伤官见官; 七杀 + 食神
  * → 食神制杀); two stems of a 五合 pair → their 合 and 化 (甲 + 己 → 甲己合, 甲己化土).
  */
@@ -223,7 +226,10 @@ export function compoundTerms(normalizedQuery: string, terms: readonly string[])
   const gods = godsOf([q, ...terms].join(' '));
   const from = [...gods].join('+');
   const out: Match[] = [];
-  for (const [p, g] of COMPOUNDS) if (!q.includes(p) && [...g].every((x) => gods.has(x))) out.push({ term: p, from, weight: 0.9 });
+  // The compound names the whole combination the query names, not a part of it: a line listing
+  // four gods (杀伤枭刃) asks after none of their pairs (羊刃驾杀).
+  const names = (g: Set<string>) => [...g].every((x) => gods.has(x)) && g.size === gods.size;
+  for (const [p, g] of compoundsOfGods()) if (!q.includes(p) && names(g)) out.push({ term: p, from, weight: 0.9 });
   const stems = new Set([...q.replace(/[自知]己/g, '')].filter((c) => c in STEM_ELEMENT));
   for (const t of terms) if (t.length === 2 && t[0]! in STEM_ELEMENT) stems.add(t[0]!);
   for (const [a, b, el] of STEM_PAIRS) {

@@ -3,6 +3,7 @@ import { encodeInt8, normalizeRows } from '../../core/quantize.ts';
 import { createDotKernel, createInt8Kernel, type DotKernel, type Int8Kernel } from './simd-dots.ts';
 import { indexOfSorted } from '../../core/sorted-ids.ts';
 import { SCORE_TIE } from './score-order.ts';
+import { LruCache } from '../../core/lru.ts';
 
 export { normalizeRows, quantizeRow } from '../../core/quantize.ts';
 
@@ -154,7 +155,24 @@ interface Quantised {
   kernel: Int8Kernel;
   /** Per scope key: the [start, end) row runs that pass it, or null to scan every row. */
   runs: Map<string, [number, number][] | null>;
+  /**
+   * What recent query vectors (by their bytes) scored: a repeated query would scan every row again
+   * and rescore the same rows, each a read of its float32 row from the store. Held with the rows,
+   * so a new generation starts empty.
+   */
+  queries: LruCache<QueryScores>;
 }
+
+/** A query vector's scores: approximate per scope key (every row), exact per ref rescored. */
+interface QueryScores {
+  iq: Int8Query;
+  approx: Map<string, Float32Array>;
+  exact: Map<number, number>;
+}
+
+/** Approximate scores kept in all (4 bytes each): the number of queries kept is this over the rows, within the bounds below. */
+const QUERY_SCORES = 4_000_000;
+const QUERIES_KEPT = { min: 16, max: 512 };
 
 /** What a load of int8 rows fills, allocated when the store announces how many rows come. */
 class Int8Rows {
@@ -200,6 +218,7 @@ function quantised(
     residuals: residuals.subarray(0, count),
     maxResidual,
     runs: new Map(),
+    queries: new LruCache(Math.min(QUERIES_KEPT.max, Math.max(QUERIES_KEPT.min, Math.floor(QUERY_SCORES / Math.max(1, count))))),
     kernel,
   };
 }
@@ -483,7 +502,7 @@ export class VectorIndex implements VectorSource {
     if (query.length !== dims) throw new Error(`query has ${query.length} dims, index has ${dims}`);
     const q = Float32Array.from(query);
     normalizeRows(q, q.length);
-    if (st.kind === 'int8') return this.int8Ranker(st, q, scope ? runsOf(st, scope) : null);
+    if (st.kind === 'int8') return this.int8Ranker(st, q, scope);
     let scores: Float32Array;
     if (st.kernel) {
       scores = st.kernel.dots(q).slice(); // copy: the kernel reuses its output for the next query
@@ -494,18 +513,32 @@ export class VectorIndex implements VectorSource {
     return async (k, accept) => topKOfScores(scores, refs, k, accept ? (row) => accept(refs[row]!) : undefined);
   }
 
-  private int8Ranker(st: Quantised, q: Float32Array, runs: [number, number][] | null): Rank {
+  private int8Ranker(st: Quantised, q: Float32Array, scope: RankScope | undefined): Rank {
     const { refs, scales, residuals, kernel } = st;
-    const iq = int8Query(q, kernel.queryMax);
-    const dots = kernel.dots(iq.qi, runs ?? undefined);
-    const approx = new Float32Array(refs.length);
-    if (!runs) for (let row = 0; row < approx.length; row++) approx[row] = dots[row]! * scales[row]! * iq.qscale;
-    else {
-      // Rows outside the scope's runs are rejected by every accept to come: never candidates.
-      approx.fill(-Infinity);
-      for (const [start, end] of runs) for (let row = start; row < end; row++) approx[row] = dots[row]! * scales[row]! * iq.qscale;
+    const key = Buffer.from(q.buffer, q.byteOffset, q.byteLength).toString('latin1');
+    let held = st.queries.get(key);
+    if (!held) st.queries.set(key, (held = { iq: int8Query(q, kernel.queryMax), approx: new Map(), exact: new Map() }));
+    const { iq, exact: known } = held;
+    const scopeKey = scope?.key ?? '';
+    let approx = held.approx.get(scopeKey);
+    if (!approx) {
+      const runs = scope ? runsOf(st, scope) : null;
+      const dots = kernel.dots(iq.qi, runs ?? undefined);
+      approx = new Float32Array(refs.length);
+      if (!runs) for (let row = 0; row < approx.length; row++) approx[row] = dots[row]! * scales[row]! * iq.qscale;
+      else {
+        // Rows outside the scope's runs are rejected by every accept to come: never candidates.
+        approx.fill(-Infinity);
+        for (const [start, end] of runs) for (let row = start; row < end; row++) approx[row] = dots[row]! * scales[row]! * iq.qscale;
+      }
+      held.approx.set(scopeKey, approx);
     }
-    return int8Rank({ refs, scales, residuals, approx, maxResidual: st.maxResidual }, iq, (missing, exact) => this.rescoreExact(q, missing, exact), this.rescore);
+    const rescoreExact = async (missing: number[], exact: Map<number, number>) => {
+      const unknown = missing.filter((r) => !known.has(r));
+      if (unknown.length) await this.rescoreExact(q, unknown, known);
+      for (const r of missing) exact.set(r, known.get(r)!);
+    };
+    return int8Rank({ refs, scales, residuals, approx, maxResidual: st.maxResidual }, iq, rescoreExact, this.rescore);
   }
 
   /** Exact cosine of the stored float32 rows of `refs`, computed by the store (a row gone from it scores NaN). */

@@ -1,10 +1,10 @@
 import type { Database } from 'better-sqlite3';
 
 /**
- * Segments the keyword index (FTS5) may hold before a run merges them. Each write transaction adds
- * one and FTS5 merges them only level by level, so their number grows with the index (26 for ten
- * copies of the bookmarks, 11 for one), and a search reads every segment's postings of each term it
- * looks up. Merged, the postings are the same: the same rows match and rank the same.
+ * Segments the keyword index (FTS5) may hold before a run merges them. Each flush of pending terms
+ * adds one (a document write flushes every 256K characters of them) and FTS5 merges them only level
+ * by level, so their number grows with the index, and a search reads every segment's postings of
+ * each term it looks up. Merged, the postings are the same: the same rows match and rank the same.
  */
 export const MAX_KEYWORD_SEGMENTS = 8;
 

@@ -15,6 +15,7 @@ import { readGeneration, type SqliteConnection } from './statements.ts';
 import { TermScores } from './term-scores.ts';
 import { SqliteVectorRows } from './vector-rows.ts';
 import { MatchCache } from '../ranking/match-cache.ts';
+import { cachedRows, ChunkRows } from './chunk-rows.ts';
 
 type HitRow = Omit<StoredHit, 'metadata' | 'startLine' | 'endLine'> & {
   metadata: string;
@@ -50,6 +51,8 @@ export class SqliteIndexReader implements IndexReader, RefFilters {
   private lexicon: { generation: number; rows: Map<string, LexiconRow[]>; count: number } | null = null;
   private matches: MatchCache | null = null;
   private vocab = false;
+  /** Chunk rows read lately (a long-lived reader's; a one-shot one reads each once anyway). */
+  private readonly rows: ChunkRows | null;
 
   constructor(
     private readonly c: SqliteConnection,
@@ -59,6 +62,12 @@ export class SqliteIndexReader implements IndexReader, RefFilters {
     this.vectors = new SqliteVectorRows(c, () => this.facts());
     this.terms = new TermScores(c.db);
     this.fields = new FieldValues(c);
+    this.rows = oneShot ? null : new ChunkRows();
+  }
+
+  /** The recent rows at the index's current generation, or null for a one-shot reader. */
+  private recentRows(): ChunkRows | null {
+    return this.rows?.at(readGeneration(this.c)) ?? null;
   }
 
   private get db() {
@@ -265,15 +274,26 @@ export class SqliteIndexReader implements IndexReader, RefFilters {
   async getChunks(refs: readonly number[], filter?: ChunkFilter): Promise<StoredHit[]> {
     const wanted = filter ? await this.filterRefs(refs, filter) : refs;
     if (!wanted.length) return [];
+    const recent = this.recentRows();
+    // Copies: a caller may add to a hit it was given, never to the one kept.
+    return recent ? cachedRows(recent.hits, wanted, (missing) => this.readHits(missing)).map((h) => ({ ...h })) : this.readHits(wanted);
+  }
+
+  private readHits(refs: readonly number[]): StoredHit[] {
     // One prepared statement for any number of ids (a JSON array), rows in the order asked.
     const rows = this.c.prepared(
       `SELECT ${HIT_COLUMNS}, 0 AS score FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value ${HIT_JOINS} ORDER BY j.key`,
-    ).all(JSON.stringify(wanted)) as HitRow[];
+    ).all(JSON.stringify(refs)) as HitRow[];
     return rows.map(toHit);
   }
 
   async chunkTexts(refs: readonly number[]): Promise<ChunkText[]> {
     if (!refs.length) return [];
+    const recent = this.recentRows();
+    return recent ? cachedRows(recent.texts, refs, (missing) => this.readTexts(missing)) : this.readTexts(refs);
+  }
+
+  private readTexts(refs: readonly number[]): ChunkText[] {
     // The columns before the embedded text: the rest of a long row (its overflow pages) is not read.
     return this.c.prepared(
       `SELECT c.id AS ref, c.document_id AS doc, d.title, c.heading, c.content FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value
@@ -283,6 +303,11 @@ export class SqliteIndexReader implements IndexReader, RefFilters {
 
   async chunkTerms(refs: readonly number[]): Promise<{ ref: number; terms: string }[]> {
     if (!refs.length) return [];
+    const recent = this.recentRows();
+    return recent ? cachedRows(recent.terms, refs, (missing) => this.readTerms(missing)) : this.readTerms(refs);
+  }
+
+  private readTerms(refs: readonly number[]): { ref: number; terms: string }[] {
     return this.c.prepared('SELECT f.rowid AS ref, f.body AS terms FROM json_each(?) j CROSS JOIN chunks_fts f ON f.rowid = j.value').all(
       JSON.stringify(refs),
     ) as { ref: number; terms: string }[];

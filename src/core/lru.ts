@@ -1,12 +1,12 @@
-/** A small least-recently-used map: query vectors, so an agent repeating a query costs no call. */
-export class LruCache<V> {
-  private readonly map = new Map<string, V>();
+/** A small least-recently-used map (query vectors, chunk rows, query analyses): beyond `capacity` the least recent key goes. */
+export class LruCache<V, K = string> {
+  private readonly map = new Map<K, V>();
   hits = 0;
   misses = 0;
 
   constructor(readonly capacity: number) {}
 
-  get(key: string): V | undefined {
+  get(key: K): V | undefined {
     const v = this.map.get(key);
     if (v === undefined) {
       this.misses++;
@@ -19,10 +19,18 @@ export class LruCache<V> {
     return v;
   }
 
-  set(key: string, value: V): void {
+  set(key: K, value: V): void {
     this.map.delete(key);
     this.map.set(key, value);
     while (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value!);
+  }
+
+  delete(key: K): void {
+    this.map.delete(key);
+  }
+
+  clear(): void {
+    this.map.clear();
   }
 
   get size(): number {
