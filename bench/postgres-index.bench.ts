@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { ensurePgvector, serverBinDir, startCluster } from '../tests/helpers/pg-cluster.ts';
+import { benchServer } from './pg-server.ts';
 import { CORPORA } from '../tests/helpers/tmp.ts';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -24,19 +24,10 @@ const opt = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1
 const rounds = Number(opt('--rounds') ?? 3);
 const trees: [string, string][] = [['this', root], ...(opt('--base') ? [['base', resolve(opt('--base')!)] as [string, string]] : [])];
 
-let cluster: { url: string; stop(): void } | null = null;
-let pgBase = opt('--pg') ?? process.env.RAGSYNC_BENCH_PG_URL;
-if (!pgBase) {
-  const bin = serverBinDir();
-  if (!bin) throw new Error('no PostgreSQL server: pass --pg URL');
-  const why = ensurePgvector(bin);
-  if (why) throw new Error(why);
-  cluster = await startCluster(bin);
-  pgBase = cluster.url;
-}
+const cluster = await benchServer(opt('--pg') ?? process.env.RAGSYNC_BENCH_PG_URL);
+const pgBase = cluster.url;
 const admin = new pg.Client({ connectionString: pgBase });
 await admin.connect();
-await admin.query('CREATE EXTENSION IF NOT EXISTS vector');
 const work = mkdtempSync(join(tmpdir(), 'ragsync-pgindex-'));
 try {
   for (const name of ['classics', 'bookmarks']) execFileSync('git', ['clone', '--quiet', '--bare', join(CORPORA, `${name}.bundle`), join(work, `${name}.git`)]);
@@ -71,7 +62,10 @@ try {
       }
     }
   }
-  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+  const median = (xs: number[]) => {
+    const s = [...xs].sort((x, y) => x - y);
+    return (s[Math.floor((s.length - 1) / 2)]! + s[Math.ceil((s.length - 1) / 2)]!) / 2;
+  };
   for (const [label] of trees) {
     const ratios = times[`${label} postgres`]!.map((p, i) => p / times[`${label} sqlite`]![i]!);
     console.log(
@@ -81,6 +75,6 @@ try {
   }
 } finally {
   await admin.end().catch(() => {});
-  cluster?.stop();
+  cluster.stop();
   rmSync(work, { recursive: true, force: true });
 }

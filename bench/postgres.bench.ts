@@ -24,7 +24,7 @@ import { readEvalFile, runEval } from '../src/search/eval.ts';
 import { MODES, Searcher } from '../src/search/search.ts';
 import { openIndex } from '../src/storage/open.ts';
 
-import { ensurePgvector, serverBinDir, startCluster } from '../tests/helpers/pg-cluster.ts';
+import { benchServer } from './pg-server.ts';
 import { percentile, runLoad } from './http-load.ts';
 import { startServeOn } from './serve-process.ts';
 import { openSearcher, runIndex } from '../src/engine/library.ts';
@@ -42,20 +42,8 @@ const args = process.argv.slice(2);
 const pgArg = args.indexOf('--pg') >= 0 ? args[args.indexOf('--pg') + 1] : process.env.RAGSYNC_BENCH_PG_URL;
 
 const work = mkdtempSync(join(tmpdir(), 'ragsync-pgbench-'));
-let cluster: { url: string; stop(): void } | null = null;
-let pgBase = pgArg;
-if (!pgBase) {
-  const bin = serverBinDir();
-  if (!bin) throw new Error('no PostgreSQL server: pass --pg URL');
-  const why = ensurePgvector(bin);
-  if (why) throw new Error(why);
-  cluster = await startCluster(bin);
-  pgBase = cluster.url;
-  const c = new pg.Client({ connectionString: pgBase });
-  await c.connect();
-  await c.query('CREATE EXTENSION IF NOT EXISTS vector');
-  await c.end();
-}
+const cluster = await benchServer(pgArg);
+const pgBase = cluster.url;
 const schema = `bench_${process.pid}`;
 const pgUrl = `${pgBase}${pgBase.includes('?') ? '&' : '?'}schema=${schema}`;
 
@@ -192,6 +180,6 @@ try {
 } finally {
   const c = new pg.Client({ connectionString: pgBase });
   await c.connect().then(() => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)).finally(() => c.end()).catch(() => {});
-  cluster?.stop();
+  cluster.stop();
   rmSync(work, { recursive: true, force: true });
 }

@@ -5,17 +5,16 @@
  * results in the same order with the same scores, in every mode, for the project's eval queries
  * over both real corpora indexed with the offline embedder.
  */
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/builtin.ts';
-import type { Config } from '../../src/config/load.ts';
 import { Searcher, type SearchMode, type SearchResult } from '../../src/search/search.ts';
 
 import { needCorpora } from '../helpers/corpora.ts';
-import { CORPORA, REPO_ROOT, tempDir } from '../helpers/tmp.ts';
-import { openSearcher, runIndex } from '../../src/engine/library.ts';
+import { breathe } from '../helpers/event-loop.ts';
+import { shippedCorporaIndex } from '../helpers/corpus-index.ts';
+import { REPO_ROOT } from '../helpers/tmp.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 
 const corpus = needCorpora('classics.bundle', 'bookmarks.bundle');
 const MODES: SearchMode[] = ['hybrid', 'vector', 'keyword'];
@@ -29,8 +28,6 @@ const queries = ([['eval/classics.jsonl', 12], ['eval/bookmarks.jsonl', 12], ['e
     .map((l) => JSON.parse(l) as { query: string; source?: string }),
 );
 
-// Searches over SQLite are synchronous underneath: let the event loop (vitest's RPC) breathe between them.
-const breathe = () => new Promise((r) => setImmediate(r));
 // Both rank the same int8 codes through the same int8Rank and rescore through the store's cosine
 // (or, without SIMD or codes, score float32 rows with the same kernel): equal in every field.
 const sameRanking = (cold: SearchResult[], warm: SearchResult[]) => {
@@ -39,28 +36,17 @@ const sameRanking = (cold: SearchResult[], warm: SearchResult[]) => {
 };
 
 describe.skipIf(!corpus.ok)(corpus.title('one-shot (streamed) and long-lived (in-memory) vectors, real corpora'), () => {
-  const tmp = tempDir('ragsync-cold-warm-');
-  let config: Config;
   let warm: Searcher;
   let cold: Searcher;
 
   beforeAll(async () => {
-    for (const name of ['classics', 'bookmarks']) {
-      execFileSync('git', ['clone', '--quiet', '--bare', join(CORPORA, `${name}.bundle`), join(tmp.dir, `${name}.git`)]);
-    }
-    const shipped = JSON.parse(readFileSync(join(REPO_ROOT, 'config', 'ragsync.json'), 'utf8')) as { sources: { name: string }[] };
-    const file = join(tmp.dir, 'ragsync.json');
-    writeFileSync(file, JSON.stringify({ ...shipped, db: 'index.db', checkouts: 'checkouts', sources: shipped.sources.map((s) => ({ ...s, url: `${s.name}.git` })) }));
-    config = loadConfig(file);
-    const r = await runIndex(config);
-    expect(r.status).toBe('ok');
+    const config = await shippedCorporaIndex();
     warm = openSearcher(config);
     cold = openSearcher(config, undefined, null, { oneShot: true });
   }, 600_000);
   afterAll(async () => {
     await warm?.close();
     await cold?.close();
-    tmp.cleanup();
   });
 
   it.each(MODES)('%s: the same ranked results for every query', async (mode) => {

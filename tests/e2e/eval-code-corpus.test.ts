@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { builtinProfiles, loadConfig } from '../../src/builtin.ts';
+import { builtinProfiles } from '../../src/builtin.ts';
 import { readEvalFile, runEval, type EvalCase, type EvalReport } from '../../src/search/eval.ts';
 import { Searcher } from '../../src/search/search.ts';
 
 import { needCorpora } from '../helpers/corpora.ts';
+import { codeCorpusIndex } from '../helpers/corpus-index.ts';
 import { CORPORA, REPO_ROOT, tempDir } from '../helpers/tmp.ts';
-import { openSearcher, runIndex } from '../../src/engine/library.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 
 const corpora = needCorpora('code.bundle');
 const squash = (s: string) => s.replace(/\s+/g, '');
@@ -42,16 +43,13 @@ describe.runIf(corpora.ok)(corpora.title('code eval sets over code.bundle'), () 
     let searcher: Searcher;
     const reports = new Map<string, EvalReport>();
     beforeAll(async () => {
-      execFileSync('git', ['clone', '--quiet', '--bare', join(CORPORA, 'code.bundle'), join(t.dir, 'code.git')]);
-      const cfg = join(t.dir, 'ragsync.json');
-      writeFileSync(cfg, JSON.stringify({ db: 'index.db', embedder: { provider: 'hash', dims: 1024 }, sources: [{ name: 'code', kind: 'git', url: 'code.git', chunker: 'code' }] }));
-      const config = loadConfig(cfg);
-      expect((await runIndex(config)).status).toBe('ok');
+      // The run's shared index of the code corpus (tests/helpers/corpus-index.ts).
+      const config = await codeCorpusIndex();
       searcher = openSearcher(config);
       for (const set of ['tune/code', 'untouched/code']) {
         for (const mode of ['hybrid', 'keyword'] as const) reports.set(`${set} ${mode}`, await runEval(searcher, read(set), { mode }));
       }
-    }, 180_000);
+    }, 600_000);
     afterAll(() => searcher?.close());
 
     it.each(['tune/code', 'untouched/code'])('%s: an identifier lookup puts the defining chunk first (≥ 9 in 10), in the default mode and the keyword mode', (set) => {

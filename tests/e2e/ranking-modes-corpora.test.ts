@@ -1,15 +1,14 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/builtin.ts';
 import { MODE_VARIANTS, modesBeatingDefault, readEvalFile, runModes, type EvalCase, type ModeVariant } from '../../src/search/eval.ts';
 import { Searcher } from '../../src/search/search.ts';
-import { openSearcher, runIndex } from '../../src/engine/library.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 import { needCorpora } from '../helpers/corpora.ts';
-import { corpusDocs, PER_SOURCE, rankOf, sampleSentences, SEED, type Sentence } from '../helpers/sentences.ts';
-import { CORPORA, REPO_ROOT } from '../helpers/tmp.ts';
+import { breathe } from '../helpers/event-loop.ts';
+import { codeCorpusIndex, shippedCorporaIndex, shippedCorporaSentences } from '../helpers/corpus-index.ts';
+import { PER_SOURCE, rankOf, type Sentence } from '../helpers/sentences.ts';
+import { REPO_ROOT } from '../helpers/tmp.ts';
 import { EXAMINER_SETS } from '../../bench/eval-set-list.ts';
 
 /**
@@ -40,9 +39,6 @@ const FLOORS: Record<string, number> = {
   'eval/untouched/code.jsonl': 0.8,
 };
 
-/** How each corpus is indexed: the shipped config's sources, and the code corpus as the code benches index it. */
-const CODE_SOURCE = { name: 'code', kind: 'git', url: 'code.git', branch: 'main', chunker: 'code' };
-
 function jsonl(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
     e.isDirectory() ? jsonl(join(dir, e.name)) : e.name.endsWith('.jsonl') ? [join(dir, e.name)] : [],
@@ -61,33 +57,24 @@ const corpus = needCorpora(...BUNDLES.map((b) => `${b}.bundle`));
 const hits = (hit3: number, n: number) => Math.round(hit3 * n);
 
 describe.skipIf(!corpus.ok)(corpus.title('the default search holds against each of its single lists on every eval set'), () => {
-  let work: string;
   /** One index of the shipped config's corpora, one of the code corpus (as the benches index them: its terms don't weigh on theirs). */
   const searchers = new Map<string, Searcher>();
   const sentenceSources = ['classics', 'bookmarks'].filter((s) => BUNDLES.includes(s));
   let sentences: Sentence[] = [];
 
   beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), 'ragsync-ranking-modes-'));
-    for (const name of BUNDLES) execFileSync('git', ['clone', '--quiet', '--bare', join(CORPORA, `${name}.bundle`), join(work, `${name}.git`)]);
-    const shipped = JSON.parse(readFileSync(join(REPO_ROOT, 'config', 'ragsync.json'), 'utf8')) as { sources: { name: string }[] };
-    const groups = [shipped.sources.map((s) => ({ ...s, url: `${s.name}.git` })), [CODE_SOURCE]];
-    for (const [i, group] of groups.entries()) {
-      const sources = group.filter((s) => BUNDLES.includes(s.name));
-      if (!sources.length) continue;
-      const file = join(work, `ragsync-${i}.json`);
-      writeFileSync(file, JSON.stringify({ ...shipped, db: `index-${i}.db`, checkouts: `checkouts-${i}`, sources }));
-      const config = loadConfig(file);
-      expect((await runIndex(config)).status).toBe('ok');
-      // The sentences the sampled-sentences test searches (tests/helpers/sentences.ts), from the checkouts just indexed.
-      if (i === 0) sentences = sampleSentences(sentenceSources.flatMap((s) => corpusDocs(config, s, config.sources.find((x) => x.name === s)!.root)), sentenceSources, PER_SOURCE, SEED);
+    // The run's shared indexes (tests/helpers/corpus-index.ts), as the benches index the corpora.
+    if (BUNDLES.some((b) => b !== 'code')) {
+      const config = await shippedCorporaIndex();
       const searcher = openSearcher(config);
-      for (const s of sources) searchers.set(s.name, searcher);
+      for (const s of config.sources) if (BUNDLES.includes(s.name)) searchers.set(s.name, searcher);
+      // The sentences the sampled-sentences test searches (tests/helpers/sentences.ts).
+      sentences = (await shippedCorporaSentences()).filter((s) => sentenceSources.includes(s.source));
     }
+    if (BUNDLES.includes('code')) searchers.set('code', openSearcher(await codeCorpusIndex()));
   }, 600_000);
   afterAll(async () => {
     for (const s of new Set(searchers.values())) await s.close();
-    if (work) rmSync(work, { recursive: true, force: true });
   });
 
   it('every eval set has a floor', () => {
@@ -110,6 +97,7 @@ describe.skipIf(!corpus.ok)(corpus.title('the default search holds against each 
       const t = (tally[mode] = { first: 0, top3: 0 });
       for (const s of sentences) {
         const rank = rankOf(s, await searchers.get(s.source)!.search(s.query, { ...opts, sources: sentenceSources }));
+        await breathe();
         if (rank === 1) t.first++;
         if (rank !== null && rank <= 3) t.top3++;
       }

@@ -1,15 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/builtin.ts';
 import { Searcher } from '../../src/search/search.ts';
-
 import { needCorpora } from '../helpers/corpora.ts';
-import { corpusDocs, PER_SOURCE, rankOf, sampleSentences, SEED, type Sentence } from '../helpers/sentences.ts';
-import { CORPORA, REPO_ROOT } from '../helpers/tmp.ts';
-import { openSearcher, runIndex } from '../../src/engine/library.ts';
+import { breathe } from '../helpers/event-loop.ts';
+import { shippedCorporaIndex, shippedCorporaSentences } from '../helpers/corpus-index.ts';
+import { PER_SOURCE, rankOf, type Sentence } from '../helpers/sentences.ts';
+import { openSearcher } from '../../src/engine/library.ts';
 
 /**
  * An agent quoting a line expects its passage first. Sentences sampled at random from both corpora
@@ -22,25 +17,15 @@ const corpus = needCorpora('classics.bundle', 'bookmarks.bundle');
 const SOURCES = ['classics', 'bookmarks'];
 
 describe.skipIf(!corpus.ok)(corpus.title('sentences sampled from the corpora find their passage'), () => {
-  let work: string;
   let searcher: Searcher;
   let sentences: Sentence[];
 
   beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), 'ragsync-sentences-'));
-    for (const name of SOURCES) execFileSync('git', ['clone', '--quiet', '--bare', join(CORPORA, `${name}.bundle`), join(work, `${name}.git`)]);
-    const shipped = JSON.parse(readFileSync(join(REPO_ROOT, 'config', 'ragsync.json'), 'utf8')) as { sources: { name: string }[] };
-    const file = join(work, 'ragsync.json');
-    writeFileSync(file, JSON.stringify({ ...shipped, db: 'index.db', checkouts: 'checkouts', sources: shipped.sources.map((s) => ({ ...s, url: `${s.name}.git` })) }));
-    const config = loadConfig(file);
-    expect((await runIndex(config)).status).toBe('ok');
-    const docs = SOURCES.flatMap((s) => corpusDocs(config, s, config.sources.find((x) => x.name === s)!.root));
-    sentences = sampleSentences(docs, SOURCES, PER_SOURCE, SEED);
-    searcher = openSearcher(config);
-  }, 180_000);
+    sentences = await shippedCorporaSentences();
+    searcher = openSearcher(await shippedCorporaIndex());
+  }, 600_000);
   afterAll(async () => {
     await searcher?.close();
-    if (work) rmSync(work, { recursive: true, force: true });
   });
 
   it('samples the sentences the rule asks for, from both corpora', () => {
@@ -59,6 +44,7 @@ describe.skipIf(!corpus.ok)(corpus.title('sentences sampled from the corpora fin
     let top3 = 0;
     for (const s of sentences) {
       const rank = rankOf(s, await searcher.search(s.query));
+      await breathe();
       if (rank === 1) first++;
       if (rank !== null && rank <= 3) top3++;
       if (rank !== 1) misses.push(`${rank ?? '-'}\t${s.source}:${s.path}\t${s.query}`);

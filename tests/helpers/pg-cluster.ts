@@ -1,8 +1,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makeOwnedDir, staleOwnedDirs } from './owned-dir.ts';
 import { REPO_ROOT } from './tmp.ts';
 
 /**
@@ -71,8 +72,6 @@ export interface Cluster {
   stop(): void;
 }
 
-/** The file in a cluster's folder naming the process that owns it (the test run's main process). */
-const OWNER = 'owner.pid';
 const PREFIX = 'ragsync-pg-';
 
 /** Runs a server program, as `postgres` when we are root (initdb refuses root). */
@@ -86,15 +85,6 @@ function serverCommand(bin: string): (cmd: string, args: string[]) => void {
   };
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 /**
  * Stops and removes the clusters of test runs that were killed (SIGKILL, a closed terminal): those
  * whose owner process is gone. Clusters of runs still going, and folders without an owner file,
@@ -103,16 +93,7 @@ const alive = (pid: number) => {
 export function stopStaleClusters(bin: string, under = tmpdir()): string[] {
   const run = serverCommand(bin);
   const removed: string[] = [];
-  for (const name of readdirSync(under)) {
-    if (!name.startsWith(PREFIX)) continue;
-    const dir = join(under, name);
-    let owner: number;
-    try {
-      owner = Number(readFileSync(join(dir, OWNER), 'utf8'));
-    } catch {
-      continue;
-    }
-    if (!owner || alive(owner)) continue;
+  for (const dir of staleOwnedDirs(under, PREFIX)) {
     try {
       if (existsSync(join(dir, 'data', 'postmaster.pid'))) run('pg_ctl', ['-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop']);
     } catch {
@@ -130,8 +111,7 @@ export function stopStaleClusters(bin: string, under = tmpdir()): string[] {
  * it stops the cluster, the next run stops it (stopStaleClusters).
  */
 export async function startCluster(bin: string): Promise<Cluster> {
-  const dir = mkdtempSync(join(tmpdir(), PREFIX));
-  writeFileSync(join(dir, OWNER), String(process.pid));
+  const dir = makeOwnedDir(tmpdir(), PREFIX);
   const asRoot = process.getuid?.() === 0;
   // As root, the server runs as `postgres`, which must own the folder.
   const run = serverCommand(bin);

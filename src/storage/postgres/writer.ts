@@ -495,10 +495,12 @@ async function insertChunks(c: Queryable, docs: DocumentRecord[], idOf: Map<stri
 /**
  * The chunks' postings in one statement, in (term, chunk) order: the rows then reach the primary
  * key's pages one leaf after another instead of one random leaf each (a CJK chunk holds hundreds of
- * terms; a full index, millions of rows — the bulk of a Postgres write).
+ * terms; a full index, millions of rows — the bulk of a Postgres write). Grouped by term, then the
+ * distinct terms sorted: far cheaper than sorting every row. The columns go as array literals
+ * built here (node-pg would quote every number and escape element by element).
  */
 async function insertPostings(c: Queryable, keywords: ChunkKeywords[], chunkIds: number[]): Promise<void> {
-  const term: string[] = [];
+  const rowsOf = new Map<string, number[]>();
   const chunk: number[] = [];
   const head: number[] = [];
   const body: number[] = [];
@@ -506,18 +508,27 @@ async function insertPostings(c: Queryable, keywords: ChunkKeywords[], chunkIds:
   keywords.forEach((kw, i) => {
     const n = kw.headLen + kw.bodyLen;
     for (const [t, tf] of kw.postings) {
-      term.push(t);
+      const rows = rowsOf.get(t);
+      if (rows) rows.push(chunk.length);
+      else rowsOf.set(t, [chunk.length]);
       chunk.push(chunkIds[i]!);
       head.push(tf.head);
       body.push(tf.body);
       len.push(n);
     }
   });
-  if (!term.length) return;
-  const order = Array.from(term.keys()).sort((a, b) => (term[a]! < term[b]! ? -1 : term[a]! > term[b]! ? 1 : chunk[a]! - chunk[b]!));
-  const pick = <T>(xs: T[]) => order.map((i) => xs[i]!);
+  if (!chunk.length) return;
+  const term: string[] = [];
+  const order: number[] = [];
+  for (const t of [...rowsOf.keys()].sort()) {
+    for (const r of rowsOf.get(t)!) (term.push(t), order.push(r));
+  }
+  const ints = (xs: number[]) => `{${order.map((r) => xs[r]).join(',')}}`;
   await c.query(
     `INSERT INTO postings (term, chunk_id, head_tf, body_tf, len) SELECT * FROM unnest($1::text[], $2::bigint[], $3::int[], $4::int[], $5::int[])`,
-    [pick(term), pick(chunk), pick(head), pick(body), pick(len)],
+    [textArrayLiteral(term), ints(chunk), ints(head), ints(body), ints(len)],
   );
 }
+
+/** A text[] literal: every element quoted, its quotes and backslashes escaped. */
+export const textArrayLiteral = (xs: readonly string[]) => `{${xs.map((x) => `"${x.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
