@@ -92,7 +92,7 @@ export function indexText(r: IndexResult, verbose: boolean, paint: Paint = paint
 /** A Postgres worker that had nothing to claim: one line naming who holds what (index prints it on stderr). */
 export function idleLine(idle: NonNullable<IndexResult['idle']>): string {
   const held = idle.held.map((l) => `${l.source} held by pid ${l.pid} on ${l.host} (lease ${l.claimedSecondsAgo}s old, renewed ${l.renewedSecondsAgo}s ago)`);
-  const done = idle.done.length ? [`${idle.done.join(', ')} indexed by another worker since this run began`] : [];
+  const done = idle.done.length ? [`${idle.done.join(', ')} already indexed by another worker (for this tick, or since this run began)`] : [];
   return `nothing to do: no source is free for this worker: ${[...held, ...done].join('; ') || 'none selected'}`;
 }
 
