@@ -444,7 +444,7 @@ export class Searcher {
     timed?.lap('retrieve', () => `keyword ${got.kw.length}, vector ${got.vec.length}, ${count(got.lists.length, 'expansion list')}, ${got.literal.size} holding the query as written`);
     const trust = this.weigh(plan, got);
     timed?.lap('weigh', () => (trust ? trust.why : `single list (${req.mode})`));
-    const fused = await this.weighByPrior(plan, this.fuse(plan, got, trust), chunks);
+    const fused = this.fuse(plan, got, trust, await this.weighByPrior(plan, this.merge(plan, got), chunks));
     timed?.lap('fuse', () => `${count(fused.length, 'candidate')} by reciprocal rank fusion (${req.mode})`);
     const collapsed = await this.collapse(plan, fused, chunks, got.vec.length);
     // The vector head the plan read ran short after collapse: again, at full depth.
@@ -529,8 +529,9 @@ export class Searcher {
   }
 
   /**
-   * The head of the fused list weighed by the profile's prior (its texts read: the later stages
-   * read them anyway) and reordered, passages holding the query as written still first.
+   * The head of the RRF list weighed by the profile's prior (its texts read: the later stages read
+   * them anyway) and reordered, before fusion's per-query steps: what those keep in place (the
+   * keyword list's leader, the passages holding the query as written) the prior does not move.
    */
   private async weighByPrior(plan: SearchPlan, fused: Candidate[], chunks: ChunkCache): Promise<Candidate[]> {
     const { prior, priors } = plan;
@@ -545,7 +546,7 @@ export class Searcher {
       c.score = c.score >= 0 ? c.score * f : c.score / f;
     }
     if (!priors.size) return fused;
-    head.sort((a, b) => Number(!!b.literal) - Number(!!a.literal) || b.score - a.score || a.ref - b.ref);
+    head.sort((a, b) => b.score - a.score || a.ref - b.ref);
     return [...head, ...fused.slice(PRIOR_DEPTH)];
   }
 
@@ -614,17 +615,17 @@ export class Searcher {
   private weigh(plan: SearchPlan, got: Retrieved): ListTrust | null {
     if (plan.req.mode !== 'hybrid') return null;
     const termCount = Math.min(...plan.ownTerms.map((t) => new Set(t).size));
-    return listTrust(queryEvidence(got.kw, termCount, got.literalQuery, plan.req.query), this.trustTuning);
+    return listTrust(queryEvidence(got.kw, termCount, got.literalQuery, plan.req.query, got.literal.size > 0), this.trustTuning);
   }
 
   /**
-   * Fusion, in order: reciprocal rank fusion of the lists; the passages holding every word of the
+   * Fusion, in order, of the RRF list the prior weighed (`merge`, `weighByPrior`): the passages holding every word of the
    * query ahead of those only its expansions brought (when its words are found); the keyword list's
    * first kept near the top when the query's words pick it out clearly, passing only what the
    * lists agree on less; the literal matches first.
    */
-  private fuse(plan: SearchPlan, got: Retrieved, trust: ListTrust | null): Candidate[] {
-    let list = rrf(got.vec, got.kw, got.weights, got.lists);
+  private fuse(plan: SearchPlan, got: Retrieved, trust: ListTrust | null, fused: Candidate[]): Candidate[] {
+    let list = fused;
     if (trust?.fullCoverFirst && got.lists.length) {
       list = fullCoverFirst(list, got.fullCover);
       // Most of the query's own words in a passage outweigh a synonym: the expansions' votes lift no passage over it.
@@ -634,10 +635,21 @@ export class Searcher {
       const own = (c: Candidate) => (c.vector ? vector / (RRF_K + c.vector.rank) : 0) + (c.keyword ? keyword / (RRF_K + c.keyword.rank) : 0);
       list = ownWordsFirst(list, holders, own);
     }
-    if (trust) list = placeAtLeast(list, got.kw[0]?.ref, trust.keywordLeaderAt, leaderPasses(trust, this.trustTuning));
+    if (trust) {
+      // What the profile's prior counts less than the leader (a README, a test) the lists' agreement does not hold above it.
+      const agreed = leaderPasses(trust, this.trustTuning);
+      const leader = got.kw[0]?.ref;
+      const factor = (ref: number | undefined) => (ref === undefined ? 1 : (plan.priors.get(ref) ?? 1));
+      // A leader the prior counts less (a README, a test holding the question's words) keeps its fused place.
+      if (factor(leader) >= 1) list = placeAtLeast(list, leader, trust.keywordLeaderAt, (c) => agreed(c) || factor(c.ref) < factor(leader));
+    }
     if (trust?.literalByKeyword) list = literalByKeyword(list, got.literal);
-    list = literalFirst(list, got.literal);
-    // Single-list modes keep the list's own score (cosine or -bm25) rather than RRF's.
+    return literalFirst(list, got.literal);
+  }
+
+  /** Reciprocal rank fusion of the lists; single-list modes keep the list's own score (cosine or -bm25) rather than RRF's. */
+  private merge(plan: SearchPlan, got: Retrieved): Candidate[] {
+    const list = rrf(got.vec, got.kw, got.weights, got.lists);
     return plan.req.mode === 'hybrid' ? list : list.map((c) => ({ ...c, score: (c.vector ?? c.keyword)!.score }));
   }
 

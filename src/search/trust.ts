@@ -16,6 +16,8 @@ import type { RefScore } from '../storage/roles.ts';
 export interface QueryEvidence {
   /** Some keyword hit holds the query's words in order, or its English words are in its best hit. */
   literal: boolean;
+  /** Some keyword hit holds the query's words in order (false when only its English words were found, scattered, in its best hit). */
+  inOrder: boolean;
   /**
    * Share of the query's distinct keyword terms held by its best-covered keyword hit (0..1); null
    * when the store does not count terms per hit.
@@ -25,6 +27,8 @@ export interface QueryEvidence {
   keywordPeak: number;
   /** Written in CJK alone (no Latin letter), this many CJK characters long; 0 otherwise. */
   cjkChars: number;
+  /** Written in Latin letters, with no CJK character. */
+  latin: boolean;
 }
 
 /** What the fusion of one query keeps from its lists. */
@@ -58,7 +62,7 @@ export const TRUST_TUNING = {
 };
 
 /** The evidence of a query from its keyword list (best first) and its count of distinct terms. */
-export function queryEvidence(kw: readonly RefScore[], termCount: number, literal: boolean, query = ''): QueryEvidence {
+export function queryEvidence(kw: readonly RefScore[], termCount: number, literal: boolean, query = '', inOrder = literal): QueryEvidence {
   let best = -1;
   const head = Math.min(kw.length, 50);
   for (let i = 0; i < head; i++) {
@@ -73,7 +77,9 @@ export function queryEvidence(kw: readonly RefScore[], termCount: number, litera
   const first = kw[0]?.score ?? 0;
   const tenth = kw[Math.min(9, kw.length - 1)]?.score ?? 0;
   const keywordPeak = kw.length && tenth > 0 ? first / tenth : 1;
-  return { literal, coverage, keywordPeak, cjkChars: LATIN.test(query) ? 0 : (query.match(CJK)?.length ?? 0) };
+  const cjk = query.match(CJK)?.length ?? 0;
+  const latin = LATIN.test(query);
+  return { literal, inOrder, coverage, keywordPeak, cjkChars: latin ? 0 : cjk, latin: latin && !cjk };
 }
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
@@ -87,7 +93,16 @@ export function listTrust(e: QueryEvidence, t = TRUST_TUNING): ListTrust {
     // keeps the fused order: its holders are few, and the vector leg tells a line's own passage
     // from the section around it that repeats it as a heading.
     const named = e.cjkChars > 0 && e.cjkChars <= t.termChars;
-    return { fullCoverFirst: true, keywordLeaderAt: Infinity, literalByKeyword: named, why: `the query as written${named ? ', its holders in keyword order' : ''}` };
+    // An English question whose words are all in the keyword list's first hit, in order nowhere (asked
+    // in other words than the passage's): that hit answers it by its own words; the vector leg may
+    // miss it. (A Chinese question naming one English word finds that word anywhere.)
+    const scattered = e.latin && !e.inOrder;
+    return {
+      fullCoverFirst: true,
+      keywordLeaderAt: scattered ? t.leaderAt : Infinity,
+      literalByKeyword: named,
+      why: scattered ? `its English words in its best keyword hit: its first kept in the top ${t.leaderAt}` : `the query as written${named ? ', its holders in keyword order' : ''}`,
+    };
   }
   const c = e.coverage ?? 0;
   const leader = c >= t.leaderCoverage && e.keywordPeak >= t.leaderPeak;

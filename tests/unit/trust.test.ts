@@ -10,18 +10,29 @@ describe('per-query trust', () => {
     expect(e.keywordPeak).toBe(20 / 2);
     // A store that does not count terms gives no coverage.
     expect(queryEvidence([{ ref: 1, score: 1 }], 3, false).coverage).toBeNull();
-    expect(queryEvidence([], 3, false)).toEqual({ literal: false, coverage: 0, keywordPeak: 1, cjkChars: 0 });
+    expect(queryEvidence([], 3, false)).toEqual({ literal: false, inOrder: false, coverage: 0, keywordPeak: 1, cjkChars: 0, latin: false });
   });
 
   it('keeps the keyword list’s first near the top only when the query’s words pick it out clearly', () => {
-    const clear = listTrust({ literal: false, coverage: 0.5, keywordPeak: 2, cjkChars: 0 });
+    const clear = listTrust({ literal: false, inOrder: false, coverage: 0.5, keywordPeak: 2, cjkChars: 0, latin: true });
     expect(clear.keywordLeaderAt).toBe(TRUST_TUNING.leaderAt);
-    expect(listTrust({ literal: false, coverage: 0.5, keywordPeak: 1.1, cjkChars: 0 }).keywordLeaderAt).toBe(Infinity);
-    expect(listTrust({ literal: false, coverage: 0.2, keywordPeak: 3, cjkChars: 0 }).keywordLeaderAt).toBe(Infinity);
+    expect(listTrust({ literal: false, inOrder: false, coverage: 0.5, keywordPeak: 1.1, cjkChars: 0, latin: true }).keywordLeaderAt).toBe(Infinity);
+    expect(listTrust({ literal: false, inOrder: false, coverage: 0.2, keywordPeak: 3, cjkChars: 0, latin: true }).keywordLeaderAt).toBe(Infinity);
     // Found as written: the literal stage decides; the query's words rank above synonyms.
-    expect(listTrust({ literal: true, coverage: 1, keywordPeak: 3, cjkChars: 0 })).toMatchObject({ fullCoverFirst: true, keywordLeaderAt: Infinity });
-    expect(listTrust({ literal: false, coverage: 0.8, keywordPeak: 1, cjkChars: 0 }).fullCoverFirst).toBe(true);
-    expect(listTrust({ literal: false, coverage: 0.5, keywordPeak: 1, cjkChars: 0 }).fullCoverFirst).toBe(false);
+    expect(listTrust({ literal: true, inOrder: true, coverage: 1, keywordPeak: 3, cjkChars: 0, latin: true })).toMatchObject({ fullCoverFirst: true, keywordLeaderAt: Infinity });
+    expect(listTrust({ literal: false, inOrder: false, coverage: 0.8, keywordPeak: 1, cjkChars: 0, latin: true }).fullCoverFirst).toBe(true);
+    expect(listTrust({ literal: false, inOrder: false, coverage: 0.5, keywordPeak: 1, cjkChars: 0, latin: true }).fullCoverFirst).toBe(false);
+  });
+
+  it('keeps the keyword list’s first near the top when its best hit holds the question’s English words, in order nowhere', () => {
+    // "build the instructions the MCP server sends …": every word in one function, which the vector leg never finds.
+    const scattered = listTrust({ literal: true, inOrder: false, coverage: 0.8, keywordPeak: 1.1, cjkChars: 0, latin: true });
+    expect(scattered).toMatchObject({ fullCoverFirst: true, keywordLeaderAt: TRUST_TUNING.leaderAt, literalByKeyword: false });
+    // Held as written: the literal stage already puts its holders first.
+    expect(listTrust({ literal: true, inOrder: true, coverage: 0.8, keywordPeak: 1.1, cjkChars: 0, latin: true }).keywordLeaderAt).toBe(Infinity);
+    expect(queryEvidence([{ ref: 1, score: 2, terms: 2 }], 2, true, 'a b', false)).toMatchObject({ inOrder: false, latin: true });
+    // A Chinese question naming one English word ("… 有效的 GGUF …") finds that word anywhere: no leader kept.
+    expect(listTrust({ ...queryEvidence([], 2, true, '有效的 GGUF', false), coverage: 0.8, keywordPeak: 1.1 }).keywordLeaderAt).toBe(Infinity);
   });
 
   it('orders the holders of a short CJK term found as written by the keyword list', () => {
@@ -29,7 +40,7 @@ describe('per-query trust', () => {
     expect(queryEvidence([], 1, true, '“杀伤枭刃，用神之不善”').cjkChars).toBe(9);
     expect(queryEvidence([], 1, true, 'shi shen 食神').cjkChars).toBe(0);
     expect(queryEvidence([], 1, true, 'wood').cjkChars).toBe(0);
-    const trust = (literal: boolean, cjkChars: number) => listTrust({ literal, coverage: 1, keywordPeak: 1, cjkChars }).literalByKeyword;
+    const trust = (literal: boolean, cjkChars: number) => listTrust({ literal, inOrder: literal, coverage: 1, keywordPeak: 1, cjkChars, latin: !cjkChars }).literalByKeyword;
     expect(trust(true, 6)).toBe(true);
     expect(trust(true, 2)).toBe(true);
     // A quoted line keeps the fused order; so do English queries and queries not found as written.
@@ -68,8 +79,8 @@ describe('per-query trust', () => {
   });
 
   it('lets the keyword list\'s first pass a synonym\'s favourite once the query\'s own words are found', () => {
-    const found = listTrust({ literal: false, coverage: 0.8, keywordPeak: 3, cjkChars: 0 });
-    const open = listTrust({ literal: false, coverage: 0.5, keywordPeak: 3, cjkChars: 0 });
+    const found = listTrust({ literal: false, inOrder: false, coverage: 0.8, keywordPeak: 3, cjkChars: 0, latin: true });
+    const open = listTrust({ literal: false, inOrder: false, coverage: 0.5, keywordPeak: 3, cjkChars: 0, latin: true });
     // Ranked by the vector leg and an expansion list, not by the keyword list's head.
     const synonymFavourite = { keyword: { rank: 12 }, vector: { rank: 2 }, profileExpansion: { rank: 1 } };
     expect(leaderPasses(found)(synonymFavourite)).toBe(true);
