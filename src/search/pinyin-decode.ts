@@ -4,18 +4,20 @@
  * the dictionary's single characters read so, the few the most chunks hold; the reading is the
  * chain of characters whose neighbouring pairs the most chunks hold (a Viterbi over the keyword
  * index's counts of character pairs, which it keeps as terms), cut where a pair is rare. Counts
- * are asked once each and kept, so a question's syllables cost lookups only the first time.
+ * are asked once each and kept (term-counts.ts), so a question's syllables cost lookups only the
+ * first time.
  */
 
-/** How many chunks hold each keyword term (a character or a pair of characters), in order. */
-export type TermCounts = (terms: readonly string[]) => Promise<number[]>;
+/** Chunks holding keyword terms (a character or a pair of characters): load() asks, n() reads (term-counts.ts). */
+export interface TermCounts {
+  load(terms: readonly string[]): Promise<void>;
+  n(term: string): number;
+}
 
 /** Characters tried per syllable: those the most chunks hold ("shi" reads as ~70 characters). */
 export const CHARS_PER_SYLLABLE = 12;
 /** Chunks that must hold a pair of characters for the two syllables to be read as one word. */
 export const MIN_PAIR_CHUNKS = 3;
-/** Counts kept before the cache starts over (a pair of syllables asks ≤ 144). */
-const MAX_COUNTS = 200_000;
 
 /** A stretch of syllables read as one word of the corpus. */
 export interface DecodedSpan {
@@ -29,25 +31,21 @@ export interface DecodedSpan {
 }
 
 export class PinyinDecoder {
-  private readonly counts = new Map<string, number>();
   private readonly candidates = new Map<string, string[]>();
 
   constructor(
     /** Toneless syllable → the characters read so. */
     private readonly chars: ReadonlyMap<string, readonly string[]>,
-    private readonly termCounts: TermCounts,
+    /** The corpus's counts, kept as long as the index stands (the decoder is made anew when it changes). */
+    private readonly counts: TermCounts,
   ) {}
 
-  private async count(terms: readonly string[]): Promise<void> {
-    const missing = [...new Set(terms)].filter((t) => !this.counts.has(t));
-    if (!missing.length) return;
-    if (this.counts.size + missing.length > MAX_COUNTS) this.counts.clear();
-    const n = await this.termCounts(missing);
-    missing.forEach((t, i) => this.counts.set(t, n[i] ?? 0));
+  private n(term: string): number {
+    return this.counts.n(term);
   }
 
-  private n(term: string): number {
-    return this.counts.get(term) ?? 0;
+  private count(terms: readonly string[]): Promise<void> {
+    return this.counts.load(terms);
   }
 
   /** The characters of a syllable the corpus holds, most chunks first. */

@@ -4,6 +4,7 @@ import type { SearchStore } from '../storage/roles.ts';
 import { cedictPinyin, type CedictPinyin } from '../sync/lexicon/cedict.ts';
 import type { Expander } from './expand.ts';
 import { PinyinDecoder, type DecodedSpan } from './pinyin-decode.ts';
+import { TermCountCache } from './term-counts.ts';
 
 /**
  * Pinyin questions over a Chinese corpus ("tian yi gui ren", "tianyiguiren", "shāng guān"): a run of
@@ -246,6 +247,7 @@ export function pinyinExpansions(
  */
 export function pinyinExpander(
   store: Pick<SearchStore, 'lexiconHeadwords' | 'lexiconLookup' | 'generation' | 'termCounts'>,
+  counts: TermCountCache = new TermCountCache(store),
   dictionary: (headwords: ReadonlySet<string>) => CedictPinyin = cedictPinyin,
 ): Expander {
   let built: { generation: number; index: PinyinIndex; decoder: PinyinDecoder | null } | null = null;
@@ -260,8 +262,7 @@ export function pinyinExpander(
       const headwords = await store.lexiconHeadwords(2);
       const dict = dictionary(new Set(headwords.map((h) => h.headword)));
       syllables ??= syllableCharacters(dict.characters);
-      const counts = store.termCounts?.bind(store);
-      built = { generation, index: buildPinyinIndex(headwords, dict.readings), decoder: counts ? new PinyinDecoder(syllables, counts) : null };
+      built = { generation, index: buildPinyinIndex(headwords, dict.readings), decoder: counts.available ? new PinyinDecoder(syllables, counts) : null };
     }
     const read = pinyinRuns(q, english);
     const decoder = built.decoder;

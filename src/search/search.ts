@@ -12,8 +12,9 @@ import { headWeight } from './field-weights.ts';
 import { knownShape, toChunkFilter, unknownValueError, valuesToCheck } from './filters.ts';
 import { EXPANSION_TUNING, expansionWeightOf, gatherExpansions, literalShare, MAX_CONCEPT_EXPANSIONS, MAX_EXPANSIONS, type Expander } from './expand.ts';
 import { conceptRefs } from './concepts.ts';
-import { lexiconExpander } from './lexicon.ts';
+import { COMPOUND, lexiconExpander, withoutCompoundsBesideProfile } from './lexicon.ts';
 import { pinyinExpander, withoutPinyinParts } from './pinyin.ts';
+import { TermCountCache } from './term-counts.ts';
 import { literalFirst, literalPatterns } from './literal.ts';
 import { capPerDocument, collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
 import { fullCoverFirst, leaderPasses, listTrust, literalByKeyword, ownWordsFirst, placeAtLeast, queryEvidence, TRUST_TUNING, type ListTrust } from './trust.ts';
@@ -220,6 +221,9 @@ class StageClock {
 
 const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
+/** What the engine's own expanders mark their expansions with (the rest are the profiles'). */
+const ENGINE_VIAS = new Set(['lexicon', COMPOUND, 'pinyin']);
+
 /** A long-lived search handle (the HTTP server, the MCP server and the agent tool keep one open). */
 export class Searcher {
   tuning: ExpansionTuning = { ...EXPANSION_TUNING };
@@ -242,8 +246,9 @@ export class Searcher {
     readonly reranker: Reranker | null = null,
     opts: SearcherOptions = {},
   ) {
-    this.lexicon = lexiconExpander(store, () => this.tuning.perKey);
-    this.pinyin = pinyinExpander(store);
+    const counts = new TermCountCache(store);
+    this.lexicon = lexiconExpander(store, () => this.tuning.perKey, counts);
+    this.pinyin = pinyinExpander(store, counts);
     this.reuseTerms = opts.reuseTerms ?? !opts.oneShot;
     this.analyses = opts.oneShot ? null : new QueryAnalyses();
   }
@@ -286,7 +291,8 @@ export class Searcher {
     const all = await gatherExpansions(q, [...sharedExpanders, ...this.extraExpanders], this.tuning.concepts ? MAX_CONCEPT_EXPANSIONS : MAX_EXPANSIONS);
     const gathered = all.filter((e) => !own.some((o) => o.term === e.term));
     // A pinyin word spelling a longer stretch of the query outranks readings of its parts (also when the profile gives the word itself).
-    const shared = withoutPinyinParts(gathered, all);
+    // A pair of characters for two English words speaks only where the profiles found nothing.
+    const shared = withoutCompoundsBesideProfile(withoutPinyinParts(gathered, all), [...own, ...all.filter((e) => !ENGINE_VIAS.has(e.via))]);
     return { shared, own: withoutPinyinParts(own, all), ownWeight: Math.max(0, ...ownProfiles.map((p) => p.expansionWeight!)) };
   }
 

@@ -19,6 +19,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { packedTarball } from '../helpers/packed.ts';
 import { startServe } from '../helpers/serve.ts';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
 
@@ -205,10 +206,8 @@ describe('the install line', () => {
   it('installs a packed tarball of this checkout into a fresh project, whose npx ragsync indexes the sample', { timeout: 600_000 }, async () => {
     const t = tempDir('ragsync-install-');
     cleanups.push(t.cleanup);
-    // npm pack as a user runs it on a built checkout (dist/ is what the test run built; no rebuild here).
-    const packed = spawnSync('npm', ['pack', '--ignore-scripts', '--pack-destination', t.dir, REPO_ROOT], { cwd: t.dir, encoding: 'utf8' });
-    expect(packed.status, packed.stderr).toBe(0);
-    const tgz = join(t.dir, packed.stdout.trim().split('\n').at(-1)!);
+    // npm pack as a user runs it on a built checkout (the run's one pack: tests/helpers/packed.ts).
+    const tgz = await packedTarball();
     expect(existsSync(tgz)).toBe(true);
     const project = join(t.dir, 'project');
     mkdirSync(project);

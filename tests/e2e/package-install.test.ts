@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assertBuilt } from '../helpers/cli.ts';
 import { FakeProvider } from '../helpers/fake-provider.ts';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
 import { startDocsSite } from '../helpers/docs-site.ts';
+import { packedTarball } from '../helpers/packed.ts';
 
 /**
  * The package as a user gets it: `npm pack`, installed into a fresh project by npm from the local
@@ -72,8 +73,8 @@ afterAll(async () => {
 
 describe('the packed package in a fresh project', () => {
   it('installs offline, type-checks a program against its types, and the knowledge manager works with an AI SDK model and a function', async () => {
-    execFileSync('npm', ['pack', '--ignore-scripts', '--pack-destination', t.dir], { cwd: REPO_ROOT, stdio: 'ignore' });
-    const tarball = join(t.dir, readdirSync(t.dir).find((f) => f.endsWith('.tgz'))!);
+    // The run's one `npm pack` of this checkout (tests/helpers/packed.ts).
+    const tarball = await packedTarball();
     const proj = join(t.dir, 'proj');
     mkdirSync(proj);
     writeFileSync(join(proj, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));

@@ -5,7 +5,8 @@ import Database from 'better-sqlite3';
 import { builtinProfiles } from '../../src/builtin.ts';
 import { parseConfig, type Config } from '../../src/config/load.ts';
 import { keyRuns, wordKey } from '../../src/core/text/english-keys.ts';
-import { lexiconExpansions, PER_KEY } from '../../src/search/lexicon.ts';
+import { COMPOUND, lexiconExpansions, PER_KEY, withoutCompoundsBesideProfile } from '../../src/search/lexicon.ts';
+import { TermCountCache } from '../../src/search/term-counts.ts';
 import { Searcher } from '../../src/search/search.ts';
 import type { LexiconRow } from '../../src/storage/roles.ts';
 import { buildEntries, lexiconSource, senseKeys } from '../../src/sync/lexicon/cedict.ts';
@@ -64,6 +65,11 @@ describe('lexicon expansions', () => {
     { gloss: 'queu', headword: '行列', sense: 2, df: 1 },
     { gloss: 'messag', headword: '消息', sense: 1, df: 20 },
     { gloss: 'tim zon', headword: '时区', sense: 0, df: 2 },
+    { gloss: 'golden', headword: '金', sense: 4, df: 178 },
+    { gloss: 'golden', headword: '黄金', sense: 1, df: 16 },
+    { gloss: 'carriag', headword: '车', sense: 0, df: 90 },
+    { gloss: 'carriag', headword: '舆', sense: 1, df: 21 },
+    { gloss: 'star', headword: '星', sense: 0, df: 300 },
   ];
   const lookup = async (keys: string[]) => rows.filter((r) => keys.includes(r.gloss));
 
@@ -83,6 +89,20 @@ describe('lexicon expansions', () => {
     expect(out[0]!.weight).toBeLessThan(1);
     expect(out[1]!.weight).toBeLessThan(out[0]!.weight); // a later sense is less sure
     expect(await lexiconExpansions('队列怎么用', lookup)).toEqual([]);
+  });
+
+  it('two neighbouring words become the pair of their characters the corpus holds in three or more chunks', async () => {
+    const chunks = (n: Record<string, number>) => new TermCountCache({ generation: async () => 1, termCounts: async (ts) => ts.map((t) => n[t] ?? 0) });
+    const pairs = async (q: string, n: Record<string, number>) => (await lexiconExpansions(q, lookup, PER_KEY, chunks(n))).filter((e) => e.via === COMPOUND);
+    expect(await pairs('Golden Carriage star', { 金舆: 5, 金车: 1, 舆星: 2 })).toEqual([{ term: '金舆', from: 'Golden Carriage', weight: 1, via: COMPOUND }]);
+    expect(await pairs('Golden Carriage', { 金舆: 2 })).toEqual([]);
+    // Not across a stop word or punctuation, and not without counts.
+    expect(await pairs('Golden, Carriage', { 金舆: 5 })).toEqual([]);
+    expect((await lexiconExpansions('Golden Carriage', lookup)).some((e) => e.via === COMPOUND)).toBe(false);
+    // Where a profile read the question in its own words, the pairs stay out.
+    const e = await lexiconExpansions('Golden Carriage', lookup, PER_KEY, chunks({ 金舆: 5 }));
+    expect(withoutCompoundsBesideProfile(e, []).map((x) => x.term)).toContain('金舆');
+    expect(withoutCompoundsBesideProfile(e, [{ term: '金舆', from: 'Golden Carriage', weight: 1, via: 'glossary' }]).map((x) => x.term)).not.toContain('金舆');
   });
 });
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { PinyinDecoder, type TermCounts } from '../../src/search/pinyin-decode.ts';
+import { TermCountCache } from '../../src/search/term-counts.ts';
 import { pinyinExpansions, buildPinyinIndex, syllableCharacters } from '../../src/search/pinyin.ts';
 
-/** Chunks → how many hold each character and each pair of neighbouring characters (as the keyword index keeps them). */
+/** Chunks → how many hold each character and each pair of neighbouring characters (as the keyword index keeps them), known once loaded. */
 function countsOf(chunks: string[]): { counts: TermCounts; asked: string[][] } {
   const df = new Map<string, number>();
   for (const c of chunks) {
@@ -12,7 +13,16 @@ function countsOf(chunks: string[]): { counts: TermCounts; asked: string[][] } {
     for (const t of terms) df.set(t, (df.get(t) ?? 0) + 1);
   }
   const asked: string[][] = [];
-  return { asked, counts: async (terms) => (asked.push([...terms]), terms.map((t) => df.get(t) ?? 0)) };
+  const known = new Set<string>();
+  const counts: TermCounts = {
+    async load(terms) {
+      const missing = terms.filter((t) => !known.has(t));
+      if (missing.length) asked.push(missing);
+      for (const t of missing) known.add(t);
+    },
+    n: (t) => (known.has(t) ? df.get(t) ?? 0 : 0),
+  };
+  return { asked, counts };
 }
 
 // The dictionary's single characters and their readings (as cedictPinyin gives them).
@@ -54,14 +64,20 @@ describe('pinyin decoding over the corpus counts', () => {
     expect(await new PinyinDecoder(chars, countsOf(['上关门']).counts).decode(['shang', 'guan'])).toEqual([]);
   });
 
-  it('counts are asked once: a question seen before costs no lookup', async () => {
-    const c = countsOf(corpus);
-    const d = new PinyinDecoder(chars, c.counts);
-    await d.decode(['shang', 'guan', 'pei', 'yin']);
-    const n = c.asked.length;
-    await d.decode(['shang', 'guan', 'pei', 'yin']);
-    await d.decode(['pei', 'yin']);
-    expect(c.asked.length).toBe(n);
+  it('counts are asked of the store once while the index stands', async () => {
+    const asked: string[][] = [];
+    let generation = 1;
+    const cache = new TermCountCache({ generation: async () => generation, termCounts: async (ts) => (asked.push([...ts]), ts.map((t) => (['伤', '官', '伤官'].includes(t) ? 3 : 0))) });
+    const d = new PinyinDecoder(chars, cache);
+    await d.decode(['shang', 'guan']);
+    const n = asked.length;
+    await d.decode(['shang', 'guan']);
+    await cache.load(['伤官']);
+    expect(asked.length).toBe(n);
+    expect(cache.n('伤官')).toBe(3);
+    generation = 2;
+    await cache.load(['伤官']);
+    expect(asked.at(-1)).toEqual(['伤官']);
   });
 
   it('decoded words become expansions only when the query is pinyin', async () => {
