@@ -46,8 +46,10 @@ export default function setup(): () => void {
     removeOwnedDir(dir);
   }
   const dir = makeOwnedDir(system, RUN_PREFIX);
-  // Others may need to reach in (the test clusters' server runs as `postgres` when we are root).
-  chmodSync(dir, 0o755);
+  // A temp folder as /tmp is: other users reach in and make their own (the test clusters' server
+  // runs as `postgres` when we are root; tests run the CLI as an unprivileged user, whose tsx keeps
+  // its cache here).
+  chmodSync(dir, 0o1777);
   // tsx keeps its compile cache in the temp folder: the CLIs the tests spawn from the sources share
   // the one that outlives runs rather than compiling everything afresh in each.
   const tsxCache = join(system, `tsx-${process.geteuid?.() ?? userInfo().username}`);
