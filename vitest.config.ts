@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import LongFirst from './tests/helpers/sequencer.ts';
 
 const timeouts = { testTimeout: 120_000, hookTimeout: 60_000 };
 
@@ -8,6 +9,8 @@ export default defineConfig({
     // A private PostgreSQL + pgvector for the Postgres suites (or RAGSYNC_TEST_PG_URL's server), then
     // one temp folder for the whole run that every temp folder lands in (removed at its end).
     globalSetup: ['tests/helpers/pg-setup.ts', 'tests/helpers/run-tmp-setup.ts'],
+    // The longest files first, also when no earlier run's durations are cached.
+    sequence: { sequencer: LongFirst },
     poolOptions: {
       // The unit files share one thread and load their modules once: a fresh process per file cost
       // more than most of them take to run.
