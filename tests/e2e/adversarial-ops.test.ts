@@ -13,6 +13,7 @@ import { startServe, type Served } from '../helpers/serve.ts';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
 import { dbState, isStopped, spawnCli, waitFor, type DbState } from './daemon-helpers.ts';
 import { runIndex } from '../../src/engine/library.ts';
+import { FROM_CLI } from '../helpers/cli.ts';
 
 let t: ReturnType<typeof tempDir>;
 let cfgFile: string;
@@ -91,7 +92,7 @@ describe('two daemons on one database', () => {
 
 describe('malformed MCP JSON-RPC lines', () => {
   it('are dropped with one stderr line each; the session goes on and answers the next valid request', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src/cli/run.ts'), 'mcp', '-c', cfgFile], {
+    const child = spawn(process.execPath, [...FROM_CLI, 'mcp', '-c', cfgFile], {
       cwd: REPO_ROOT,
       stdio: ['pipe', 'pipe', 'pipe'],
     });

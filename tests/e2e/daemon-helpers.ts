@@ -8,6 +8,7 @@ import { CORPORA, REPO_ROOT } from '../helpers/tmp.ts';
 import { needCorpora } from '../helpers/corpora.ts';
 import { pgQuery } from '../helpers/postgres.ts';
 import { isDatabaseUrl } from '../../src/core/db-url.ts';
+import { FROM_CLI } from '../helpers/cli.ts';
 
 export const repoRoot = REPO_ROOT;
 export const corpora = CORPORA;
@@ -74,7 +75,7 @@ export interface Exit {
 
 /** `ragsync <args>` as a child process (the TypeScript sources through tsx). */
 export function spawnCli(args: string[], env: Record<string, string> = {}): ChildProcess & { done: Promise<Exit> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src/cli/run.ts'), ...args], {
+  const child = spawn(process.execPath, [...FROM_CLI, ...args], {
     cwd: repoRoot,
     env: { ...process.env, RAGSYNC_LOG_FORMAT: 'json', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -6,7 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { loadConfig } from '../../src/builtin.ts';
 import { createSearchTool } from '../../src/ai/index.ts';
 import { runIndex } from '../../src/engine/library.ts';
-import { runCli } from '../helpers/cli.ts';
+import { FROM_CLI, runCli } from '../helpers/cli.ts';
 import { ModelServer } from '../helpers/model-server.ts';
 import { startServe } from '../helpers/serve.ts';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
@@ -90,7 +90,7 @@ describe('the configured reranker on every surface', () => {
   });
 
   it('MCP search tool', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'src/cli/run.ts', 'mcp', '-c', cfgFile], cwd: REPO_ROOT, stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [...FROM_CLI, 'mcp', '-c', cfgFile], cwd: REPO_ROOT, stderr: 'pipe' });
     const client = new Client({ name: 'test', version: '0' });
     await client.connect(transport);
     try {

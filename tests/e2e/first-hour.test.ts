@@ -5,13 +5,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/builtin.ts';
 import { colorsOn, painter } from '../../src/cli/color.ts';
 
-import { FROM_SOURCES, runCli, runNode } from '../helpers/cli.ts';
+import { FROM_CLI_ANYWHERE, FROM_SOURCES, runCli, runNode } from '../helpers/cli.ts';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
 import { Upstream } from '../helpers/upstream.ts';
 import { CODE_INCLUDE } from '../../src/chunking/code/index.ts';
@@ -28,8 +27,8 @@ function sampleConfig(dir: string): string {
   return file;
 }
 
-/** The sources' entry with tsx named by its path: runnable from any folder. */
-const ANYWHERE = ['--import', createRequire(join(REPO_ROOT, 'package.json')).resolve('tsx'), join(REPO_ROOT, 'src', 'cli', 'run.ts')];
+/** The CLI runnable from any folder. */
+const ANYWHERE = FROM_CLI_ANYWHERE;
 
 /** The CLI run from `cwd` (init and the default config lookup read the working directory), no $RAGSYNC_CONFIG. */
 function cliAt(cwd: string, args: string[], extra: Record<string, string> = {}) {

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeProvider } from '../helpers/fake-provider.ts';
 import { REPO_ROOT, tempDir } from '../helpers/tmp.ts';
+import { FROM_CLI } from '../helpers/cli.ts';
 
 let t: ReturnType<typeof tempDir>;
 let cfg: string;
@@ -43,7 +44,7 @@ beforeAll(async () => {
   writeFileSync(cfg, CONFIG);
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', 'src/cli/run.ts', 'mcp', '--manage-sources', '-c', cfg],
+    args: [...FROM_CLI, 'mcp', '--manage-sources', '-c', cfg],
     cwd: REPO_ROOT,
     stderr: 'pipe',
   });
@@ -169,7 +170,7 @@ describe('ragsync mcp --manage-sources with a local embedder of unknown size', (
         JSON.stringify({ db: 'index.db', embedder: { provider: 'ollama', model: 'nomic-embed-text', baseUrl: fake.baseUrl }, sources: [{ name: 'base', kind: 'dir', path: './base' }] }),
       );
       c = new Client({ name: 'ragsync-test', version: '1.0.0' });
-      await c.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'src/cli/run.ts', 'mcp', '--manage-sources', '-c', file], cwd: REPO_ROOT, stderr: 'pipe' }));
+      await c.connect(new StdioClientTransport({ command: process.execPath, args: [...FROM_CLI, 'mcp', '--manage-sources', '-c', file], cwd: REPO_ROOT, stderr: 'pipe' }));
       const probes = () => fake.requests.filter((q) => q.inputs.length === 1 && q.inputs[0] === 'dimensions').length;
       await c.listTools();
       expect(probes()).toBe(1); // the session's searcher

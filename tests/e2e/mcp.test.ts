@@ -14,6 +14,7 @@ import { createMcpServer } from '../../src/mcp/server.ts';
 import { Searcher } from '../../src/search/search.ts';
 import { makeFixture, type Fixture } from '../helpers/search-fixture.ts';
 import { openSearcher } from '../../src/engine/library.ts';
+import { FROM_CLI } from '../helpers/cli.ts';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 let fx: Fixture;
@@ -23,7 +24,7 @@ beforeAll(async () => {
   fx = await makeFixture();
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', 'src/cli/run.ts', 'mcp', '-c', fx.configFile],
+    args: [...FROM_CLI, 'mcp', '-c', fx.configFile],
     cwd: repo,
     stderr: 'pipe',
   });
@@ -116,7 +117,7 @@ describe('ragsync mcp answers initialize before loading the server', () => {
   });
 
   const run = (lines: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'mcp', '-c', fx.configFile], {
+    spawnSync(process.execPath, [...FROM_CLI, 'mcp', '-c', fx.configFile], {
       cwd: repo,
       input: lines.map((l) => l + '\n').join(''),
       encoding: 'utf8',
@@ -138,7 +139,7 @@ describe('ragsync mcp answers initialize before loading the server', () => {
   });
 
   it('a session of initialize alone never opens the config', () => {
-    const alone = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'mcp', '-c', '/nonexistent/ragsync.json'], {
+    const alone = spawnSync(process.execPath, [...FROM_CLI, 'mcp', '-c', '/nonexistent/ragsync.json'], {
       cwd: repo,
       input: INIT(1, '2025-06-18') + '\n',
       encoding: 'utf8',
@@ -152,7 +153,7 @@ describe('ragsync mcp answers initialize before loading the server', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ragsync-mcp-bad-'));
     const file = join(dir, 'ragsync.json');
     writeFileSync(file, JSON.stringify({ sources: [{ name: 'notes', kind: 'svn', path: dir }] }));
-    const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'src/cli/run.ts', 'mcp', '-c', file], cwd: repo, stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [...FROM_CLI, 'mcp', '-c', file], cwd: repo, stderr: 'pipe' });
     let stderr = '';
     transport.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
     const c = new Client({ name: 'ragsync-test', version: '1.0.0' });
@@ -174,7 +175,7 @@ describe('ragsync mcp answers initialize before loading the server', () => {
   });
 
   it('no index yet: tool calls say so, and the session ends with exit 2 as any command with a bad config', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', 'mcp', '-c', '/nonexistent/ragsync.json'], {
+    const r = spawnSync(process.execPath, [...FROM_CLI, 'mcp', '-c', '/nonexistent/ragsync.json'], {
       cwd: repo,
       input: `${INIT(1, '2025-06-18')}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'search', arguments: { query: 'x' } } })}\n`,
       encoding: 'utf8',

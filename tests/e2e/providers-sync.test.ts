@@ -16,6 +16,7 @@ import { captureLog } from '../helpers/remote.ts';
 import { writeCorpus } from '../helpers/corpus.ts';
 import { endianness } from 'node:os';
 import { runIndex } from '../../src/engine/library.ts';
+import { FROM_CLI_ANYWHERE } from '../helpers/cli.ts';
 
 const repoRoot = resolve(import.meta.dirname, '..', '..');
 const KEY = 'sk-sync-test-a1b2c3d4e5f6a7b8';
@@ -236,9 +237,8 @@ describe('a sync with batches in flight at once (embedder.concurrency)', () => {
 
 function runCli(args: string[], opts: { cwd: string; env?: Record<string, string> }) {
   const env: Record<string, string | undefined> = { ...process.env, RAGSYNC_FAKE_KEY: undefined, RAGSYNC_LOG_LEVEL: 'debug', ...opts.env };
-  const loader = join(repoRoot, 'node_modules', 'tsx', 'dist', 'loader.mjs');
   return new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
-    const child = spawn(process.execPath, ['--import', `file://${loader}`, join(repoRoot, 'src', 'cli', 'run.ts'), ...args], {
+    const child = spawn(process.execPath, [...FROM_CLI_ANYWHERE, ...args], {
       cwd: opts.cwd,
       env: env as NodeJS.ProcessEnv,
     });

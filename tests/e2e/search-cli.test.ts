@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { makeFixture, type Fixture } from '../helpers/search-fixture.ts';
+import { FROM_CLI } from '../helpers/cli.ts';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const cli = (...args: string[]) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/run.ts', ...args], { cwd: repo, encoding: 'utf8' });
+  spawnSync(process.execPath, [...FROM_CLI, ...args], { cwd: repo, encoding: 'utf8' });
 
 let fx: Fixture;
 beforeAll(async () => {

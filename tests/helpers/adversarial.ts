@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, lstatSync, writeFileSync } from 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { join, relative } from 'node:path';
-import type { CliResult } from './cli.ts';
+import { FROM_CLI, type CliResult } from './cli.ts';
 import { REPO_ROOT } from './tmp.ts';
 
 /** Writes a config file (hash embedder, 64 dims: cheap) and returns its path and the db path. */
@@ -57,7 +57,7 @@ export function tree(dir: string, withGit = false): Record<string, string> {
  */
 export function cliAs(args: string[], opts: { user?: number; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src', 'cli', 'run.ts'), ...args], {
+    const child = spawn(process.execPath, [...FROM_CLI, ...args], {
       cwd: REPO_ROOT,
       env: { ...process.env, RAGSYNC_LOG_LEVEL: 'warn', RAGSYNC_LOG_FORMAT: 'json', ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],
