@@ -330,16 +330,19 @@ export class Searcher {
     return (await this.store.getChunks(refs.map((r) => r.ref))).map((h) => ({ ...h, score: score.get(h.ref)! }));
   }
 
-  /** `own`: the query's terms under each analyzer (queryTerms), ORed. */
-  private async keywordRefs(q: string, own: string[][], n: number, filter: ChunkFilter, analyzers: Analyzer[]): Promise<RefScore[]> {
+  /**
+   * `own`: the query's terms under each analyzer (queryTerms), ORed. `countTerms`: the hits carry
+   * their counts of those terms (the hybrid search's evidence; a single list has no use for them).
+   */
+  private async keywordRefs(q: string, own: string[][], n: number, filter: ChunkFilter, analyzers: Analyzer[], countTerms: boolean): Promise<RefScore[]> {
     const terms = [...new Set(own.flat())];
     const head = headWeight();
     const reuse = this.reuseTerms;
-    const hits = await this.store.keyword({ tokens: terms, k: n, filter, headWeight: head, reuse });
+    const hits = await this.store.keyword({ tokens: terms, k: n, filter, headWeight: head, reuse, countTerms });
     if (hits.length) return hits;
     // No CJK bigram matched: fall back to single characters.
     const uni = this.terms(q, analyzers, true);
-    return uni.length > terms.length ? this.store.keyword({ tokens: uni, k: n, filter, headWeight: head, reuse }) : [];
+    return uni.length > terms.length ? this.store.keyword({ tokens: uni, k: n, filter, headWeight: head, reuse, countTerms }) : [];
   }
 
   /** Keyword hits of the expansion terms, ORed (each term tokenised like a query). */
@@ -563,7 +566,7 @@ export class Searcher {
       return byConcepts ? { list: byConcepts, structured: true } : { list: await this.expansionRefs(shared, pool, filter, analyzers), structured: false };
     };
     const [kw, { list: ex, structured }, exOwn, vec0] = await Promise.all([
-      mode === 'vector' ? [] : this.keywordRefs(q, ownTerms, pool, filter, analyzers),
+      mode === 'vector' ? [] : this.keywordRefs(q, ownTerms, pool, filter, analyzers, mode === 'hybrid'),
       shared.length ? sharedList() : { list: [], structured: false },
       own.length ? this.expansionRefs(own, pool, filter, analyzers) : [],
       // Without expansions the vector leg does not wait for the keyword one.

@@ -52,6 +52,11 @@ export interface KeywordQuery {
    * the current generation to answer later queries sharing terms faster. Same ranking either way.
    */
   reuse?: boolean;
+  /**
+   * The caller reads each hit's count of the query's tokens (RefScore.terms); without it a store
+   * may leave the count out (a one-shot keyword search has no use for it).
+   */
+  countTerms?: boolean;
 }
 
 /** What search reads of a chunk to weigh and compare candidates (no metadata, no JSON). */

@@ -224,7 +224,7 @@ describe.each(BACKENDS)('storage roles: $name', (backend) => {
       expect(await keys(r, await r.keyword({ tokens: ['伤官', '配印'], k: 1 }))).toEqual(['qiongtong.md#1']);
       // How many query tokens each hit holds (repeats again), alike on both backends: per-query
       // fusion reads it (search/trust.ts), so a backend without it would rank apart.
-      const held = await r.keyword({ tokens: ['伤官', '配印', '伤官'], k: 10, reuse: true });
+      const held = await r.keyword({ tokens: ['伤官', '配印', '伤官'], k: 10, reuse: true, countTerms: true });
       expect(await keys(r, held)).toEqual(['qiongtong.md#1', 'qiongtong.md#2']);
       expect(held.map((h) => h.terms)).toEqual([3, 2]);
       expect(await keys(r, await r.keyword({ tokens: terms('retry'), k: 10, filter: { path: '2025/**' } }))).toEqual(['2025/b.md#0']);

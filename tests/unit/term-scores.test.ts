@@ -53,11 +53,15 @@ describe('keyword ranking from per-term scores kept between queries', () => {
           [500, { sources: ['two'] }],
           [3, { sources: ['one', 'two'] }],
         ] as [number, KeywordQuery['filter']][]) {
-          const plain = await store.keyword({ tokens, k, filter, headWeight });
+          const plain = await store.keyword({ tokens, k, filter, headWeight, countTerms: true });
           expect(plain.length, `${q} ${JSON.stringify(filter)}`).toBeGreaterThan(0);
           const reused = await store.keyword({ tokens, k, filter, headWeight, reuse: true });
           // The same hits, scores and term counts (a one-shot search counts them from the hits' rows).
           expect(reused).toEqual(plain);
+          // Not asked for, the counts are left out; the hits and scores are the same.
+          const uncounted = await store.keyword({ tokens, k, filter, headWeight });
+          expect(uncounted.every((h) => h.terms === undefined)).toBe(true);
+          expect(uncounted).toEqual(plain.map(({ ref, score }) => ({ ref, score })));
           // Each hit says how many of the query's terms it holds.
           for (const h of reused.slice(0, 5)) expect(h.terms, `${q} ${h.ref}`).toBe(tokens.filter((t) => held(store, h.ref, t)).length);
         }
@@ -70,7 +74,7 @@ describe('keyword ranking from per-term scores kept between queries', () => {
     const store = new SqliteIndex(join(dir, 'i.db'));
     await writeFixture(store, 'one', corpus(100, 3));
     const tokens = queryTerms(defaultAnalyzer, '甲乙 alpha');
-    const q = { tokens, k: 20, reuse: true };
+    const q = { tokens, k: 20, reuse: true, countTerms: true };
     expect(await store.keyword(q)).toEqual(await store.keyword({ ...q, reuse: false }));
     await writeFixture(store, 'one', [{ path: 'new.md', chunks: [['甲乙', '甲乙甲乙 alpha alpha']] }]);
     const after = await store.keyword(q);

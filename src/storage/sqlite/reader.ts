@@ -185,7 +185,7 @@ export class SqliteIndexReader implements IndexReader, RefFilters {
          ORDER BY score DESC, c.id
          LIMIT ?`,
       ).all(head, match, ...f.params, q.k) as RefScore[];
-      return this.countTerms(hits, q.tokens);
+      return q.countTerms ? this.countTerms(hits, q.tokens) : hits;
     }
     // The FTS table alone ranks (no join or JSON per matching row); the facts filter its rows in
     // rank order, read lazily until k pass.
@@ -206,7 +206,7 @@ export class SqliteIndexReader implements IndexReader, RefFilters {
         out.push({ ref, score });
         if (out.length >= q.k) break;
       }
-      if (out.length >= q.k || rows.length < limit) return this.countTerms(out, q.tokens);
+      if (out.length >= q.k || rows.length < limit) return q.countTerms ? this.countTerms(out, q.tokens) : out;
     }
   }
 
