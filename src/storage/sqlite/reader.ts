@@ -36,8 +36,24 @@ const toHit = ({ docMetadata, mediaType, startLine, endLine, ...r }: HitRow): St
 
 /** unicode61's token characters (its default categories: L* N* Co); anything else separates. */
 const SINGLE_FTS_TOKEN = /^[\p{L}\p{N}\p{Co}]+$/u;
-const FTS_SEPARATORS = /[^\p{L}\p{N}\p{Co}]+/u;
-const OTHER_SEPARATOR = /[^\p{L}\p{N}\p{Co} ]/u;
+const TOKEN_CHAR = /[\p{L}\p{N}\p{Co}]/u;
+
+/** The code point starting at `i` is a token character (false past the end). */
+function tokenCharAt(text: string, i: number): boolean {
+  const cp = text.codePointAt(i);
+  return cp !== undefined && TOKEN_CHAR.test(String.fromCodePoint(cp));
+}
+
+/** `term` (token characters only) occurs in `text` bounded by non-token characters or the ends: one of its tokens. */
+export function holdsToken(text: string, term: string): boolean {
+  for (let i = text.indexOf(term); i >= 0; i = text.indexOf(term, i + 1)) {
+    let before = i - 1;
+    // The character before may be the low half of a surrogate pair.
+    if (before > 0 && (text.charCodeAt(before) & 0xfc00) === 0xdc00) before--;
+    if ((before < 0 || !tokenCharAt(text, before)) && !tokenCharAt(text, i + term.length)) return true;
+  }
+  return false;
+}
 
 export class SqliteIndexReader implements IndexReader, RefFilters {
   /** The vectors and codes the rankings in this process read (not part of the reader role). */
@@ -233,16 +249,12 @@ export class SqliteIndexReader implements IndexReader, RefFilters {
     for (const h of hits) (h.terms = 0), at.set(h.ref, h);
     if (whole.size) {
       const rows = this.c.prepared("SELECT rowid, head || ' ' || body FROM chunks_fts WHERE rowid IN (SELECT value FROM json_each(?))").raw().all(refs) as [number, string][];
-      // One pass over each row's terms, looking each up among the query's few (no set of the row's).
+      // Each of the query's few terms looked for in the row's text as a whole token (a run of
+      // letters and digits, as FTS5 splits it): no array of the row's thousands of tokens to collect.
       for (const [ref, text] of rows) {
-        const seen = new Set<string>();
         let n = 0;
         const lower = text.toLowerCase();
-        // The analyzer's terms are single runs joined by spaces; a row holding any other separator is split as FTS5 splits it.
-        for (const term of OTHER_SEPARATOR.test(lower) ? lower.split(FTS_SEPARATORS) : lower.split(' ')) {
-          const k = whole.get(term);
-          if (k !== undefined && !seen.has(term)) (seen.add(term), (n += k));
-        }
+        for (const [term, k] of whole) if (holdsToken(lower, term)) n += k;
         at.get(ref)!.terms! += n;
       }
     }
