@@ -47,6 +47,11 @@ export interface ExpansionList {
   weightOf(hit: Ranked): number;
 }
 
+/** A candidate's share of the fused score from the query's own lists (vector and keyword) alone, as rrf adds it. */
+export function ownListsScore(c: Pick<Candidate, 'vector' | 'keyword'>, weights: RrfWeights): number {
+  return (c.vector ? weights.vector / (RRF_K + c.vector.rank) : 0) + (c.keyword ? weights.keyword / (RRF_K + c.keyword.rank) : 0);
+}
+
 /** Merges ranked lists by Σ weight / (RRF_K + rank). */
 export function rrf(vector: Ranked[], keyword: Ranked[], weights: RrfWeights = { vector: 1, keyword: 1 }, expansions: ExpansionList[] = []): Candidate[] {
   const byRef = new Map<number, Candidate>();

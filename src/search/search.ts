@@ -16,7 +16,7 @@ import { COMPOUND, lexiconExpander, withoutCompoundsBesideProfile } from './lexi
 import { pinyinExpander, withoutPinyinParts } from './pinyin.ts';
 import { TermCountCache } from './term-counts.ts';
 import { literalFirst, literalPatterns } from './literal.ts';
-import { capPerDocument, collapseDuplicates, mmr, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
+import { capPerDocument, collapseDuplicates, mmr, ownListsScore, rrf, RRF_K, temporalDecay, type Candidate, type ExpansionList } from './fuse.ts';
 import { fullCoverFirst, leaderPasses, listTrust, literalByKeyword, ownWordsFirst, placeAtLeast, queryEvidence, TRUST_TUNING, type ListTrust } from './trust.ts';
 import type { Reranker } from './rerank.ts';
 import { DEFAULT_K, DEFAULT_PER_DOC, MAX_K, parseSearchRequest, type SearchMode, type SearchOptions, type SearchRequest } from './request.ts';
@@ -146,6 +146,8 @@ interface SearchPlan {
   filter: ChunkFilter;
   analyzers: Analyzer[];
   ownTerms: string[][];
+  /** The query's distinct terms under the analyzer that makes fewest: what "all its words" counts. */
+  termCount: number;
   analysis: QueryAnalysis;
   /** Candidates per list. */
   pool: number;
@@ -499,7 +501,8 @@ export class Searcher {
     // Expansions join hybrid search only: keyword and vector modes stay the literal single legs.
     const { expansions, prior } = analysis;
     this.checkMinScore(req, expansions);
-    return { req, filter, analyzers, ownTerms, analysis, pool, needAll, perDoc, thins, vectorN, expansions, prior, priors: new Map() };
+    const termCount = Math.min(...ownTerms.map((t) => new Set(t).size));
+    return { req, filter, analyzers, ownTerms, termCount, analysis, pool, needAll, perDoc, thins, vectorN, expansions, prior, priors: new Map() };
   }
 
   /**
@@ -555,7 +558,7 @@ export class Searcher {
 
   /** The ranked lists: the query's own keyword hits, the expansions' lists, the literal matches and the vector leg. */
   private async retrieve(plan: SearchPlan, chunks: ChunkCache): Promise<Retrieved> {
-    const { req, filter, analyzers, ownTerms, pool, vectorN } = plan;
+    const { req, filter, analyzers, ownTerms, termCount, pool, vectorN } = plan;
     const { query: q, mode } = req;
     const { shared, own, ownWeight } = plan.expansions;
     const expanded = shared.length > 0 || own.length > 0;
@@ -576,7 +579,6 @@ export class Searcher {
     let vec = vec0 ?? [];
     // The literal stage (literal.ts): which of the query's own keyword hits hold its words in order.
     const literal = mode === 'hybrid' ? await this.literalRefs(q, plan.analysis, kw) : new Set<number>();
-    const termCount = Math.min(...ownTerms.map((t) => new Set(t).size));
     const fullCover = new Set(mode === 'hybrid' ? kw.filter((h) => h.terms !== undefined && h.terms >= termCount).map((h) => h.ref) : []);
     // The English words of the query in its best keyword hit (read only for a query that has some).
     let englishShare = 0;
@@ -617,8 +619,7 @@ export class Searcher {
    */
   private weigh(plan: SearchPlan, got: Retrieved): ListTrust | null {
     if (plan.req.mode !== 'hybrid') return null;
-    const termCount = Math.min(...plan.ownTerms.map((t) => new Set(t).size));
-    return listTrust(queryEvidence(got.kw, termCount, got.literalQuery, plan.req.query, got.literal.size > 0), this.trustTuning);
+    return listTrust(queryEvidence(got.kw, plan.termCount, got.literalQuery, plan.req.query, got.literal.size > 0), this.trustTuning);
   }
 
   /**
@@ -632,11 +633,8 @@ export class Searcher {
     if (trust?.fullCoverFirst && got.lists.length) {
       list = fullCoverFirst(list, got.fullCover);
       // Most of the query's own words in a passage outweigh a synonym: the expansions' votes lift no passage over it.
-      const termCount = Math.min(...plan.ownTerms.map((t) => new Set(t).size));
-      const holders = new Set(got.kw.filter((h) => h.terms !== undefined && h.terms >= this.trustTuning.found * termCount).map((h) => h.ref));
-      const { vector, keyword } = got.weights;
-      const own = (c: Candidate) => (c.vector ? vector / (RRF_K + c.vector.rank) : 0) + (c.keyword ? keyword / (RRF_K + c.keyword.rank) : 0);
-      list = ownWordsFirst(list, holders, own);
+      const holders = new Set(got.kw.filter((h) => h.terms !== undefined && h.terms >= this.trustTuning.found * plan.termCount).map((h) => h.ref));
+      list = ownWordsFirst(list, holders, (c) => ownListsScore(c, got.weights));
     }
     if (trust) {
       // What the profile's prior counts less than the leader (a README, a test) the lists' agreement does not hold above it.
